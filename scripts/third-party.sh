@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Install the real third-party MCP servers the tests talk to, into .third-party/ (idempotent).
+#   .third-party/venv      PyPI mcp-server-time and mcp-server-fetch, in a venv of their own
+#   .third-party/node      npm @modelcontextprotocol/server-everything
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+dest="$root/.third-party"
+mkdir -p "$dest"
+py="${PYTHON:-python3}"
+
+if [ ! -f "$dest/venv/.installed" ] || [ "$root/third_party/requirements.txt" -nt "$dest/venv/.installed" ]; then
+  "$py" -m venv "$dest/venv"
+  "$dest/venv/bin/pip" install --quiet --disable-pip-version-check -r "$root/third_party/requirements.txt"
+  touch "$dest/venv/.installed"
+fi
+
+if command -v npm >/dev/null 2>&1; then
+  if [ ! -f "$dest/node/.installed" ] || [ "$root/third_party/package.json" -nt "$dest/node/.installed" ]; then
+    mkdir -p "$dest/node"
+    cp "$root/third_party/package.json" "$dest/node/package.json"
+    [ -f "$root/third_party/package-lock.json" ] && cp "$root/third_party/package-lock.json" "$dest/node/"
+    (cd "$dest/node" && npm install --no-audit --no-fund --loglevel=error >/dev/null)
+    touch "$dest/node/.installed"
+  fi
+else
+  echo "third-party.sh: npm not found; tests that need server-everything will be skipped" >&2
+fi
