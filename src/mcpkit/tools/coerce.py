@@ -69,7 +69,9 @@ def as_number_or_special(value: Any, allow: Sequence[str] = ()) -> str:
         num = float(stripped)
     if num is None or not math.isfinite(num):
         if allow:
-            raise ValidationError(f"Invalid value {_show(value)}: must be a number or one of {_allowed(allow)}")
+            raise ValidationError(
+                f"Invalid value {_show(value)}: must be a number or one of {_allowed(allow)}"
+            )
         raise ValidationError(f"Invalid value {_show(value)}: must be a number")
     return _canonical(num)
 
@@ -80,17 +82,17 @@ def as_id(value: Any, allow: Sequence[str] = ()) -> int | str:
     >>> as_id("7"), as_id("me", allow=["me"])
     (7, 'me')
     """
-    text = as_number_or_special(value, allow)
+    words = f" or one of {_allowed(allow)}" if allow else ""
+    problem = ValidationError(f"Invalid id {_show(value)}: must be a positive whole number{words}")
+    try:
+        text = as_number_or_special(value, allow)
+    except ValidationError:
+        raise problem from None
     if text in allow:
         return text
-    try:
-        ident = int(text)
-    except ValueError:
-        ident = 0
-    if ident <= 0 or str(ident) != text:
-        words = f" or one of {_allowed(allow)}" if allow else ""
-        raise ValidationError(f"Invalid id {_show(value)}: must be a positive whole number{words}")
-    return ident
+    if not re.fullmatch(r"[1-9]\d*", text):
+        raise problem
+    return int(text)
 
 
 def as_id_or_key(value: Any, *, key_pattern: str = r"^[a-z][a-z0-9_-]{0,99}$") -> int | str:
