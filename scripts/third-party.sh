@@ -15,11 +15,11 @@ if [ ! -f "$dest/venv/.installed" ] || [ "$root/third_party/requirements.txt" -n
 fi
 
 if command -v npm >/dev/null 2>&1; then
-  if [ ! -f "$dest/node/.installed" ] || [ "$root/third_party/package.json" -nt "$dest/node/.installed" ]; then
+  if [ ! -f "$dest/node/.installed" ] || [ "$root/third_party/package-lock.json" -nt "$dest/node/.installed" ]; then
     mkdir -p "$dest/node"
     cp "$root/third_party/package.json" "$dest/node/package.json"
-    [ -f "$root/third_party/package-lock.json" ] && cp "$root/third_party/package-lock.json" "$dest/node/"
-    (cd "$dest/node" && npm install --no-audit --no-fund --loglevel=error >/dev/null)
+    cp "$root/third_party/package-lock.json" "$dest/node/package-lock.json"
+    (cd "$dest/node" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
     touch "$dest/node/.installed"
   fi
 else
