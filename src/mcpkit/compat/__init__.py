@@ -1,0 +1,46 @@
+"""Client profiles: what each MCP client accepts in a tool definition, checked and repaired.
+
+Seed 000's lesson was that a tool definition the spec allows can still crash a client
+(parentheses in a description, a ``type`` array). This part names those client behaviours as
+rules, each with a severity and a citation, groups them into profiles, and offers two
+operations:
+
+* :func:`lint` reports every finding for a list of tools (ToolSpecs or raw ``tools/list``
+  dicts from any server), including tool-count and name-length budgets;
+* :func:`adapt` / :func:`adapt_all` rewrite what can be rewritten safely and list each change.
+
+>>> from mcpkit.compat import lint, adapt
+>>> tool = {"name": "show_user", "description": "Show a user (admin only)",
+...         "inputSchema": {"type": "object", "properties": {"id": {"type": ["number", "string"]}}}}
+>>> sorted({f.rule for f in lint([tool], "claude-desktop-2025")})
+['desktop-description-parentheses', 'desktop-type-arrays']
+>>> fixed, changes = adapt(tool, "claude-desktop-2025")
+>>> lint([fixed], "claude-desktop-2025")
+[]
+"""
+
+from mcpkit.compat.adapt import AdaptResult, adapt, adapt_all
+from mcpkit.compat.lint import errors, lint
+from mcpkit.compat.model import Change, Finding, NameConstraint, Profile, Rule, Severity
+from mcpkit.compat.profiles import DEFAULT_PROFILES, PROFILES, UnknownProfileError, get_profile, get_profiles
+from mcpkit.compat.table import markdown_table
+
+__all__ = [
+    "DEFAULT_PROFILES",
+    "PROFILES",
+    "AdaptResult",
+    "Change",
+    "Finding",
+    "NameConstraint",
+    "Profile",
+    "Rule",
+    "Severity",
+    "UnknownProfileError",
+    "adapt",
+    "adapt_all",
+    "errors",
+    "get_profile",
+    "get_profiles",
+    "lint",
+    "markdown_table",
+]

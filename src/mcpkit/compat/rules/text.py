@@ -1,0 +1,96 @@
+"""Rules about description text: forbidden characters, line count, length, presence."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from mcpkit.compat.model import CheckContext, Definition, Edit, FixContext, Issue, Rule
+from mcpkit.compat.rules._util import show
+from mcpkit.compat.text import fold_lines, line_count
+from mcpkit.compat.walk import TOOL_SCHEMAS, descriptions
+
+
+def _rewrite_all(
+    rewrite: Callable[[str], str], action: str, which: tuple[str, ...]
+) -> Callable[[Definition, FixContext], list[Edit]]:
+    def fix(definition: Definition, ctx: FixContext) -> list[Edit]:
+        edits: list[Edit] = []
+        for pointer, text, holder in list(descriptions(definition, which)):
+            new = rewrite(text)
+            if new != text:
+                holder["description"] = new
+                edits.append(Edit(pointer, action, f"{show(text)} -> {show(new)}"))
+        return edits
+
+    return fix
+
+
+def forbidden_chars(
+    chars: str,
+    what: str,
+    rewrite: Callable[[str], str],
+    adapt: str,
+    which: tuple[str, ...] = TOOL_SCHEMAS,
+    **meta: Any,
+) -> Rule:
+    """No description anywhere in the tool may contain any of ``chars``."""
+
+    def check(definition: Definition, ctx: CheckContext) -> Iterator[Issue]:
+        for pointer, text, _ in descriptions(definition, which):
+            found = sorted({c for c in text if c in chars})
+            if found:
+                yield Issue(
+                    pointer,
+                    f"description contains {what} {' '.join(found)}: {show(text)}",
+                    f"write it as {show(rewrite(text))}",
+                )
+
+    return Rule(check=check, fix=_rewrite_all(rewrite, "rewrite-description", which), adapt=adapt, **meta)
+
+
+def max_lines(limit: int, which: tuple[str, ...] = TOOL_SCHEMAS, **meta: Any) -> Rule:
+    """No description anywhere in the tool may have more than ``limit`` lines."""
+
+    def check(definition: Definition, ctx: CheckContext) -> Iterator[Issue]:
+        for pointer, text, _ in descriptions(definition, which):
+            count = line_count(text)
+            if count > limit:
+                yield Issue(
+                    pointer,
+                    f"description has {count} lines, over {limit}",
+                    f"say it in at most {limit} lines",
+                )
+
+    return Rule(
+        check=check,
+        fix=_rewrite_all(lambda t: fold_lines(t, limit), "fold-lines", which),
+        adapt=f"drops blank lines, then joins the tail into line {limit}",
+        **meta,
+    )
+
+
+def max_length(limit: int, **meta: Any) -> Rule:
+    """The tool description may have at most ``limit`` characters."""
+
+    def check(definition: Definition, ctx: CheckContext) -> Iterator[Issue]:
+        text = definition.get("description")
+        if isinstance(text, str) and len(text) > limit:
+            yield Issue(
+                "/description",
+                f"description is {len(text)} characters long, over {limit}",
+                f"shorten it to at most {limit} characters",
+            )
+
+    return Rule(check=check, adapt="none: shortening prose is a human's job", **meta)
+
+
+def required_description(**meta: Any) -> Rule:
+    """The tool has a non-empty description."""
+
+    def check(definition: Definition, ctx: CheckContext) -> Iterator[Issue]:
+        text = definition.get("description")
+        if not isinstance(text, str) or not text.strip():
+            yield Issue("/description", "the tool has no description", "say what the tool does in one line")
+
+    return Rule(check=check, adapt="none: a description cannot be invented", **meta)

@@ -1,0 +1,36 @@
+"""Character hygiene shared by every builder: what may travel in a result at all.
+
+Two different hazards, two functions:
+
+* A Python ``str`` may hold lone surrogates (from ``surrogateescape`` decoding, JSON ``\\ud800``
+  escapes, bad C extensions). They cannot be encoded as UTF-8, so the SDK fails while writing
+  the message and the client sees no answer at all. :func:`scrub_surrogates` makes any text
+  sendable.
+* XML 1.0 forbids most C0 controls, lone surrogates and U+FFFE/U+FFFF even when escaped; a single
+  one makes the whole document unparsable (the seed 002 crash). :func:`clean_xml_chars` removes
+  them; removal, not replacement, because there is no character the reader would have wanted.
+"""
+
+from __future__ import annotations
+
+import re
+
+# XML 1.0 (5th ed.) production [2] Char, negated: everything a document may not contain.
+_NOT_XML_CHAR = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+REPLACEMENT = "\ufffd"
+
+
+def clean_xml_chars(text: str) -> str:
+    """``text`` without the characters XML 1.0 does not allow (escaped or not)."""
+    return _NOT_XML_CHAR.sub("", text)
+
+
+def scrub_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate replaced by U+FFFD, so it always encodes as UTF-8.
+
+    A well-formed Python ``str`` never holds a valid surrogate *pair* (astral characters are
+    single code points), so every surrogate code point found here is a lone one.
+    """
+    return _SURROGATE.sub(REPLACEMENT, text)

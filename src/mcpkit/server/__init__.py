@@ -1,0 +1,21 @@
+"""Honest MCP servers: capabilities exactly as served, validated arguments, results always valid.
+
+>>> server = build_server("demo", "1.0", [ECHO])      # doctest: +SKIP
+>>> serve(server, transport="stdio")                   # doctest: +SKIP
+"""
+
+from mcpkit.server.build import McpkitServer, ToolDefinitionError, build_server
+from mcpkit.server.extras import PromptArgumentSpec, PromptSpec, ResourceSpec
+from mcpkit.server.filters import ToolFilter
+from mcpkit.server.runner import serve
+
+__all__ = [
+    "McpkitServer",
+    "PromptArgumentSpec",
+    "PromptSpec",
+    "ResourceSpec",
+    "ToolDefinitionError",
+    "ToolFilter",
+    "build_server",
+    "serve",
+]

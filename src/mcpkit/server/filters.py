@@ -1,0 +1,102 @@
+"""Tool filters: which tools a server shows, by category and by the read-only switch.
+
+Clients cap how many tools they take (Cursor sends 40), and operators want a server that
+cannot write. A filter decides visibility once, at build time; hidden tools are absent from
+``tools/list`` and refused on call with a message saying why, never silently ignored.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from mcpkit.tools import ToolSpec
+from mcpkit.tools.coerce import as_bool
+
+logger = logging.getLogger(__name__)
+
+ENV_INCLUDE = "MCPKIT_TOOLS_INCLUDE"
+ENV_EXCLUDE = "MCPKIT_TOOLS_EXCLUDE"
+ENV_READ_ONLY = "MCPKIT_READ_ONLY"
+
+
+def _split(text: str | None) -> frozenset[str]:
+    return frozenset(part.strip() for part in (text or "").split(",") if part.strip())
+
+
+@dataclass(frozen=True)
+class ToolFilter:
+    """Include/exclude by category, plus read-only.
+
+    ``include`` of ``None`` means every category; an exclusion wins over an inclusion, so
+    ``include=a,b exclude=b`` shows only ``a``.
+    """
+
+    include: frozenset[str] | None = None
+    exclude: frozenset[str] = frozenset()
+    read_only: bool = False
+
+    @classmethod
+    def parse(
+        cls,
+        include: str | Iterable[str] | None = None,
+        exclude: str | Iterable[str] | None = None,
+        read_only: bool | str | None = None,
+    ) -> ToolFilter:
+        """Build a filter from comma-separated strings or collections."""
+        inc = _split(include) if isinstance(include, str) else frozenset(include or ())
+        exc = _split(exclude) if isinstance(exclude, str) else frozenset(exclude or ())
+        return cls(
+            include=inc or None,
+            exclude=exc,
+            read_only=as_bool(read_only) if read_only not in (None, "") else False,
+        )
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> ToolFilter:
+        """The filter the environment asks for (``MCPKIT_TOOLS_INCLUDE`` and friends)."""
+        env = os.environ if environ is None else environ
+        return cls.parse(env.get(ENV_INCLUDE), env.get(ENV_EXCLUDE), env.get(ENV_READ_ONLY))
+
+    def merged(self, other: ToolFilter) -> ToolFilter:
+        """Both filters at once: the stricter of each setting."""
+        if self.include is None:
+            include = other.include
+        elif other.include is None:
+            include = self.include
+        else:
+            include = self.include & other.include
+        return ToolFilter(include, self.exclude | other.exclude, self.read_only or other.read_only)
+
+    def hidden_reason(self, tool: ToolSpec) -> str | None:
+        """Why ``tool`` is hidden, or ``None`` when it is shown."""
+        if self.read_only and not tool.read_only:
+            return "the server is in read-only mode and this tool can change data"
+        if tool.category in self.exclude:
+            return f"its category {tool.category!r} is excluded"
+        if self.include is not None and tool.category not in self.include:
+            return f"its category {tool.category!r} is not among the included categories"
+        return None
+
+    def apply(self, tools: Sequence[ToolSpec]) -> tuple[list[ToolSpec], dict[str, str]]:
+        """Split ``tools`` into the visible ones and a map of hidden name -> reason.
+
+        Category names that match no tool are logged as warnings: a typo in
+        ``MCPKIT_TOOLS_INCLUDE`` would otherwise hide everything without a word.
+        """
+        known = {t.category for t in tools}
+        for name in sorted(((self.include or frozenset()) | self.exclude) - known):
+            logger.warning(
+                "tool filter names unknown category %r; known categories: %s", name, ", ".join(sorted(known))
+            )
+        visible: list[ToolSpec] = []
+        hidden: dict[str, str] = {}
+        for tool in tools:
+            reason = self.hidden_reason(tool)
+            if reason is None:
+                visible.append(tool)
+            else:
+                hidden[tool.name] = reason
+        return visible, hidden
