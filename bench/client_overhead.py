@@ -1,0 +1,84 @@
+"""Client overhead: mcpkit ``Session.call`` vs the SDK's bare ``ClientSession.call_tool``.
+
+Both talk to the same stdio echo server (tests/fixtures/servers/sdk_echo.py, one process
+each), sequentially and with 32 calls in flight, in one run. Prints calls/s and the ratio
+mcpkit/bare (goal: >= 0.95). Each measurement is the best of ``--rounds`` to damp noise on a
+shared machine. Short by default; ``--calls 5000 --rounds 5`` for a careful run.
+
+    .venv/bin/python bench/client_overhead.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import anyio
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from mcpkit.client import connect
+
+SERVER = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "servers" / "sdk_echo.py"
+ARGS = {"text": "hello"}
+
+Call = Callable[[], Awaitable[object]]
+
+
+async def throughput(call: Call, total: int, concurrency: int) -> float:
+    """Calls per second for ``total`` calls with ``concurrency`` in flight."""
+    per_worker = total // concurrency
+
+    async def worker() -> None:
+        for _ in range(per_worker):
+            await call()
+
+    started = time.perf_counter()
+    async with anyio.create_task_group() as tg:
+        for _ in range(concurrency):
+            tg.start_soon(worker)
+    return per_worker * concurrency / (time.perf_counter() - started)
+
+
+async def main(total: int, rounds: int) -> None:
+    params = StdioServerParameters(command=sys.executable, args=[str(SERVER)])
+    results: dict[str, dict[str, float]] = {}
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as bare:
+        await bare.initialize()
+        async with connect([sys.executable, str(SERVER)], timeout=60) as ours:
+
+            async def bare_call() -> object:
+                return await bare.call_tool("echo", ARGS)
+
+            async def our_call() -> object:
+                return await ours.call("echo", ARGS)
+
+            for label, conc in (("sequential", 1), ("32-concurrent", 32)):
+                calls = total if conc == 1 else total * 2
+                # Alternate the two clients round by round so machine noise hits both alike.
+                for call in (bare_call, our_call):
+                    for _ in range(20):  # warm-up: imports, caches, the SDK's implicit tools/list
+                        await call()
+                b = o = 0.0
+                for _ in range(rounds):
+                    b = max(b, await throughput(bare_call, calls, conc))
+                    o = max(o, await throughput(our_call, calls, conc))
+                results[label] = {"bare": b, "mcpkit": o}
+    print(f"{'mode':<15}{'bare SDK calls/s':>18}{'mcpkit calls/s':>18}{'ratio':>8}")
+    for label, r in results.items():
+        print(f"{label:<15}{r['bare']:>18.0f}{r['mcpkit']:>18.0f}{r['mcpkit'] / r['bare']:>8.2f}")
+    worst = min(r["mcpkit"] / r["bare"] for r in results.values())
+    print(
+        f"goal >= 0.95 of bare throughput: {'met' if worst >= 0.95 else 'NOT met'} (worst ratio {worst:.2f})"
+    )
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=640, help="calls per sequential round (x2 concurrent)")
+    parser.add_argument("--rounds", type=int, default=3)
+    a = parser.parse_args()
+    anyio.run(main, a.calls, a.rounds)

@@ -1,0 +1,107 @@
+"""``mcpkit check``: grade a server. Exit 0 clean, 1 findings at ``--fail-on`` or worse,
+2 when the server cannot be reached or initialized (or on a usage error)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import anyio
+import typer
+from rich.console import Console
+
+from mcpkit.check.model import CheckOptions, Report
+from mcpkit.check.render import render_json, render_sarif, render_table
+from mcpkit.check.run import check
+from mcpkit.client import ClientError
+from mcpkit.client.target_cli import (
+    ConfigOpt,
+    EnvOpt,
+    HeaderOpt,
+    ServerOpt,
+    TraceOpt,
+    UrlOpt,
+    build_target,
+    open_tracer,
+    usage,
+)
+from mcpkit.compat import DEFAULT_PROFILES, PROFILES
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``check`` to ``app``."""
+    app.command("check")(check_command)
+
+
+def parse_profiles(text: str) -> tuple[str, ...]:
+    """``"all"`` or comma-separated profile names (usage error for an unknown one)."""
+    if text.strip() == "all":
+        return tuple(PROFILES)
+    names = tuple(p.strip() for p in text.split(",") if p.strip())
+    unknown = [n for n in names if n not in PROFILES]
+    if unknown or not names:
+        usage(f"unknown profile {', '.join(unknown) or '(none)'}; known: {', '.join(PROFILES)}, all")
+    return names
+
+
+def check_command(
+    command: Annotated[list[str] | None, typer.Argument(help="Server command line, after --.")] = None,
+    url: UrlOpt = None,
+    server: ServerOpt = None,
+    config: ConfigOpt = None,
+    header: HeaderOpt = None,
+    env: EnvOpt = None,
+    profile: Annotated[
+        str, typer.Option("--profile", "-p", help="Client profiles, comma-separated, or 'all'.")
+    ] = ",".join(DEFAULT_PROFILES),
+    probe: Annotated[
+        bool, typer.Option("--probe", help="Call read-only tools and validate results.")
+    ] = False,
+    probe_all: Annotated[
+        bool, typer.Option("--probe-all", help="Also call tools that may write (careful).")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    sarif: Annotated[bool, typer.Option("--sarif", help="Print the report as SARIF 2.1.0.")] = False,
+    fail_on: Annotated[str, typer.Option("--fail-on", help="error or warning.")] = "error",
+    timeout: Annotated[float, typer.Option("--timeout", "-t", help="Seconds per request.")] = 30.0,
+    trace: TraceOpt = None,
+) -> None:
+    """Grade an MCP server: handshake, capabilities, tool definitions, and results with --probe."""
+    if as_json and sarif:
+        usage("choose one of --json and --sarif")
+    if fail_on not in ("error", "warning"):
+        usage("--fail-on must be 'error' or 'warning'")
+    target = build_target(url, server, config, command or [], header, env)
+    options = CheckOptions(
+        profiles=parse_profiles(profile),
+        probe=probe or probe_all,
+        probe_all=probe_all,
+        call_timeout=timeout,
+        connect_timeout=timeout,
+    )
+
+    async def main() -> Report:
+        return await check(target, options, tracer=open_tracer(trace))
+
+    progress = Console(stderr=True)
+    try:
+        # A probe of a big server takes a while: show that it is working (terminals only).
+        if progress.is_terminal:
+            with progress.status("checking the server..."):
+                report = anyio.run(main)
+        else:
+            report = anyio.run(main)
+    except ClientError as exc:
+        typer.echo(f"error: cannot check the server: {exc}", err=True)
+        raise typer.Exit(2) from None
+    except KeyboardInterrupt:
+        typer.echo("interrupted", err=True)
+        raise typer.Exit(130) from None
+    if as_json:
+        typer.echo(render_json(report))
+    elif sarif:
+        typer.echo(render_sarif(report))
+    else:
+        out = Console()
+        render_table(report, out if out.is_terminal else Console(width=160))
+    if report.fails(fail_on):
+        raise typer.Exit(1)

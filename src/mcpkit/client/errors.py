@@ -1,0 +1,77 @@
+"""Errors the client raises, each one naming what a caller can act on.
+
+A naive client turns every failure into "connection closed" or a silent wrong answer
+(seed 004). These classes keep the cause apart: the server said the call failed
+(:class:`ToolError`), the server did not answer in time (:class:`CallTimeout`), the server
+process died (:class:`ServerExited`, with its exit code and last stderr lines), the
+server answered a JSON-RPC error (:class:`RpcError`), or we never got a session at all
+(:class:`ConnectError`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from mcpkit.errors import McpkitError
+
+if TYPE_CHECKING:
+    from mcpkit.client.outcome import Outcome
+
+
+class ClientError(McpkitError):
+    """Base class for every failure of a client call or connection."""
+
+
+class ConnectError(ClientError):
+    """The server could not be started, reached or initialized."""
+
+
+class ToolError(ClientError):
+    """The tool ran and reported failure (``isError: true``); ``str()`` is the server's text."""
+
+    def __init__(self, tool: str, outcome: Outcome) -> None:
+        self.tool = tool
+        self.outcome = outcome
+        super().__init__(outcome.text or f"tool {tool!r} reported an error with no message")
+
+
+class CallTimeout(ClientError, TimeoutError):
+    """No answer within the timeout; the request was cancelled on the server and forgotten here."""
+
+    def __init__(self, method: str, timeout: float) -> None:
+        self.method = method
+        self.timeout = timeout
+        super().__init__(f"{method} timed out after {timeout:g} s (cancelled on the server)")
+
+
+class RpcError(ClientError):
+    """The server answered with a JSON-RPC error object (e.g. -32601 method not found)."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        self.code = code
+        self.message = message
+        self.data = data
+        super().__init__(f"JSON-RPC error {code}: {message}")
+
+
+class ServerExited(ClientError):
+    """The server process ended (or the connection dropped) while calls were in flight.
+
+    ``exit_code`` is the process's return code (negative: killed by that signal; None: not
+    a local process or not known), ``stderr`` its last lines, which usually say why.
+    """
+
+    def __init__(self, exit_code: int | None, stderr: Sequence[str] = (), *, detail: str = "") -> None:
+        self.exit_code = exit_code
+        self.stderr = list(stderr)
+        if exit_code is None:
+            head = detail or "connection to the server closed"
+        elif exit_code < 0:
+            head = f"server killed by signal {-exit_code}"
+        else:
+            head = f"server exited with code {exit_code}"
+        tail = ""
+        if self.stderr:
+            tail = "; last stderr: " + " | ".join(line.strip() for line in self.stderr[-5:])
+        super().__init__(head + tail)

@@ -1,0 +1,114 @@
+"""The TARGET options every client command shares: ``--url``, ``--server``/``--config``, or
+a command line after ``--``; plus ``--header``, ``--env`` and ``--trace``.
+
+Kept apart from the commands so ``mcpkit check`` parses a target exactly like ``mcpkit call``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+from mcpkit.client.config import ConfigError, ServerConfig, default_config_path, load_config
+from mcpkit.client.trace import Tracer
+
+UrlOpt = Annotated[str | None, typer.Option("--url", help="Server URL (streamable HTTP, SSE fallback).")]
+ServerOpt = Annotated[str | None, typer.Option("--server", "-s", help="Server name from the config file.")]
+ConfigOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--config", "-c", help="Config file (JSON or TOML); default: $MCPKIT_CONFIG or ~/.config/mcpkit/."
+    ),
+]
+HeaderOpt = Annotated[list[str] | None, typer.Option("--header", "-H", help="HTTP header 'Name: value'.")]
+EnvOpt = Annotated[
+    list[str] | None, typer.Option("--env", "-e", help="Environment for the server, KEY=VALUE.")
+]
+TraceOpt = Annotated[
+    str | None, typer.Option("--trace", help="Trace every JSON-RPC message to 'stderr' or a file path.")
+]
+TimeoutOpt = Annotated[float | None, typer.Option("--timeout", "-t", help="Seconds per call (default 60).")]
+
+_KV = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*=")
+
+
+def usage(message: str) -> NoReturn:
+    """A usage error: message on stderr, exit code 2."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+def fail(message: str) -> NoReturn:
+    """A failure: message on stderr, exit code 1."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(1)
+
+
+def split_pairs(rest: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Leading ``key=value`` words are arguments; the rest is the server's command line.
+
+    Click forgets where ``--`` was, but an executable's name never looks like ``key=value``,
+    so the first word that does not is where the command line starts.
+    """
+    pairs: list[str] = []
+    for i, word in enumerate(rest):
+        if not _KV.match(word):
+            return pairs, list(rest[i:])
+        pairs.append(word)
+    return pairs, []
+
+
+def build_target(
+    url: str | None,
+    server: str | None,
+    config: Path | None,
+    command: Sequence[str],
+    headers: Sequence[str] | None = None,
+    env: Sequence[str] | None = None,
+) -> ServerConfig:
+    """Exactly one of URL, server name or command line, as a ServerConfig (usage error otherwise)."""
+    given = [name for name, v in (("--url", url), ("--server", server), ("a command after --", command)) if v]
+    if len(given) != 1:
+        usage(
+            "give exactly one target: --url URL, --server NAME, or a command line after --"
+            + (f" (got {' and '.join(given)})" if given else "")
+        )
+    extra_headers = dict(_split(h, ":", "--header") for h in headers or [])
+    extra_env = dict(_split(e, "=", "--env") for e in env or [])
+    if url:
+        return ServerConfig(name=url, url=url, headers=extra_headers)
+    if server:
+        path = config or default_config_path()
+        if path is None:
+            usage("--server needs --config FILE (no default config found; see 'mcpkit call --help')")
+        try:
+            servers = load_config(path)
+        except ConfigError as exc:
+            usage(str(exc))
+        if server not in servers:
+            usage(f"no server {server!r} in {path} (known: {', '.join(sorted(servers)) or 'none'})")
+        base = servers[server]
+        return replace(base, env={**base.env, **extra_env}, headers={**base.headers, **extra_headers})
+    return ServerConfig(name=Path(command[0]).name, command=list(command), env=extra_env)
+
+
+def _split(text: str, sep: str, flag: str) -> tuple[str, str]:
+    key, found, value = text.partition(sep)
+    if not found or not key.strip():
+        usage(f"{flag} expects NAME{sep}VALUE, got {text!r}")
+    return key.strip(), value.strip() if sep == ":" else value
+
+
+def open_tracer(trace: str | None) -> Tracer | None:
+    """``--trace`` wins over ``MCPKIT_TRACE``."""
+    return Tracer.open(trace) if trace else Tracer.from_env()
+
+
+def stdout_is_terminal() -> bool:
+    return sys.stdout.isatty()

@@ -1,0 +1,177 @@
+"""``mcpkit check`` against our own clean servers and each broken fixture (its defect found)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from mcpkit.check.model import CheckFinding, Report
+from tests.client.cli_entry import build_app
+from tests.client.procs import SERVERS, raw, sdk_echo
+
+ENTRY = Path(__file__).resolve().parents[1] / "client" / "cli_entry.py"
+CLEAN = [sys.executable, str(SERVERS / "mcpkit_clean.py")]
+
+
+def run_check(*args: str, timeout: float = 180) -> tuple[int, dict[str, Any], str]:
+    """Run ``check --json`` as a real process; return (exit code, report, stderr)."""
+    out = subprocess.run(
+        [sys.executable, str(ENTRY), "check", "--json", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    report = json.loads(out.stdout) if out.stdout.strip() else {}
+    return out.returncode, report, out.stderr
+
+
+def rules(report: dict[str, Any], severity: str | None = None) -> set[str]:
+    return {f["rule"] for f in report["findings"] if severity is None or f["severity"] == severity}
+
+
+def test_mcpkit_built_server_is_clean_with_probe() -> None:
+    code, report, err = run_check("--probe", "--", *CLEAN)
+    assert code == 0, err
+    assert rules(report, "error") == set() and rules(report, "warning") == set()
+    assert report["serverInfo"] == {"name": "clean", "version": "1.0"}
+    assert set(report["capabilities"]) == {"tools", "resources", "prompts"}
+    assert report["probed"] == ["echo", "measure"]  # the writer is never called without --probe-all
+
+
+def test_profile_all_adds_the_stricter_clients() -> None:
+    """mcpkit servers pass the default profiles; 'all' also grades them for e.g. Gemini."""
+    _, report, _ = run_check("--profile", "all", "--", *CLEAN)
+    profiles = {f["profile"] for f in report["findings"] if f["severity"] == "error"}
+    assert profiles and not profiles & {"mcp-spec", "claude-desktop-2025"}
+
+
+def test_sdk_server_has_no_findings() -> None:
+    code, report, _ = run_check("--probe", "--", *sdk_echo())
+    assert code == 0 and report["findings"] == []
+    assert report["protocolVersion"] == "2025-11-25" and report["initSeconds"] > 0
+
+
+def test_well_behaved_raw_server_only_has_notes() -> None:
+    code, report, _ = run_check("--probe", "--", *raw())
+    assert code == 0
+    assert rules(report) == {"probe-skipped-write", "probe-is-error"}
+    skipped = {f["tool"] for f in report["findings"] if f["rule"] == "probe-skipped-write"}
+    assert skipped == {"hang", "crash", "spawn"}
+
+
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [
+        (
+            ["--declare-undeclared"],
+            {"capability-empty-object", "undeclared-method-served", "declared-method-fails"},
+        ),
+        (["--garbage-on-start"], {"stdout-not-jsonrpc"}),
+        (["--no-server-info"], {"server-info-missing"}),
+        (["--lenient"], {"unknown-tool-accepted", "invalid-arguments-accepted"}),
+        (["--bad-results"], {"result-invalid"}),
+        (["--odd"], {"result-invalid"}),
+        (["--crash-after", "2"], {"server-crashed"}),
+        (["--bad-tools"], {"tool-name-duplicate", "schema-invalid"}),
+    ],
+)
+def test_each_defect_is_found_and_fails_the_check(flags: list[str], expected: set[str]) -> None:
+    code, report, err = run_check("--probe", "--", *raw(*flags))
+    assert code == 1, err
+    assert expected <= rules(report, "error") | rules(report, "warning")
+
+
+def test_bad_tool_definitions_are_linted_per_profile() -> None:
+    _, report, _ = run_check("--", *raw("--bad-tools"))
+    by_tool: dict[str, set[str]] = {}
+    for f in report["findings"]:
+        if f["severity"] == "error" and f["tool"]:
+            by_tool.setdefault(f["tool"], set()).add(f["pointer"])
+    assert "/inputSchema" in by_tool["not-an-object"] or "/inputSchema/type" in by_tool["not-an-object"]
+    assert any(p.startswith("/outputSchema") for p in by_tool["bad output"])
+    assert "x" * 80 in by_tool  # name over the client's length budget
+    profiles = {f["profile"] for f in report["findings"] if f["profile"]}
+    assert profiles == {"mcp-spec", "claude-desktop-2025"}
+
+
+def test_tool_count_budgets_per_client() -> None:
+    _, report, _ = run_check("--profile", "openai,cursor,vscode", "--", *raw("--many-tools", "130"))
+    assert {"openai-tool-count", "vscode-tool-count"} <= rules(report, "error")
+    assert "cursor-tool-count" in rules(report, "warning")
+    _, report, _ = run_check("--profile", "openai,cursor,vscode", "--", *raw())
+    assert not {r for r in rules(report) if r.endswith("tool-count")}
+
+
+def test_rpc_errors_instead_of_is_error_are_warnings_and_fail_on_warning() -> None:
+    code, report, _ = run_check("--probe", "--", *raw("--rpc-errors"))
+    assert code == 0
+    assert rules(report, "warning") == {"unknown-tool-not-iserror", "invalid-arguments-not-iserror"}
+    code, _, _ = run_check("--probe", "--fail-on", "warning", "--", *raw("--rpc-errors"))
+    assert code == 1
+
+
+def test_probe_all_calls_writers_and_reports_hang_and_crash() -> None:
+    code, report, _ = run_check("--probe-all", "--timeout", "1", "--", *raw())
+    assert code == 1
+    timeouts = {f["tool"] for f in report["findings"] if f["rule"] == "probe-timeout"}
+    crashed = {f["tool"] for f in report["findings"] if f["rule"] == "server-crashed"}
+    assert timeouts == {"hang"} and crashed == {"crash"}
+
+
+def test_unreachable_server_exits_2() -> None:
+    code, _, err = run_check("--", *raw("--exit-on-start", "1"))
+    assert code == 2 and "cannot check the server" in err and "refusing to start" in err
+
+
+def test_sarif_output() -> None:
+    out = subprocess.run(
+        [sys.executable, str(ENTRY), "check", "--sarif", "--", *raw("--declare-undeclared")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 1
+    sarif = json.loads(out.stdout)
+    assert sarif["version"] == "2.1.0"
+    run = sarif["runs"][0]
+    ids = {r["id"] for r in run["tool"]["driver"]["rules"]}
+    assert {r["ruleId"] for r in run["results"]} == ids
+    assert {r["level"] for r in run["results"]} <= {"error", "warning", "note"}
+    assert "undeclared-method-served" in ids
+
+
+def test_table_output_groups_by_severity() -> None:
+    result = CliRunner().invoke(build_app(), ["check", "--", *raw("--declare-undeclared")])
+    assert result.exit_code == 1
+    assert result.output.index("error") < result.output.index("warning")
+    assert "undeclared-method-served" in result.output and "Declare resources" in result.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check", "--json", "--sarif", "--", "x"],
+        ["check", "--profile", "nope", "--", "x"],
+        ["check"],
+        ["check", "--fail-on", "info", "--", "x"],
+    ],
+)
+def test_usage_errors_exit_2(args: list[str]) -> None:
+    assert CliRunner().invoke(build_app(), args).exit_code == 2
+
+
+def test_fail_on_threshold() -> None:
+    report = Report(target="t")
+    assert not report.fails("error") and not report.fails("warning")
+    report.add(CheckFinding("r", "info", "tools", "m"))
+    assert not report.fails("warning")
+    report.add(CheckFinding("r", "warning", "tools", "m"))
+    assert report.fails("warning") and not report.fails("error")
+    report.add(CheckFinding("r", "error", "tools", "m"))
+    assert report.fails("error")
