@@ -1,0 +1,355 @@
+"""The Redmine REST client: authentication, timeouts, TLS, pagination and error mapping.
+
+Tools never see HTTP: they call :class:`RedmineClient` and get parsed JSON or a
+:class:`RedmineError` whose message is one line saying what went wrong and what to do.
+
+Two traps shape this module:
+
+- A Redmine that does not require login serves a *refused* key as the anonymous user with
+  200 answers, so a typo in the key silently returns public data. The key is therefore
+  checked against ``/users/current.json`` before the first real request, and a refused key
+  fails every call until it is fixed.
+- The key travels in the ``X-Redmine-API-Key`` header only. Redirects are not followed
+  (a redirect would forward the header to wherever it points), and every message built
+  here passes through :meth:`RedmineClient._scrub` so the key cannot leak into a result or a log.
+"""
+
+from __future__ import annotations
+
+import logging
+import ssl
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote
+
+import anyio
+import httpx2
+
+from mcpkit import __version__
+from mcpkit.errors import McpkitError
+from mcpkit.redmine.config import RedmineConfig
+
+logger = logging.getLogger("mcpkit.redmine")
+
+MAX_PAGE = 100  # Redmine caps ``limit`` at 100 per request
+MAX_DOWNLOAD = 20 * 1024 * 1024
+
+
+class RedmineError(McpkitError):
+    """A Redmine request failed; ``str()`` is the one-line message for the user."""
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class KeyRefusedError(RedmineError):
+    """Redmine does not accept the configured API key (or its REST API is off)."""
+
+
+def seg(value: object) -> str:
+    """One URL path segment: ids pass as they are, anything else is percent-encoded."""
+    return quote(str(value), safe="")
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of a Redmine collection with its paging figures."""
+
+    items: list[dict[str, Any]]
+    total_count: int
+    offset: int
+    limit: int
+
+
+def _errors_of(response: httpx2.Response) -> str:
+    """Redmine's 422 body is ``{"errors": [...]}``; join the messages into one line."""
+    try:
+        body = response.json()
+    except ValueError:
+        return ""
+    errors = body.get("errors") if isinstance(body, dict) else None
+    if isinstance(errors, list):
+        return "; ".join(" ".join(str(e).split()) for e in errors)[:500]
+    return ""
+
+
+def _is_tls_failure(exc: BaseException) -> bool:
+    seen: BaseException | None = exc
+    for _ in range(6):
+        if seen is None:
+            return False
+        if isinstance(seen, ssl.SSLError) or "CERTIFICATE_VERIFY_FAILED" in str(seen):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+class RedmineClient:
+    """An async client for one Redmine, shared by every tool of a server.
+
+    ``transport`` is for tests that must not reach a network (property tests feeding
+    thousands of argument combinations); everything else talks to a real Redmine.
+    """
+
+    def __init__(self, config: RedmineConfig, *, transport: httpx2.AsyncBaseTransport | None = None) -> None:
+        self.config = config
+        verify: ssl.SSLContext | bool = config.verify_ssl
+        if config.verify_ssl and config.ca_bundle is not None:
+            verify = ssl.create_default_context(cafile=str(config.ca_bundle))
+        self._http = httpx2.AsyncClient(
+            base_url=config.url + "/",
+            headers={
+                "X-Redmine-API-Key": config.api_key,
+                "Accept": "application/json",
+                "User-Agent": f"mcpkit-redmine/{__version__}",
+            },
+            timeout=httpx2.Timeout(config.timeout),
+            verify=verify,
+            follow_redirects=False,
+            transport=transport,
+        )
+        self._key_ok = False
+        self._key_lock = anyio.Lock()
+        self.current_user: dict[str, Any] | None = None
+
+    async def aclose(self) -> None:
+        """Close pooled connections."""
+        await self._http.aclose()
+
+    def _scrub(self, text: str) -> str:
+        """Belt and braces: no message ever carries the key, whatever produced it."""
+        return text.replace(self.config.api_key, "***") if self.config.api_key else text
+
+    # -- the key check -------------------------------------------------------------------------
+
+    async def check_key(self) -> dict[str, Any]:
+        """Verify the key with ``/users/current.json``; return the key owner's user record.
+
+        A success is remembered; a refusal is not, so a fixed Redmine recovers without restart.
+        """
+        async with self._key_lock:
+            if self._key_ok and self.current_user is not None:
+                return self.current_user
+            try:
+                body = await self._send("GET", "users/current.json", what="the key owner", check=False)
+            except RedmineError as exc:
+                if exc.status in (401, 403):
+                    raise KeyRefusedError(
+                        "Redmine refused the API key in REDMINE_API_KEY: every tool is disabled until it is "
+                        "fixed; copy the key from My account, API access key, and make sure the REST API "
+                        "is enabled in Administration, Settings, API",
+                        status=exc.status,
+                    ) from None
+                raise
+            user = body.get("user") if isinstance(body, dict) else None
+            if not isinstance(user, dict):
+                raise RedmineError(
+                    f"{self.config.url}/users/current.json did not return a user: is REDMINE_URL a Redmine?"
+                )
+            self.current_user = user
+            self._key_ok = True
+            return user
+
+    # -- requests ------------------------------------------------------------------------------
+
+    async def get(self, path: str, *, what: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """GET a JSON document."""
+        body = await self._send("GET", path, what=what, params=params)
+        return body if isinstance(body, dict) else {}
+
+    async def post(
+        self, path: str, *, what: str, json: Any = None, params: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """POST JSON; returns the created entity document (Redmine answers 201 with it)."""
+        body = await self._send("POST", path, what=what, json=json, params=params)
+        return body if isinstance(body, dict) else {}
+
+    async def put(self, path: str, *, what: str, json: Any = None) -> dict[str, Any]:
+        """PUT JSON; Redmine usually answers 204 with no body, so expect ``{}``."""
+        body = await self._send("PUT", path, what=what, json=json)
+        return body if isinstance(body, dict) else {}
+
+    async def delete(self, path: str, *, what: str, params: Mapping[str, Any] | None = None) -> None:
+        """DELETE; Redmine answers 204."""
+        await self._send("DELETE", path, what=what, params=params)
+
+    async def page(
+        self,
+        path: str,
+        key: str,
+        *,
+        what: str,
+        params: Mapping[str, Any] | None = None,
+        offset: int = 0,
+        limit: int = 25,
+    ) -> Page:
+        """One page of a collection; ``key`` is the collection's name in the JSON body."""
+        query = dict(params or {})
+        query["offset"] = max(0, offset)
+        query["limit"] = max(1, min(MAX_PAGE, limit))
+        body = await self.get(path, what=what, params=query)
+        items = body.get(key)
+        rows = [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
+        total = body.get("total_count")
+        return Page(
+            items=rows,
+            total_count=total if isinstance(total, int) else len(rows),
+            offset=body.get("offset", query["offset"])
+            if isinstance(body.get("offset"), int)
+            else query["offset"],
+            limit=body.get("limit", query["limit"]) if isinstance(body.get("limit"), int) else query["limit"],
+        )
+
+    async def upload(self, data: bytes, filename: str) -> str:
+        """Upload bytes to ``/uploads.json`` and return the token to attach them with."""
+        body = await self._send(
+            "POST",
+            "uploads.json",
+            what=f"the upload of {filename}",
+            params={"filename": filename},
+            content=data,
+            content_type="application/octet-stream",
+        )
+        upload = body.get("upload") if isinstance(body, dict) else None
+        token = upload.get("token") if isinstance(upload, dict) else None
+        if not isinstance(token, str) or not token:
+            raise RedmineError(f"Redmine accepted the upload of {filename} but returned no token")
+        return token
+
+    async def download(self, attachment_id: int, *, max_bytes: int = MAX_DOWNLOAD) -> tuple[bytes, str]:
+        """The content of one attachment and its content type; refuses files over ``max_bytes``."""
+        await self._ensure_key()
+        what = f"attachment {attachment_id}"
+        path = f"attachments/download/{attachment_id}"
+        try:
+            async with self._http.stream("GET", path) as response:
+                if response.status_code >= 300:
+                    await response.aread()
+                    raise self._status_error(response, what)
+                chunks: list[bytes] = []
+                size = 0
+                async for chunk in response.aiter_bytes():
+                    size += len(chunk)
+                    if size > max_bytes:
+                        raise RedmineError(
+                            f"{what} is larger than {max_bytes // (1024 * 1024)} MB; download it in a browser"
+                        )
+                    chunks.append(chunk)
+                return b"".join(chunks), response.headers.get("content-type", "application/octet-stream")
+        except httpx2.HTTPError as exc:
+            raise self._transport_error(exc, what) from None
+
+    async def _ensure_key(self) -> None:
+        if not self._key_ok:
+            await self.check_key()
+
+    async def _send(
+        self,
+        method: str,
+        path: str,
+        *,
+        what: str,
+        params: Mapping[str, Any] | None = None,
+        json: Any = None,
+        content: bytes | None = None,
+        content_type: str | None = None,
+        check: bool = True,
+    ) -> Any:
+        if check:
+            await self._ensure_key()
+        headers = {"Content-Type": content_type} if content_type else None
+        started = time.monotonic()
+        try:
+            response = await self._http.request(
+                method,
+                path.lstrip("/"),
+                params=dict(params or {}),
+                json=json,
+                content=content,
+                headers=headers,
+            )
+        except httpx2.HTTPError as exc:
+            logger.debug("%s %s failed: %s", method, path, type(exc).__name__)
+            raise self._transport_error(exc, what) from None
+        logger.debug(
+            "%s %s -> %s in %.0f ms", method, path, response.status_code, (time.monotonic() - started) * 1000
+        )
+        if response.status_code >= 300:
+            raise self._status_error(response, what)
+        if not response.content.strip():
+            return {}
+        try:
+            return response.json()
+        except ValueError:
+            raise RedmineError(
+                f"Redmine answered {what} with something that is not JSON: is REDMINE_URL the Redmine root?",
+                status=response.status_code,
+            ) from None
+
+    # -- error mapping -------------------------------------------------------------------------
+
+    def _status_error(self, response: httpx2.Response, what: str) -> RedmineError:
+        code = response.status_code
+        if code == 401:
+            message = (
+                f"Redmine refused the API key for {what} with 401: check REDMINE_API_KEY and that the REST API "
+                "is enabled in Administration, Settings, API"
+            )
+        elif code == 403:
+            message = (
+                f"Redmine denied access to {what} with 403: the key's user lacks the permission "
+                "or the action needs an administrator"
+            )
+        elif code == 404:
+            message = (
+                f"Redmine has no {what} with 404: check the id, or the key's user cannot see it "
+                "or the module is disabled in the project"
+            )
+        elif code == 412:
+            message = (
+                f"Redmine refused {what} with 412 Precondition Failed: the request does not fit the "
+                "current state; read the entity again and retry"
+            )
+        elif code == 422:
+            detail = _errors_of(response) or "no details given"
+            message = f"Redmine rejected {what} with 422: {detail}"
+        elif 300 <= code < 400:
+            target = response.headers.get("location", "another address")
+            message = (
+                f"Redmine redirected {what} to {target}: set REDMINE_URL to the final address, "
+                "redirects are not followed so the key is never sent elsewhere"
+            )
+        elif code >= 500:
+            message = (
+                f"Redmine failed on {what} with HTTP {code}: a server-side error; check the Redmine log "
+                "and retry later"
+            )
+        else:
+            message = (
+                f"Redmine answered {what} with HTTP {code}: {_errors_of(response) or 'unexpected status'}"
+            )
+        return RedmineError(self._scrub(message), status=code)
+
+    def _transport_error(self, exc: httpx2.HTTPError, what: str) -> RedmineError:
+        url = self.config.url
+        if isinstance(exc, httpx2.TimeoutException):
+            message = (
+                f"Redmine at {url} did not answer {what} within {self.config.timeout:g} s: "
+                "check the server or raise REDMINE_TIMEOUT"
+            )
+        elif _is_tls_failure(exc):
+            message = (
+                f"TLS verification failed for {url}: set REDMINE_CA_BUNDLE to your CA certificate file, "
+                "or REDMINE_VERIFY_SSL=false on a trusted test network only"
+            )
+        elif isinstance(exc, httpx2.ConnectError):
+            message = (
+                f"Cannot connect to Redmine at {url}: {' '.join(str(exc).split())[:120] or 'connection refused'}; "
+                "check REDMINE_URL and that Redmine is running"
+            )
+        else:
+            message = f"The request for {what} to Redmine at {url} failed: {type(exc).__name__}; retry later"
+        return RedmineError(self._scrub(message))

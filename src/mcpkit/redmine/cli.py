@@ -1,0 +1,79 @@
+"""``mcpkit redmine``: run the Redmine MCP server, or check its configuration.
+
+Configuration errors are reported before any MCP traffic, on stderr, with exit code 2.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated
+
+import anyio
+import typer
+
+from mcpkit.redmine.api import RedmineClient, RedmineError
+from mcpkit.redmine.config import ConfigError, RedmineConfig
+from mcpkit.server.options import HostOpt, PortOpt, TransportChoice, TransportOpt
+
+app = typer.Typer(
+    name="redmine",
+    help="Redmine MCP server: the Redmine REST API as safe MCP tools with XML results.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _config() -> RedmineConfig:
+    try:
+        return RedmineConfig.from_env()
+    except ConfigError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+@app.command()
+def mcp(
+    transport: TransportOpt = TransportChoice.stdio,
+    host: HostOpt = "127.0.0.1",
+    port: PortOpt = 8000,
+) -> None:
+    """Serve the Redmine tools over stdio (default) or streamable HTTP."""
+    from mcpkit.redmine.server import build
+    from mcpkit.server import serve
+
+    config = _config()
+    serve(build(config), transport=transport.value, host=host, port=port)
+
+
+@app.command("check-config")
+def check_config(
+    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+) -> None:
+    """Check the environment and that Redmine accepts the API key; exit 1 when it does not."""
+    config = _config()
+
+    async def probe() -> dict[str, object]:
+        client = RedmineClient(config)
+        try:
+            user = await client.check_key()
+        finally:
+            await client.aclose()
+        return {"url": config.url, "login": user.get("login"), "admin": bool(user.get("admin"))}
+
+    try:
+        info = anyio.run(probe)
+    except RedmineError as exc:
+        if as_json:
+            typer.echo(json.dumps({"ok": False, "url": config.url, "error": str(exc)}))
+        else:
+            typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    if as_json:
+        typer.echo(json.dumps({"ok": True, **info, "read_only": config.read_only}))
+    else:
+        role = "an administrator" if info["admin"] else "a regular user"
+        mode = ", read-only mode" if config.read_only else ""
+        typer.echo(f"ok: {config.url} accepts the key of {info['login']}, {role}{mode}")
+    sys.stdout.flush()

@@ -1,0 +1,133 @@
+"""Redmine server configuration, read once from the environment.
+
+Every problem is found here, before any MCP traffic, and reported as one line naming the
+variable to fix (the CLI turns it into exit code 2). The API key is validated for shape only;
+whether Redmine accepts it is checked against ``/users/current.json`` on first use.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from mcpkit.errors import McpkitError, ValidationError
+from mcpkit.tools.coerce import as_bool, as_int
+
+DEFAULT_TIMEOUT = 30.0
+DEFAULT_TEXT_LIMIT = 2000
+# Redmine generates 40 hex characters; pinned keys may differ, but a key must be header-safe.
+_KEY_SHAPE = re.compile(r"^[A-Za-z0-9_-]{8,128}$")
+
+
+class ConfigError(McpkitError):
+    """The environment does not describe a usable Redmine connection."""
+
+
+@dataclass(frozen=True)
+class RedmineConfig:
+    """Connection and behaviour settings; ``repr`` never shows the key."""
+
+    url: str
+    api_key: str = field(repr=False)
+    read_only: bool = False
+    timeout: float = DEFAULT_TIMEOUT
+    verify_ssl: bool = True
+    ca_bundle: Path | None = None
+    attachments_dir: Path | None = None
+    text_limit: int = DEFAULT_TEXT_LIMIT
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> RedmineConfig:
+        """Read ``REDMINE_*`` variables; raise :class:`ConfigError` naming the bad one."""
+        env = os.environ if environ is None else environ
+        return cls(
+            url=_url(env),
+            api_key=_api_key(env),
+            read_only=_flag(env, "REDMINE_READ_ONLY", False),
+            timeout=_timeout(env),
+            verify_ssl=_flag(env, "REDMINE_VERIFY_SSL", True),
+            ca_bundle=_existing_path(env, "REDMINE_CA_BUNDLE", want_dir=False),
+            attachments_dir=_existing_path(env, "REDMINE_ATTACHMENTS_DIR", want_dir=True),
+            text_limit=_text_limit(env),
+        )
+
+
+def _url(env: Mapping[str, str]) -> str:
+    name = "REDMINE_URL" if env.get("REDMINE_URL", "").strip() else "REDMINE_HOST"
+    raw = env.get(name, "").strip()
+    if not raw:
+        raise ConfigError(
+            "REDMINE_URL is not set: set it to your Redmine address, for example https://redmine.example.com"
+        )
+    parts = urlsplit(raw)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"{name} must be an http or https address such as https://redmine.example.com")
+    if parts.username or parts.password or parts.query or parts.fragment:
+        raise ConfigError(f"{name} must not contain credentials, a query or a fragment; use REDMINE_API_KEY")
+    return raw.rstrip("/")
+
+
+def _api_key(env: Mapping[str, str]) -> str:
+    raw = env.get("REDMINE_API_KEY")
+    if raw is None or not raw.strip():
+        raise ConfigError(
+            "REDMINE_API_KEY is not set: copy the key from My account, API access key, in Redmine"
+        )
+    key = raw.strip()
+    if not _KEY_SHAPE.match(key):
+        raise ConfigError(
+            "REDMINE_API_KEY is malformed: expected the 40-character key from My account, "
+            "API access key, with letters and digits only"
+        )
+    return key
+
+
+def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        return as_bool(raw)
+    except ValidationError:
+        raise ConfigError(f"{name} must be true or false, got {raw[:20]!r}") from None
+
+
+def _timeout(env: Mapping[str, str]) -> float:
+    raw = env.get("REDMINE_TIMEOUT", "").strip()
+    if not raw:
+        return DEFAULT_TIMEOUT
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 3600:
+        raise ConfigError(f"REDMINE_TIMEOUT must be a number of seconds between 0 and 3600, got {raw[:20]!r}")
+    return value
+
+
+def _text_limit(env: Mapping[str, str]) -> int:
+    raw = env.get("REDMINE_TEXT_LIMIT", "").strip()
+    if not raw:
+        return DEFAULT_TEXT_LIMIT
+    try:
+        return as_int(raw, minimum=100, maximum=1_000_000)
+    except ValidationError:
+        raise ConfigError(
+            f"REDMINE_TEXT_LIMIT must be a whole number of characters from 100 to 1000000, got {raw[:20]!r}"
+        ) from None
+
+
+def _existing_path(env: Mapping[str, str], name: str, *, want_dir: bool) -> Path | None:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return None
+    path = Path(raw).expanduser()
+    if want_dir and not path.is_dir():
+        raise ConfigError(f"{name} must name an existing directory, {raw!r} is not one")
+    if not want_dir and not path.is_file():
+        raise ConfigError(f"{name} must name an existing CA certificate file, {raw!r} is not one")
+    return path.resolve()

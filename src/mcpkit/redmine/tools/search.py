@@ -1,0 +1,71 @@
+"""Redmine's full-text search across issues, wiki pages, news, documents and more."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from mcpkit.errors import ValidationError
+from mcpkit.redmine.api import seg
+from mcpkit.redmine.tools.base import PAGING, PROJECT, Ctx, define, page_result, paging, project_ref
+from mcpkit.tools import ToolSpec, coerce
+from mcpkit.tools import params as p
+
+CATEGORY = "search"
+KINDS = ("issues", "news", "documents", "changesets", "wiki_pages", "messages", "projects")
+SCOPES = ("all", "my_projects", "subprojects")
+
+
+def search_params(args: Mapping[str, Any]) -> dict[str, Any]:
+    """Tool arguments to ``/search.json`` query parameters (pure)."""
+    query = str(args.get("query", "")).strip()
+    if not query:
+        raise ValidationError("query must not be empty")
+    q: dict[str, Any] = {"q": query}
+    if args.get("scope"):
+        q["scope"] = str(args["scope"])
+    for flag in ("all_words", "titles_only", "open_issues"):
+        if args.get(flag) is not None:
+            q[flag] = "1" if coerce.as_bool(args[flag]) else "0"
+    kinds = args.get("kinds") or []
+    if any(k not in KINDS for k in kinds):
+        raise ValidationError(f"kinds must be a list of: {', '.join(KINDS)}")
+    for kind in kinds:
+        q[kind] = "1"
+    return q
+
+
+def tools(ctx: Ctx) -> list[ToolSpec]:
+    """The search tool bound to ``ctx``."""
+    client = ctx.client
+
+    async def search(args: dict[str, Any]) -> Any:
+        offset, limit = paging(args)
+        path = "search.json"
+        if args.get("project") is not None:
+            path = f"projects/{seg(project_ref(args['project']))}/search.json"
+        page = await client.page(
+            path, "results", what="the search", params=search_params(args), offset=offset, limit=limit
+        )
+        return page_result(ctx, "results", page)
+
+    return [
+        define(
+            "search",
+            "Full-text search across issues, wiki pages, news, documents, changesets, messages and projects.",
+            {
+                "query": p.string("Words to find", min_length=1),
+                "project": PROJECT,
+                "scope": p.enum("Where to search when no project is given", SCOPES),
+                "kinds": p.array(p.enum("Kind of result", KINDS), "Only these kinds of results"),
+                "all_words": p.boolean("Match all words rather than any, default true"),
+                "titles_only": p.boolean("Search titles only"),
+                "open_issues": p.boolean("Only open issues"),
+                **PAGING,
+            },
+            search,
+            category=CATEGORY,
+            required=["query"],
+            read_only=True,
+        )
+    ]
