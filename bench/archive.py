@@ -1,0 +1,419 @@
+"""Archive benchmark: mcpkit's store/engine side by side with upstream's algorithm, in one run.
+
+    python bench/archive.py --posts 100000          # ~1 min on 2 cores
+    python bench/archive.py --posts 1000000 --upstream-queries 3
+
+Synthetic Twilog posts (Japanese/English words, URLs, mentions, entities, 300 users, five years)
+and random unit vectors (dim 512). Compared, on the same data and query vectors (embedding time
+excluded on both sides, as in the issue's upstream figures):
+
+* import: ``import_csv`` (parse, SQLite, FTS5 trigram) vs upstream's start-up CSV load into dicts;
+* vector search top-10 without / with a user+date filter: mcpkit's engine (masks + exact
+  argpartition) vs a re-implementation of upstream's ``search_similar`` from its description:
+  cosine as torch computes it (element-wise product and norms over the full matrix, i.e. full
+  float32 copies), a full argsort, a Python list of every ``(post_id, score)``, then a Python
+  walk applying filters and dedup until top_k; also a plain numpy matmul + argpartition baseline;
+* text search p50 (limit 50): FTS5 trigram vs upstream's naive lower()/substring scan + sort;
+* recall@10 of mcpkit's search against brute force (exact: must be 1.0);
+* RSS: peak resident memory of each side (peak counter reset between phases).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import datetime as dt
+import html
+import json
+import re
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mcpkit.archive.embedders import normalize_rows
+from mcpkit.archive.engine import Engine
+from mcpkit.archive.importers import import_csv
+from mcpkit.archive.posts import strip_content
+from mcpkit.archive.settings import parse_settings
+from mcpkit.archive.store import Store
+from mcpkit.archive.vectors import SpaceWriter, vectors_root
+
+DIM = 512
+KANA = "あいうえおかきくけこさしすせそたちつてとなにぬねのはひふへほまみむめもやゆよらりるれろわをんがぎぐげござじずぜぞ"
+TEXT_TERMS = ["python", "らーめん", "coffee", "東京", "か", "ab", "zzzq"]
+
+
+# -- synthetic data --------------------------------------------------------------------------
+
+
+def _vocabulary(rng: np.random.Generator) -> list[str]:
+    words = ["python", "coffee", "らーめん", "東京", "散歩", "仕事", "release", "bug", "猫", "weather"]
+    for _ in range(1500):
+        words.append("".join(rng.choice(list(KANA), size=int(rng.integers(2, 5)))))
+    for _ in range(1500):
+        words.append("".join(rng.choice(list("abcdefghijklmnoprstuvwy"), size=int(rng.integers(3, 9)))))
+    return words
+
+
+def write_export(path: Path, n: int, seed: int = 7) -> tuple[list[str], np.ndarray]:
+    """A Twilog CSV of ``n`` posts; returns the user names and the per-post user index."""
+    rng = np.random.default_rng(seed)
+    words = _vocabulary(rng)
+    weights = 1.0 / np.arange(1, len(words) + 1) ** 0.9
+    weights /= weights.sum()
+    users = [f"user{i:03d}" for i in range(300)]
+    user_weights = 1.0 / np.arange(1, 301) ** 0.8
+    user_weights /= user_weights.sum()
+    post_users = rng.choice(300, size=n, p=user_weights)
+    start = dt.datetime(2020, 1, 1).timestamp()
+    stamps = np.sort(rng.uniform(start, start + 5 * 365 * 86400, size=n))
+    lengths = rng.integers(4, 16, size=n)
+    word_ids = rng.choice(len(words), size=int(lengths.sum()), p=weights)
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle, quoting=csv.QUOTE_ALL, lineterminator="\n")
+        for i in range(n):
+            post_id = 1_000_000_000_000 + i
+            text = " ".join(words[w] for w in word_ids[offsets[i] : offsets[i + 1]])
+            if i % 7 == 0:
+                text += f" https://t.co/{i:x}"
+            if i % 11 == 0:
+                text = f"@{users[(i * 13) % 300]} " + text
+            if i % 13 == 0:
+                text += "\n2行目 &amp; more"
+            timestamp = dt.datetime.fromtimestamp(stamps[i], dt.UTC).strftime("%Y-%m-%d %H:%M:%S")
+            user = users[post_users[i]]
+            log_type = 1 if i % 10 else 2
+            status = post_id if log_type == 1 else post_id + 7
+            writer.writerow(
+                [str(post_id), f"https://x.com/{user}/status/{status}", timestamp, text, str(log_type)]
+            )
+    return users, post_users
+
+
+# -- upstream's algorithm, re-implemented from its description --------------------------------
+
+_URL_RE = re.compile(r"https?://(?:www\.)?(?:twitter\.com|x\.com)/([^/]+)/status/(\d+)")
+
+
+class Upstream:
+    """twilog-search's data model and search, as documented: dicts, full sort, Python walk."""
+
+    def __init__(self, csv_path: Path) -> None:
+        self.posts: dict[int, dict[str, Any]] = {}
+        self.user_of: dict[int, str] = {}
+        with open(csv_path, encoding="utf-8", newline="") as handle:
+            for fields in csv.reader(handle):
+                if len(fields) != 5:
+                    continue
+                post_id, url, timestamp, content, log_type = fields
+                pid = int(post_id)
+                old = self.posts.get(pid)
+                if old is not None and int(old["log_type"]) >= int(log_type):
+                    continue
+                self.posts[pid] = {
+                    "content": html.unescape(content),
+                    "timestamp": timestamp,
+                    "url": url,
+                    "log_type": log_type,
+                }
+                match = _URL_RE.search(url)
+                if match and int(match.group(2)) == pid:
+                    self.user_of[pid] = match.group(1)
+        self.user_counts: dict[str, int] = {}
+        for user in self.user_of.values():
+            self.user_counts[user] = self.user_counts.get(user, 0) + 1
+
+    def vector_search(
+        self, vectors: np.ndarray, ids: Sequence[int], q: np.ndarray
+    ) -> list[tuple[int, float]]:
+        # F.cosine_similarity(vectors, q[None]): element-wise products and norms over the full matrix
+        dots = (vectors * q[None, :]).sum(axis=1)
+        norms = np.sqrt((vectors * vectors).sum(axis=1)) * np.sqrt(float((q * q).sum()))
+        sims = dots / np.maximum(norms, 1e-8)
+        order = np.argsort(-sims)
+        # upstream loops over a torch tensor: each step makes a 0-d tensor, indexes with it
+        # (another tensor) and calls .item(); the same per-element array work here
+        out = []
+        for idx in order.reshape(-1, 1):
+            out.append((ids[idx.item()], sims[idx].item()))
+        return out
+
+    def search_similar(
+        self,
+        vectors: np.ndarray,
+        ids: Sequence[int],
+        q: np.ndarray,
+        top_k: int,
+        includes: set[str] | None = None,
+        date_from: str | None = None,
+        date_to: str | None = None,
+    ) -> list[tuple[int, float]]:
+        results = self.vector_search(vectors, ids, q)
+        out: list[tuple[int, float]] = []
+        seen: set[tuple[str, str]] = set()
+        start = dt.datetime.strptime(date_from, "%Y-%m-%d %H:%M:%S") if date_from else None
+        end = dt.datetime.strptime(date_to, "%Y-%m-%d %H:%M:%S") if date_to else None
+        for post_id, score in results:
+            post = self.posts.get(post_id)
+            if post is None:
+                continue
+            user = self.user_of.get(post_id, "")
+            if includes is not None and user not in includes:
+                continue
+            if start or end:
+                try:
+                    when = dt.datetime.strptime(post["timestamp"], "%Y-%m-%d %H:%M:%S")
+                except ValueError:
+                    when = None
+                if when is not None and ((start and when < start) or (end and when > end)):
+                    continue
+            key = (user, strip_content(post["content"]))
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append((post_id, score))
+            if len(out) >= top_k:
+                break
+        return out
+
+    def search_posts_by_text(self, term: str, limit: int) -> list[int]:
+        hits = []
+        for post_id, post in self.posts.items():
+            if term.lower() in post["content"].lower():
+                hits.append((post["timestamp"], post_id))
+        hits.sort(reverse=True)
+        return [pid for _, pid in hits[:limit]]
+
+
+# -- measurement helpers -----------------------------------------------------------------------
+
+
+def _rss_mib(key: str) -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _reset_peak() -> None:
+    with contextlib.suppress(OSError):  # Linux: "5" resets the peak-RSS counter
+        Path("/proc/self/clear_refs").write_text("5")
+
+
+def _times(fn: Callable[[int], object], count: int) -> list[float]:
+    out = []
+    for i in range(count):
+        t0 = time.perf_counter()
+        fn(i)
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+def _p(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))] * 1000
+
+
+class _Fixed:
+    """Embedder stand-in: queries are precomputed random unit vectors (embedding time excluded)."""
+
+    def __init__(self, table: dict[str, np.ndarray]) -> None:
+        self.table = table
+
+    @property
+    def name(self) -> str:
+        return "bench-random"
+
+    @property
+    def dimension(self) -> int:
+        return DIM
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.table[text]
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        raise NotImplementedError
+
+
+def run(n: int, queries: int, upstream_queries: int, workdir: Path, seed: int) -> dict[str, Any]:
+    report: dict[str, Any] = {"posts": n, "dim": DIM}
+    csv_path = workdir / "export.csv"
+    t0 = time.perf_counter()
+    users, post_users = write_export(csv_path, n, seed)
+    print(f"generated {n:,} posts in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
+
+    _reset_peak()
+    db = workdir / "archive.db"
+    store = Store(db)
+    t0 = time.perf_counter()
+    summary = import_csv(csv_path, store)
+    import_s = time.perf_counter() - t0
+    report["import_rows_per_s"] = summary.rows / import_s
+    report["import_s"] = import_s
+
+    rng = np.random.default_rng(seed + 1)
+    ids = np.array(
+        sorted(int(r[0]) for r in store.reader.execute("SELECT post_id FROM posts")), dtype=np.int64
+    )
+    writer = SpaceWriter(vectors_root(db), "content", "bench-random", DIM)
+    for start in range(0, len(ids), 100_000):
+        part = ids[start : start + 100_000]
+        writer.append(part, normalize_rows(rng.standard_normal((len(part), DIM), dtype=np.float32)))
+    store.close()
+
+    query_vectors = {f"q{i}": normalize_rows(rng.standard_normal(DIM)).reshape(-1) for i in range(queries)}
+    mid_users = [users[i] for i in (20, 40, 60, 80, 100)]
+    filters = {
+        "user_filter": {"includes": mid_users},
+        "date_filter": {"from": "2022-01-01 00:00:00", "to": "2022-12-31"},
+    }
+
+    # -- mcpkit ------------------------------------------------------------------------------
+    _reset_peak()
+    t0 = time.perf_counter()
+    engine = Engine(Store(db), vectors_root(db), embedder=_Fixed(query_vectors))
+    engine.require_space("content")
+    report["open_s"] = time.perf_counter() - t0
+    engine.search_similar("q0", parse_settings({"top_k": 10}))
+    report["ready_first_answer_s"] = time.perf_counter() - t0
+    plain = _times(lambda i: engine.search_similar(f"q{i}", parse_settings({"top_k": 10})), queries)
+    filtered = _times(
+        lambda i: engine.search_similar(f"q{i}", parse_settings({"top_k": 10, **filters})), queries
+    )
+    text = _times(lambda i: engine.search_posts_by_text(TEXT_TERMS[i % len(TEXT_TERMS)], 50), queries)
+    report["mcpkit"] = {
+        "vector_p50_ms": _p(plain, 0.5),
+        "vector_p99_ms": _p(plain, 0.99),
+        "vector_filtered_p50_ms": _p(filtered, 0.5),
+        "vector_filtered_p99_ms": _p(filtered, 0.99),
+        "text_p50_ms": _p(text, 0.5),
+        "peak_rss_mib": _rss_mib("VmHWM"),
+    }
+
+    # exactness: recall@10 against brute force on the same matrix (no dedup collisions expected)
+    space = engine.require_space("content")
+    matrix = np.asarray(space.matrix)
+    hits = 0
+    for i in range(min(queries, 10)):
+        want = {int(space.ids[j]) for j in np.argsort(-(matrix @ query_vectors[f"q{i}"]))[:10]}
+        got = {r["post"]["post_id"] for r in engine.search_similar(f"q{i}", parse_settings({"top_k": 10}))}
+        hits += len(want & got)
+    report["mcpkit"]["recall_at_10"] = hits / (10 * min(queries, 10))
+
+    def numpy_baseline(i: int) -> None:
+        scores = matrix @ query_vectors[f"q{i}"]
+        np.argpartition(-scores, 10)[:10]
+
+    report["numpy_matmul_p50_ms"] = _p(_times(numpy_baseline, queries), 0.5)
+
+    # text search correctness on the bench data: FTS path == naive scan
+    for term in TEXT_TERMS[:4]:
+        assert engine.search_posts_by_text(term, 50) == engine.store.naive_text_search(term, 50), term
+    engine.close()
+
+    # -- upstream ----------------------------------------------------------------------------
+    _reset_peak()
+    t0 = time.perf_counter()
+    upstream = Upstream(csv_path)
+    load_s = time.perf_counter() - t0
+    up_ids = list(ids.tolist())
+    vectors = np.array(
+        np.memmap(vectors_root(db) / "content" / "vectors.f32", dtype=np.float32, mode="r").reshape(-1, DIM)
+    )
+    includes = set(mid_users)
+    up_plain = _times(
+        lambda i: upstream.search_similar(vectors, up_ids, query_vectors[f"q{i}"], 10), upstream_queries
+    )
+    up_filtered = _times(
+        lambda i: upstream.search_similar(
+            vectors,
+            up_ids,
+            query_vectors[f"q{i}"],
+            10,
+            includes,
+            "2022-01-01 00:00:00",
+            "2022-12-31 00:00:00",
+        ),
+        upstream_queries,
+    )
+    up_text = _times(
+        lambda i: upstream.search_posts_by_text(TEXT_TERMS[i % len(TEXT_TERMS)], 50), max(3, upstream_queries)
+    )
+    report["upstream"] = {
+        "load_rows_per_s": summary.rows / load_s,
+        "vector_p50_ms": _p(up_plain, 0.5),
+        "vector_p99_ms": _p(up_plain, 0.99),
+        "vector_filtered_p50_ms": _p(up_filtered, 0.5),
+        "vector_filtered_p99_ms": _p(up_filtered, 0.99),
+        "text_p50_ms": _p(up_text, 0.5),
+        "peak_rss_mib": _rss_mib("VmHWM"),
+    }
+    # same answers on the unfiltered query (ids of the top 10)
+    ours = Engine(Store(db), vectors_root(db), embedder=_Fixed(query_vectors))
+    theirs = [p for p, _ in upstream.search_similar(vectors, up_ids, query_vectors["q0"], 10)]
+    report["same_top10_as_upstream"] = [r["post"]["post_id"] for r in ours.search_similar("q0")] == theirs
+    ours.close()
+    del post_users
+    return report
+
+
+def render(report: dict[str, Any]) -> str:
+    m, u = report["mcpkit"], report["upstream"]
+
+    def ratio(a: float, b: float) -> str:
+        return f"{b / a:,.0f}x" if a > 0 else "-"
+
+    lines = [
+        f"posts: {report['posts']:,}  dim: {report['dim']}  (2 cores)",
+        f"{'metric':34} {'mcpkit':>12} {'upstream':>12} {'speed-up':>9}",
+        f"{'import rows/s (upstream: CSV load)':34} {report['import_rows_per_s']:>12,.0f} "
+        f"{u['load_rows_per_s']:>12,.0f}",
+        f"{'vector top-10 p50 ms':34} {m['vector_p50_ms']:>12.1f} {u['vector_p50_ms']:>12.1f} "
+        f"{ratio(m['vector_p50_ms'], u['vector_p50_ms']):>9}",
+        f"{'vector top-10 p99 ms':34} {m['vector_p99_ms']:>12.1f} {u['vector_p99_ms']:>12.1f}",
+        f"{'vector + user/date filter p50 ms':34} {m['vector_filtered_p50_ms']:>12.1f} "
+        f"{u['vector_filtered_p50_ms']:>12.1f} {ratio(m['vector_filtered_p50_ms'], u['vector_filtered_p50_ms']):>9}",
+        f"{'vector + user/date filter p99 ms':34} {m['vector_filtered_p99_ms']:>12.1f} "
+        f"{u['vector_filtered_p99_ms']:>12.1f}",
+        f"{'text search p50 ms (limit 50)':34} {m['text_p50_ms']:>12.1f} {u['text_p50_ms']:>12.1f} "
+        f"{ratio(m['text_p50_ms'], u['text_p50_ms']):>9}",
+        f"{'peak RSS MiB (per phase)':34} {m['peak_rss_mib']:>12,.0f} {u['peak_rss_mib']:>12,.0f}",
+        f"plain numpy matmul+argpartition p50: {report['numpy_matmul_p50_ms']:.1f} ms; "
+        f"recall@10 vs brute force: {m['recall_at_10']:.3f}; same top-10 as upstream: "
+        f"{report['same_top10_as_upstream']}",
+        f"existing DB: open {report['open_s']:.2f} s, open + first answer {report['ready_first_answer_s']:.2f} s "
+        "(model load excluded)",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--posts", type=int, default=20_000)
+    parser.add_argument("--queries", type=int, default=30)
+    parser.add_argument("--upstream-queries", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--workdir", type=Path, default=None, help="keep the data here (default: a temp dir)")
+    args = parser.parse_args(argv)
+    if args.workdir is not None:
+        args.workdir.mkdir(parents=True, exist_ok=True)
+        report = run(args.posts, args.queries, args.upstream_queries, args.workdir, args.seed)
+    else:
+        with tempfile.TemporaryDirectory(prefix="mcpkit-bench-") as tmp:
+            report = run(args.posts, args.queries, args.upstream_queries, Path(tmp), args.seed)
+    print(json.dumps(report, indent=2) if args.json else render(report))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

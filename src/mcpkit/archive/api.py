@@ -1,0 +1,267 @@
+"""The one archive API: method table, parameter validation and result shapes.
+
+Every face (WebSocket JSON-RPC, CLI, shell, MCP) calls :class:`ArchiveAPI` and nothing else,
+so a method behaves identically whichever way it is reached (seed 001's lesson).
+
+Decisions the faces rely on
+---------------------------
+* ``default_db_path()``: ``$MCPKIT_ARCHIVE_DB``, else ``$XDG_DATA_HOME/mcpkit/archive.db``
+  (``~/.local/share/mcpkit/archive.db`` when XDG_DATA_HOME is unset). Vectors live next to it in
+  ``<db>.vectors/<space>/``.
+* ``ArchiveAPI.open(db_path, embedder=None)`` opens (and migrates) the DB; the embedding model is
+  created lazily from the name each space records, on the first call that needs a query vector.
+* Methods (upstream's names; params by name, or positionally in this order):
+
+  ==================== ================================================= ==========================
+  method               params                                            result
+  ==================== ================================================= ==========================
+  search_similar       query*, settings{top_k 1..100 =10, user_filter,   [{rank, score, post}]
+                       date_filter}, mode="content", weights[3]
+  vector_search        query*, top_k=None (all), mode, weights           STREAMED chunks
+  search_posts_by_text search_term*, limit=50 (1..1000), source=content  [post] newest first
+  get_user_stats       limit=50 (1..1000)                                [{user, post_count}]
+  get_database_stats   -                                                 {total_posts, total_users,
+                                                                         date_range{earliest,latest}}
+  get_status           websocket_url (ignored here, MCP face uses it)    {status, ready, server_type,
+                                                                         model, data_stats, ...}
+  embed_text           text*                                             {vector: base64 safetensors}
+  get_user_list        -                                                 [user, ...] by post count
+  ==================== ================================================= ==========================
+
+  ``post`` = ``{post_id:int, content, timestamp, url, user}`` plus ``reasoning, summary, tags``
+  when the post has enrichments. ``search_similar`` also accepts ``top_k``/``user_filter``/
+  ``date_filter`` at the top level (the MCP tool's flat form); ``settings`` wins.
+* Streaming (``vector_search``): :meth:`ArchiveAPI.stream` yields upstream's chunk dicts
+  ``{"data": [[post_id, score], ...], "chunk": i, "total_chunks": n, "start_rank": r}``
+  (20,000 pairs per chunk, at least one chunk). The RPC face sends one message per chunk with
+  ``"more": true|false`` at the top level. ``call("vector_search")`` returns
+  ``{"streaming": [chunks...]}`` as upstream's server did internally.
+* Errors: :class:`ApiError` with ``code`` -32601 ``"Method not found: X"``, -32602 for bad
+  params (upstream's texts: ``"Invalid params: query is required"``, ``"top_k must be between
+  1 and 100, got 0"``, ``"limit must be between 1 and 1000, got 0"``...), -32603 for any
+  other failure (``ArchiveError`` text, e.g. a model mismatch or a space not embedded yet).
+* Post ids are JSON integers as upstream (beware: > 2**53 for real tweets in JS clients).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio.to_thread
+
+from mcpkit.archive.embedders import Embedder
+from mcpkit.archive.engine import Engine
+from mcpkit.archive.errors import ArchiveError
+from mcpkit.archive.settings import (
+    LIMIT_MAX,
+    SPACES,
+    check_range,
+    parse_mode,
+    parse_settings,
+    parse_weights,
+)
+from mcpkit.errors import McpkitError, ValidationError
+
+__all__ = [
+    "INTERNAL_ERROR",
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "METHOD_NOT_FOUND",
+    "STREAM_CHUNK_SIZE",
+    "ApiError",
+    "ArchiveAPI",
+    "default_db_path",
+]
+
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+STREAM_CHUNK_SIZE = 20_000
+
+
+def default_db_path() -> Path:
+    """Where the archive lives unless told otherwise: env, then the XDG data dir."""
+    explicit = os.environ.get("MCPKIT_ARCHIVE_DB")
+    if explicit:
+        return Path(explicit).expanduser()
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base).expanduser() / "mcpkit" / "archive.db"
+
+
+class ApiError(Exception):
+    """A JSON-RPC-shaped failure: faces put ``code``/``message``/``data`` on the wire as is."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+Params = Mapping[str, Any] | list[Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Method:
+    names: tuple[str, ...]
+    handler: Callable[[dict[str, Any]], Awaitable[Any]]
+    streaming: bool = False
+
+
+def _required_text(args: Mapping[str, Any], name: str) -> str:
+    value = args.get(name)
+    if not value or not isinstance(value, str):
+        raise ValidationError(f"Invalid params: {name} is required")
+    return value
+
+
+def _optional_range(args: Mapping[str, Any], name: str, default: int, high: int) -> int:
+    value = args.get(name)
+    return default if value is None else check_range(name, value, 1, high)
+
+
+class ArchiveAPI:
+    """Validates params, runs the engine off the event loop, shapes results as upstream."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._methods: dict[str, _Method] = {
+            "search_similar": _Method(("query", "settings", "mode", "weights"), self._search_similar),
+            "vector_search": _Method(("query", "top_k", "mode", "weights"), self._vector_search, True),
+            "search_posts_by_text": _Method(("search_term", "limit", "source"), self._search_text),
+            "get_user_stats": _Method(("limit",), self._user_stats),
+            "get_database_stats": _Method((), self._database_stats),
+            "get_status": _Method(("websocket_url",), self._status),
+            "embed_text": _Method(("text",), self._embed_text),
+            "get_user_list": _Method((), self._user_list),
+        }
+
+    @classmethod
+    def open(cls, db_path: Path, *, embedder: Embedder | None = None) -> ArchiveAPI:
+        """Open (creating/migrating) the archive at ``db_path``; the model loads lazily."""
+        return cls(Engine.open(Path(db_path), embedder=embedder))
+
+    def close(self) -> None:
+        self.engine.close()
+
+    async def warm(self) -> None:
+        """Prepare filter columns off the event loop (optional; call once the server listens)."""
+        await anyio.to_thread.run_sync(self.engine.warm)
+
+    def methods(self) -> list[str]:
+        return list(self._methods)
+
+    def is_streaming(self, method: str) -> bool:
+        entry = self._methods.get(method)
+        return entry is not None and entry.streaming
+
+    async def call(self, method: str, params: Params) -> Any:
+        """Run ``method``; raises :class:`ApiError` with the JSON-RPC code on any failure."""
+        entry, args = self._resolve(method, params)
+        return await self._guard(entry.handler(args))
+
+    async def stream(self, method: str, params: Params) -> AsyncIterator[Any]:
+        """Yield the chunks of a streaming method (for a plain method: its one result)."""
+        entry, args = self._resolve(method, params)
+        result = await self._guard(entry.handler(args))
+        if entry.streaming:
+            for chunk in result["streaming"]:
+                yield chunk
+        else:
+            yield result
+
+    def _resolve(self, method: str, params: Params) -> tuple[_Method, dict[str, Any]]:
+        entry = self._methods.get(method)
+        if entry is None:
+            raise ApiError(METHOD_NOT_FOUND, f"Method not found: {method}")
+        if params is None:
+            return entry, {}
+        if isinstance(params, Mapping):
+            return entry, dict(params)
+        if isinstance(params, list):
+            if len(params) > len(entry.names):
+                raise ApiError(
+                    INVALID_PARAMS,
+                    f"Invalid params: {method} takes at most {len(entry.names)} positional params",
+                )
+            return entry, dict(zip(entry.names, params, strict=False))
+        raise ApiError(INVALID_PARAMS, "Invalid params: params must be an object or an array")
+
+    @staticmethod
+    async def _guard(awaitable: Awaitable[Any]) -> Any:
+        try:
+            return await awaitable
+        except ApiError:
+            raise
+        except ValidationError as exc:
+            raise ApiError(INVALID_PARAMS, str(exc)) from exc
+        except (ArchiveError, McpkitError) as exc:
+            raise ApiError(INTERNAL_ERROR, str(exc)) from exc
+        except Exception as exc:
+            raise ApiError(INTERNAL_ERROR, f"Internal error: {type(exc).__name__}: {exc}") from exc
+
+    # -- handlers: validate, then run the engine in a worker thread ---------------------------
+
+    async def _search_similar(self, args: dict[str, Any]) -> Any:
+        query = _required_text(args, "query")
+        raw_settings = args.get("settings")
+        if raw_settings is None and any(k in args for k in ("top_k", "user_filter", "date_filter")):
+            raw_settings = {k: args.get(k) for k in ("top_k", "user_filter", "date_filter")}
+        settings = parse_settings(raw_settings)
+        mode = parse_mode(args.get("mode"))
+        weights = parse_weights(args.get("weights"))
+        return await anyio.to_thread.run_sync(
+            lambda: self.engine.search_similar(query, settings, mode=mode, weights=weights)
+        )
+
+    async def _vector_search(self, args: dict[str, Any]) -> Any:
+        query = _required_text(args, "query")
+        raw_top_k = args.get("top_k")
+        top_k = None if raw_top_k is None else check_range("top_k", raw_top_k, 1, 2**31)
+        mode = parse_mode(args.get("mode"))
+        weights = parse_weights(args.get("weights"))
+        pairs = await anyio.to_thread.run_sync(
+            lambda: self.engine.vector_search(query, top_k, mode=mode, weights=weights)
+        )
+        return {"streaming": chunk_pairs(pairs)}
+
+    async def _search_text(self, args: dict[str, Any]) -> Any:
+        term = _required_text(args, "search_term")
+        limit = _optional_range(args, "limit", 50, LIMIT_MAX)
+        source = args.get("source") or "content"
+        if source not in SPACES:
+            raise ValidationError(f"source must be one of {', '.join(SPACES)}, got {source!r}")
+        return await anyio.to_thread.run_sync(lambda: self.engine.search_posts_by_text(term, limit, source))
+
+    async def _user_stats(self, args: dict[str, Any]) -> Any:
+        limit = _optional_range(args, "limit", 50, LIMIT_MAX)
+        return await anyio.to_thread.run_sync(lambda: self.engine.user_stats(limit))
+
+    async def _database_stats(self, args: dict[str, Any]) -> Any:
+        return await anyio.to_thread.run_sync(self.engine.database_stats)
+
+    async def _status(self, args: dict[str, Any]) -> Any:
+        return await anyio.to_thread.run_sync(self.engine.status)
+
+    async def _embed_text(self, args: dict[str, Any]) -> Any:
+        text = _required_text(args, "text")
+        return await anyio.to_thread.run_sync(lambda: self.engine.embed_text(text))
+
+    async def _user_list(self, args: dict[str, Any]) -> Any:
+        return await anyio.to_thread.run_sync(self.engine.user_list)
+
+
+def chunk_pairs(pairs: Sequence[tuple[int, float]] | Sequence[list[Any]]) -> list[dict[str, Any]]:
+    """Split ranked ``(post_id, score)`` pairs into upstream's streaming chunks (>= 1 chunk)."""
+    total = max(1, -(-len(pairs) // STREAM_CHUNK_SIZE))
+    chunks = []
+    for index in range(total):
+        start = index * STREAM_CHUNK_SIZE
+        data = [[int(p[0]), float(p[1])] for p in pairs[start : start + STREAM_CHUNK_SIZE]]
+        chunks.append({"data": data, "chunk": index + 1, "total_chunks": total, "start_rank": start + 1})
+    return chunks

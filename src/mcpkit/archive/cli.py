@@ -1,0 +1,506 @@
+"""``mcpkit archive ...``: the command-line face of the archive (mounted by the lead).
+
+Data commands (import, embed) call the data modules directly; query commands (search, text,
+stats, users, shell) go through the one API — over the server when one answers at
+``--server``/``$MCPKIT_ARCHIVE_URL``, else in-process on the DB — and say which on stderr.
+Exit codes: 0 ok, 1 failure, 2 usage (bad flags or bad params).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from mcpkit.archive import texts
+from mcpkit.archive.rpc.api_port import ArchivePort, error_fields
+from mcpkit.archive.rpc.client import ENV_URL, RpcClient, default_url
+from mcpkit.archive.rpc.security import ENV_TOKEN, SecurityConfigError, origins_from_env
+from mcpkit.errors import McpkitError
+from mcpkit.log import setup_logging
+
+app = typer.Typer(
+    help="Search a post archive: import Twilog exports, embed offline, search by meaning or words.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+T = TypeVar("T")
+
+DbOpt = Annotated[
+    Path | None,
+    typer.Option("--db", help="Archive database; default $MCPKIT_ARCHIVE_DB or the XDG data dir."),
+]
+ServerOpt = Annotated[
+    str | None, typer.Option("--server", help=f"Server URL to use when it answers; default ${ENV_URL}.")
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
+TokenOpt = Annotated[str | None, typer.Option("--token", help=f"Shared secret; default ${ENV_TOKEN}.")]
+
+
+def _err(message: str) -> None:
+    typer.echo(message, err=True)
+
+
+def _fail(message: str, code: int = 1) -> typer.Exit:
+    _err(message)
+    return typer.Exit(code)
+
+
+def _print_json(value: Any) -> None:
+    typer.echo(json.dumps(value, ensure_ascii=False, indent=2))
+
+
+def _db_path(db: Path | None) -> Path:
+    from mcpkit.archive.api import default_db_path
+
+    return Path(db) if db is not None else default_db_path()
+
+
+def _run(coro: Coroutine[Any, Any, T]) -> T:
+    return asyncio.run(coro)
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=None,
+        transient=False,
+        disable=not sys.stderr.isatty(),
+    )
+
+
+# -- data in ------------------------------------------------------------------------------------
+
+
+@app.command("import")
+def import_cmd(
+    file: Annotated[Path, typer.Argument(help="Twilog CSV export, plain, .gz or .zip.")],
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Import a Twilog CSV export; re-importing adds nothing twice."""
+    from mcpkit.archive.importers import import_csv
+    from mcpkit.archive.store import Store
+
+    setup_logging()
+    path = _db_path(db)
+    store = Store(path)
+    try:
+        with _progress() as bar:
+            tasks: dict[str, Any] = {}
+
+            def progress(stage: str, done: int, total: int) -> None:
+                if stage not in tasks:
+                    tasks[stage] = bar.add_task("reading" if stage == "read" else "writing", total=total)
+                bar.update(tasks[stage], completed=done, total=total)
+
+            summary = import_csv(file, store, progress=progress)
+    except McpkitError as exc:
+        raise _fail(f"import failed: {exc}") from None
+    finally:
+        _close(store)
+    report = summary.as_dict()
+    if as_json:
+        _print_json({"db": str(path), **report})
+        return
+    typer.echo(
+        f"{file}: {report['new']} new, {report['updated']} updated, {report['unchanged']} unchanged, "
+        f"{report['malformed']} malformed ({report['rows']} rows) -> {path}"
+    )
+    for bad in report["malformed_lines"][:20]:  # type: ignore[index]
+        _err(f"  line {bad['line']}: {bad['reason']}")
+
+
+@app.command("import-twilog-search")
+def import_twilog_search_cmd(
+    directory: Annotated[Path, typer.Argument(help="A twilog-search installation directory.")],
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Bring posts, enrichments and vectors across from a twilog-search installation."""
+    from mcpkit.archive.importers.twilog_search import import_twilog_search
+    from mcpkit.archive.store import Store
+
+    setup_logging()
+    store = Store(_db_path(db))
+    try:
+        report = import_twilog_search(directory, store)
+    except McpkitError as exc:
+        raise _fail(f"import failed: {exc}") from None
+    finally:
+        _close(store)
+    if as_json:
+        _print_json(report)
+    else:
+        typer.echo(json.dumps(report, ensure_ascii=False, indent=2, default=str))
+
+
+@app.command("embed")
+def embed_cmd(
+    space: Annotated[str, typer.Option("--space", help="content, reasoning or summary.")] = "content",
+    model: Annotated[
+        str | None, typer.Option("--model", help="Embedding model; default the bundled multilingual model.")
+    ] = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Embed what is missing in a vector space (resumable after a kill)."""
+    from mcpkit.archive.embedders import create_embedder
+    from mcpkit.archive.embedding import embed_missing
+    from mcpkit.archive.store import Store
+
+    setup_logging()
+    store = Store(_db_path(db))
+    try:
+        embedder = create_embedder(model)
+        with _progress() as bar:
+            task = bar.add_task(f"embedding {space}", total=None)
+            summary = embed_missing(
+                store,
+                space,
+                embedder,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
+            )
+    except McpkitError as exc:
+        raise _fail(f"embed failed: {exc}", 2 if isinstance(exc, ValueError) else 1) from None
+    finally:
+        _close(store)
+    if as_json:
+        _print_json(summary.as_dict())
+    else:
+        typer.echo(
+            f"{summary.space}: {summary.embedded} embedded, {summary.already} already, "
+            f"{summary.empty} empty after stripping ({summary.model})"
+        )
+
+
+def _close(obj: object) -> None:
+    closer = getattr(obj, "close", None)
+    if callable(closer):
+        closer()
+
+
+# -- the server ---------------------------------------------------------------------------------
+
+
+HostOpt = Annotated[str, typer.Option("--host", help="Address to bind; loopback by default.")]
+PortOpt = Annotated[int, typer.Option("--port", min=0, max=65535, help="Port to listen on.")]
+OriginOpt = Annotated[
+    list[str] | None, typer.Option("--allow-origin", help="Browser origin allowed to connect (repeatable).")
+]
+MaxOpt = Annotated[int, typer.Option("--max-message-bytes", min=1024, help="Largest request accepted.")]
+
+
+@app.command("serve")
+def serve_cmd(
+    host: HostOpt = "127.0.0.1",
+    port: PortOpt = 8765,
+    db: DbOpt = None,
+    token: TokenOpt = None,
+    allow_origin: OriginOpt = None,
+    max_message_bytes: MaxOpt = 1 << 20,
+    trace: Annotated[bool, typer.Option("--trace", help="Log every JSON-RPC message to stderr.")] = False,
+) -> None:
+    """Serve the archive over WebSocket JSON-RPC 2.0 in the foreground."""
+    from mcpkit.archive.api import ArchiveAPI
+    from mcpkit.archive.rpc.server import ServerOptions, run_server
+
+    setup_logging("info")
+    options = ServerOptions(
+        host=host,
+        port=port,
+        token=token or os.environ.get(ENV_TOKEN) or None,
+        allowed_origins=tuple(allow_origin or origins_from_env()),
+        max_message_bytes=max_message_bytes,
+        trace=trace,
+    )
+    path = _db_path(db)
+    try:
+        api = ArchiveAPI.open(path)
+    except McpkitError as exc:
+        raise _fail(f"cannot open {path}: {exc}") from None
+    try:
+        _run(
+            run_server(api, options, on_ready=lambda url: _err(f"archive server ready at {url} (db {path})"))
+        )
+    except SecurityConfigError as exc:
+        raise _fail(str(exc), 2) from None
+    except OSError as exc:
+        raise _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    finally:
+        api.close()
+
+
+def _probe_url(host: str, port: int) -> str:
+    shown = "127.0.0.1" if host in ("0.0.0.0", "", "::") else host
+    shown = f"[{shown}]" if ":" in shown else shown
+    return f"ws://{shown}:{port}"
+
+
+@app.command("start")
+def start_cmd(
+    host: HostOpt = "127.0.0.1",
+    port: PortOpt = 8765,
+    db: DbOpt = None,
+    token: TokenOpt = None,
+    allow_origin: OriginOpt = None,
+    ready_timeout: Annotated[
+        float, typer.Option("--ready-timeout", help="Seconds to wait for readiness.")
+    ] = 120.0,
+) -> None:
+    """Start the server in the background; returns once it answers."""
+    from mcpkit.archive import daemon
+    from mcpkit.archive.rpc.security import AccessPolicy
+
+    token = token or os.environ.get(ENV_TOKEN) or None
+    try:
+        AccessPolicy.for_bind(host, token)
+    except SecurityConfigError as exc:
+        raise _fail(str(exc), 2) from None
+    if token:
+        os.environ[ENV_TOKEN] = token  # to the child through its environment, never its argv
+    args = ["--host", host, "--port", str(port), "--db", str(_db_path(db))]
+    for origin in allow_origin or []:
+        args += ["--allow-origin", origin]
+    try:
+        state = daemon.start(args, _probe_url(host, port), token=token, ready_timeout=ready_timeout)
+    except McpkitError as exc:
+        raise _fail(str(exc)) from None
+    typer.echo(f"archive server running at {state.url} (pid {state.pid}, log {state.log})")
+
+
+@app.command("stop")
+def stop_cmd() -> None:
+    """Stop the background server started by ``start``."""
+    from mcpkit.archive import daemon
+
+    state = daemon.stop()
+    if state is None:
+        raise _fail("no archive server is running", 1)
+    typer.echo(f"archive server stopped (pid {state.pid})")
+
+
+@app.command("status")
+def status_cmd(as_json: JsonOpt = False) -> None:
+    """Show whether the background server runs and answers; exit 1 when it does not."""
+    from mcpkit.archive import daemon
+
+    info = daemon.status(token=os.environ.get(ENV_TOKEN) or None)
+    if as_json:
+        _print_json(info)
+    elif not info["running"]:
+        typer.echo("archive server: not running")
+    else:
+        typer.echo(f"archive server: running at {info['url']} (pid {info['pid']})")
+        if info.get("server"):
+            typer.echo(texts.format_status(info["server"]).rstrip())
+        else:
+            typer.echo("  but it does not answer")
+    if not (info["running"] and info.get("answers")):
+        raise typer.Exit(1)
+
+
+# -- queries ------------------------------------------------------------------------------------
+
+
+async def _backend(server: str | None, db: Path | None) -> ArchivePort:
+    """The server when it answers (unless --db was given), else the API in-process."""
+    if db is None:
+        url = server or default_url()
+        client = RpcClient(url, connect_timeout=2.0)
+        try:
+            await client.call("get_status", {})
+        except Exception:
+            await client.aclose()
+            _err(f"no archive server answers at {url}; searching in-process")
+        else:
+            _err(f"using the archive server at {url}")
+            return client
+    from mcpkit.archive.api import ArchiveAPI
+
+    path = _db_path(db)
+    if not path.exists():
+        raise _fail(f"no archive at {path}: run `mcpkit archive import FILE` first (or pass --db)")
+    _err(f"in-process on {path}")
+    return ArchiveAPI.open(path)
+
+
+async def _release(api: ArchivePort) -> None:
+    closer = getattr(api, "aclose", None)
+    if closer is not None:
+        await closer()
+    else:
+        _close(api)
+
+
+def _query(
+    server: str | None,
+    db: Path | None,
+    method: str,
+    params: dict[str, Any],
+    render: Callable[[Any], str],
+    as_json: bool,
+) -> None:
+    async def go() -> Any:
+        api = await _backend(server, db)
+        try:
+            return await api.call(method, params)
+        finally:
+            await _release(api)
+
+    try:
+        result = _run(go())
+    except typer.Exit:
+        raise
+    except Exception as exc:
+        fields = error_fields(exc)
+        if fields is not None:
+            raise _fail(f"error: {fields[1]}", 2 if fields[0] == -32602 else 1) from None
+        raise _fail(f"error: {exc}") from None
+    if as_json:
+        _print_json(result)
+    else:
+        typer.echo(render(result).rstrip("\n"))
+
+
+def _weights(raw: str | None) -> list[float] | None:
+    if raw is None:
+        return None
+    try:
+        return [float(w) for w in raw.split(",") if w.strip()]
+    except ValueError:
+        raise typer.BadParameter("weights are numbers separated by commas, like .7,.2,.1") from None
+
+
+@app.command("search")
+def search_cmd(
+    query: Annotated[str, typer.Argument(help="What to look for; V|T adds a word filter T.")],
+    top_k: Annotated[int, typer.Option("--top-k", "-k", help="How many results, 1..100.")] = 10,
+    mode: Annotated[
+        str, typer.Option("--mode", help="content reasoning summary average maximum minimum")
+    ] = "content",
+    weights: Annotated[str | None, typer.Option("--weights", help="Weights like .7,.2,.1")] = None,
+    user: Annotated[list[str] | None, typer.Option("--user", help="Only this user (repeatable).")] = None,
+    exclude_user: Annotated[
+        list[str] | None, typer.Option("--exclude-user", help="Leave out this user.")
+    ] = None,
+    min_posts: Annotated[int | None, typer.Option("--min-posts", help="Users with at least N posts.")] = None,
+    max_posts: Annotated[int | None, typer.Option("--max-posts", help="Users with at most N posts.")] = None,
+    date_from: Annotated[str | None, typer.Option("--from", help="Earliest date or date-time.")] = None,
+    date_to: Annotated[str | None, typer.Option("--to", help="Latest date (whole day) or date-time.")] = None,
+    server: ServerOpt = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Search posts by meaning (semantic search)."""
+    settings: dict[str, Any] = {"top_k": top_k}
+    user_filter = {
+        k: v
+        for k, v in (
+            ("includes", user),
+            ("excludes", exclude_user),
+            ("threshold_min", min_posts),
+            ("threshold_max", max_posts),
+        )
+        if v
+    }
+    if user_filter:
+        settings["user_filter"] = user_filter
+    dates = {k: v for k, v in (("from", date_from), ("to", date_to)) if v}
+    if dates:
+        settings["date_filter"] = dates
+    params: dict[str, Any] = {"query": query, "settings": settings, "mode": mode}
+    parsed = _weights(weights)
+    if parsed is not None:
+        params["weights"] = parsed
+    _query(server, db, "search_similar", params, lambda r: texts.format_search_results(query, r), as_json)
+
+
+@app.command("text")
+def text_cmd(
+    terms: Annotated[str, typer.Argument(help='Words to find; "a phrase", -exclude.')],
+    limit: Annotated[int, typer.Option("--limit", help="How many posts, 1..1000.")] = 50,
+    source: Annotated[str, typer.Option("--source", help="content, reasoning or summary.")] = "content",
+    server: ServerOpt = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Find posts containing words, newest first."""
+    params = {"search_term": terms, "limit": limit, "source": source}
+    _query(server, db, "search_posts_by_text", params, lambda r: texts.format_text_results(terms, r), as_json)
+
+
+@app.command("stats")
+def stats_cmd(server: ServerOpt = None, db: DbOpt = None, as_json: JsonOpt = False) -> None:
+    """Count posts and users and show the date range."""
+    _query(server, db, "get_database_stats", {}, texts.format_database_stats, as_json)
+
+
+@app.command("users")
+def users_cmd(
+    limit: Annotated[int, typer.Option("--limit", help="How many users, 1..1000.")] = 50,
+    server: ServerOpt = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """List users by number of posts."""
+    _query(server, db, "get_user_stats", {"limit": limit}, texts.format_user_stats, as_json)
+
+
+@app.command("shell")
+def shell_cmd(server: ServerOpt = None, db: DbOpt = None) -> None:
+    """Interactive search with slash commands (/help lists them)."""
+    from mcpkit.archive import daemon
+    from mcpkit.archive.shell import run_shell
+
+    api = _run(_backend(server, db))
+    run_shell(
+        api, history=daemon.state_dir() / "archive_history", banner=["Type a query, /help for commands."]
+    )
+
+
+@app.command("mcp")
+def mcp_cmd(
+    websocket: Annotated[
+        str | None, typer.Option("--websocket", "--ws", help="Forward to the archive server at this URL.")
+    ] = None,
+    db: DbOpt = None,
+    transport: Annotated[str, typer.Option("--transport", help="stdio or http.")] = "stdio",
+    host: Annotated[str, typer.Option("--host", help="Address for --transport http.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port for --transport http.")] = 8000,
+) -> None:
+    """Run the MCP server: a thin wrapper over the archive server, or in-process with --db."""
+    from mcpkit.archive.mcp import build_archive_mcp
+    from mcpkit.server import serve
+
+    if websocket and db:
+        raise _fail("give --websocket or --db, not both", 2)
+    if transport not in ("stdio", "http"):
+        raise _fail("--transport is stdio or http", 2)
+    backend: ArchivePort
+    if db is not None:
+        from mcpkit.archive.api import ArchiveAPI
+
+        backend = ArchiveAPI.open(db)
+        url = None
+    else:
+        url = websocket or default_url()
+        backend = RpcClient(url)
+    server = build_archive_mcp(backend, websocket_url=url)
+    serve(server, transport="http" if transport == "http" else "stdio", host=host, port=port)
+
+
+if __name__ == "__main__":  # `python -m mcpkit.archive.cli`: works without the top-level mount
+    app(prog_name="mcpkit archive")

@@ -1,0 +1,181 @@
+"""``mcpkit archive start|stop|status``: the WebSocket server as a background process.
+
+``start`` returns only once the server answers a ``get_status`` call (readiness, not just a
+live pid), or fails with the tail of the server's log. The pid file records pid and URL so
+``stop`` and ``status`` need no flags; ``stop`` checks that the pid still belongs to an mcpkit
+process before signalling it (pids are reused).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mcpkit.archive.errors import ArchiveError
+from mcpkit.archive.rpc.client import ConnectionProblem, RpcClient
+
+ENV_STATE = "MCPKIT_ARCHIVE_STATE"
+PID_NAME = "archive-server.pid"
+LOG_NAME = "archive-server.log"
+
+
+class DaemonError(ArchiveError):
+    """The background server could not be started or stopped."""
+
+
+def state_dir() -> Path:
+    """``$MCPKIT_ARCHIVE_STATE``, else ``$XDG_STATE_HOME/mcpkit`` (``~/.local/state/mcpkit``)."""
+    explicit = os.environ.get(ENV_STATE)
+    if explicit:
+        return Path(explicit).expanduser()
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base).expanduser() / "mcpkit"
+
+
+@dataclass(frozen=True)
+class DaemonState:
+    pid: int
+    url: str
+    log: str
+
+
+def _pid_file(directory: Path | None) -> Path:
+    return (directory or state_dir()) / PID_NAME
+
+
+def read_state(directory: Path | None = None) -> DaemonState | None:
+    path = _pid_file(directory)
+    try:
+        data = json.loads(path.read_text())
+        return DaemonState(int(data["pid"]), str(data["url"]), str(data.get("log", "")))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    cmdline = Path(f"/proc/{pid}/cmdline")
+    if cmdline.exists():  # Linux: make sure the pid was not reused by something else
+        try:
+            return b"mcpkit" in cmdline.read_bytes()
+        except OSError:
+            return False
+    return True
+
+
+async def _probe(url: str, token: str | None, timeout: float) -> dict[str, Any] | None:
+    client = RpcClient(url, token=token, connect_timeout=timeout, request_timeout=timeout)
+    try:
+        result = await client.call("get_status", {})
+        return result if isinstance(result, dict) else {"result": result}
+    except (ConnectionProblem, OSError):
+        return None
+    finally:
+        await client.aclose()
+
+
+def probe(url: str, token: str | None = None, timeout: float = 2.0) -> dict[str, Any] | None:
+    """``get_status`` of the server at ``url``, or ``None`` when nothing answers."""
+    return asyncio.run(_probe(url, token, timeout))
+
+
+def _tail(path: Path, lines: int = 15) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""
+
+
+def start(
+    serve_args: list[str],
+    url: str,
+    *,
+    token: str | None = None,
+    directory: Path | None = None,
+    ready_timeout: float = 120.0,
+) -> DaemonState:
+    """Spawn ``mcpkit archive serve <serve_args>`` detached; return once it answers at ``url``."""
+    directory = directory or state_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    current = read_state(directory)
+    if current is not None and _alive(current.pid):
+        raise DaemonError(f"an archive server is already running (pid {current.pid}, {current.url})")
+    log_path = directory / LOG_NAME
+    with log_path.open("ab") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "mcpkit.archive.cli", "serve", *serve_args],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+        )
+    state = DaemonState(proc.pid, url, str(log_path))
+    _pid_file(directory).write_text(json.dumps({"pid": state.pid, "url": url, "log": state.log}))
+    deadline = time.monotonic() + ready_timeout
+    while time.monotonic() < deadline:
+        code = proc.poll()
+        if code is not None:
+            _pid_file(directory).unlink(missing_ok=True)
+            raise DaemonError(f"the server exited with code {code} before it was ready:\n{_tail(log_path)}")
+        if probe(url, token, timeout=1.0) is not None:
+            return state
+        time.sleep(0.1)
+    proc.terminate()
+    _pid_file(directory).unlink(missing_ok=True)
+    raise DaemonError(f"the server did not answer within {ready_timeout:g} s:\n{_tail(log_path)}")
+
+
+def stop(directory: Path | None = None, timeout: float = 15.0) -> DaemonState | None:
+    """SIGTERM the recorded server and wait for it to exit (SIGKILL after ``timeout``)."""
+    state = read_state(directory)
+    pid_file = _pid_file(directory)
+    if state is None or not _alive(state.pid):
+        pid_file.unlink(missing_ok=True)
+        return None
+    os.kill(state.pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while _alive(state.pid) and time.monotonic() < deadline:
+        _reap(state.pid)
+        time.sleep(0.05)
+    if _alive(state.pid):
+        os.kill(state.pid, signal.SIGKILL)
+    _reap(state.pid)
+    pid_file.unlink(missing_ok=True)
+    return state
+
+
+def _reap(pid: int) -> None:
+    """Collect the exit status when the server is our own child (tests, or start+stop in one process)."""
+    with contextlib.suppress(ChildProcessError, OSError):
+        os.waitpid(pid, os.WNOHANG)
+
+
+def status(directory: Path | None = None, token: str | None = None) -> dict[str, Any]:
+    """What is known about the background server: recorded pid, liveness, and its own status."""
+    state = read_state(directory)
+    if state is None:
+        return {"running": False}
+    alive = _alive(state.pid)
+    answer = probe(state.url, token) if alive else None
+    return {
+        "running": alive,
+        "answers": answer is not None,
+        "pid": state.pid,
+        "url": state.url,
+        "log": state.log,
+        "server": answer,
+    }

@@ -1,0 +1,390 @@
+"""Search logic over the store and the vector spaces; no I/O framing, no validation of wire params.
+
+:class:`Engine` answers upstream's methods with upstream's result shapes. The API module
+validates params and moves calls off the event loop; every face goes through it.
+
+Semantics that differ from upstream on purpose (documented in docs/archive-data.md):
+
+* filters and the ``V|T`` text filter are applied *inside* the ranking (masks, then an
+  expanding exact top-k), so ``top_k`` results come back whenever that many posts qualify;
+* a ``to`` date without a time includes that whole day;
+* queries are embedded with the query prefix of their model;
+* a query is refused when its space was built with another model.
+"""
+
+from __future__ import annotations
+
+import base64
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from mcpkit.archive import safetensors_io
+from mcpkit.archive.embedders import DEFAULT_MODEL, Embedder, create_embedder
+from mcpkit.archive.errors import ModelMismatchError, SpaceMissingError
+from mcpkit.archive.posts import dedup_key
+from mcpkit.archive.query import ParsedQuery, TextFilter, parse_query
+from mcpkit.archive.settings import SPACES, DateFilter, SearchSettings, UserFilter
+from mcpkit.archive.store import Store, add_enrichment, post_dict
+from mcpkit.archive.vectors import BoolArray, FloatArray, IntArray, VectorSpace, describe, top_k, vectors_root
+
+HYBRID_MODES = ("average", "maximum", "minimum")
+
+
+@dataclass(frozen=True, slots=True)
+class _Columns:
+    """Per-row filter columns of one space, valid for one store generation."""
+
+    generation: int
+    count: int
+    in_db: BoolArray
+    user_ids: IntArray
+    ts: npt.NDArray[np.float64]
+    user_counts: IntArray  # indexed by user_id
+
+
+class Engine:
+    """Thread-safe: caches are rebuilt under a lock; SQLite reads use per-thread connections."""
+
+    def __init__(
+        self,
+        store: Store,
+        root: Path,
+        *,
+        embedder: Embedder | None = None,
+        embedder_factory: Callable[[str], Embedder] = create_embedder,
+    ) -> None:
+        self.store = store
+        self.root = root
+        self._explicit = embedder
+        self._factory = embedder_factory
+        self._embedders: dict[str, Embedder] = {}
+        self._spaces: dict[str, tuple[float, VectorSpace]] = {}
+        self._columns: dict[str, _Columns] = {}
+        self._lock = threading.RLock()
+
+    @classmethod
+    def open(cls, db_path: Path, *, embedder: Embedder | None = None) -> Engine:
+        return cls(Store(db_path), vectors_root(db_path), embedder=embedder)
+
+    def close(self) -> None:
+        self.store.close()
+
+    # -- spaces, embedders, filter columns ---------------------------------------------------
+
+    def space(self, name: str) -> VectorSpace | None:
+        """The space as last committed (re-opened when its meta.json changed)."""
+        meta = self.root / name / "meta.json"
+        try:
+            stamp = meta.stat().st_mtime_ns
+        except FileNotFoundError:
+            self._spaces.pop(name, None)
+            return None
+        with self._lock:
+            cached = self._spaces.get(name)
+            if cached is None or cached[0] != stamp:
+                opened = VectorSpace.open(self.root, name)
+                if opened is None:
+                    return None
+                cached = (stamp, opened)
+                self._spaces[name] = cached
+            return cached[1]
+
+    def require_space(self, name: str) -> VectorSpace:
+        space = self.space(name)
+        if space is None or len(space) == 0:
+            raise SpaceMissingError(
+                f"no {name} vectors yet: run `mcpkit archive embed --space {name}`"
+                + (" or import them with `mcpkit archive import-twilog-search`" if name != "content" else "")
+            )
+        return space
+
+    def embedder_for(self, model: str) -> Embedder:
+        """The embedder that built a space; an explicitly given one must be that model."""
+        with self._lock:
+            if self._explicit is not None:
+                if self._explicit.name != model:
+                    raise ModelMismatchError(
+                        f"this space was embedded with {model!r}; a query embedded with "
+                        f"{self._explicit.name!r} cannot be compared with it"
+                    )
+                return self._explicit
+            embedder = self._embedders.get(model)
+            if embedder is None:
+                embedder = self._factory(model)
+                self._embedders[model] = embedder
+            return embedder
+
+    def _query_vector(self, space: VectorSpace, text: str) -> FloatArray:
+        vector = self.embedder_for(space.model).embed_query(text)
+        return np.asarray(vector, dtype=np.float32).reshape(-1)
+
+    def _columns_for(self, name: str, space: VectorSpace) -> _Columns:
+        generation = self.store.generation()
+        with self._lock:
+            cached = self._columns.get(name)
+            if cached is not None and cached.generation == generation and cached.count == len(space):
+                return cached
+            arrays = self.store.post_arrays()
+            pos = np.searchsorted(arrays.post_ids, space.ids) if len(arrays.post_ids) else None
+            if pos is None:
+                in_db = np.zeros(len(space), dtype=bool)
+                users = np.zeros(len(space), dtype=np.int64)
+                ts = np.full(len(space), np.nan)
+            else:
+                clipped = np.minimum(pos, len(arrays.post_ids) - 1)
+                in_db = arrays.post_ids[clipped] == np.asarray(space.ids)
+                users = np.where(in_db, arrays.user_ids[clipped], 0)
+                ts = np.where(in_db, arrays.ts[clipped], np.nan)
+            counts = self.store.user_counts()
+            table = np.zeros(max(counts, default=0) + 1, dtype=np.int64)
+            for user_id, (_, count) in counts.items():
+                table[user_id] = count
+            columns = _Columns(generation, len(space), in_db, users, ts, table)
+            self._columns[name] = columns
+            return columns
+
+    def warm(self) -> None:
+        """Build the filter columns of every space now (about 1 s per million posts), so the
+        first search does not pay for it. Optional: a server calls it after it is listening."""
+        for name in SPACES:
+            space = self.space(name)
+            if space is not None and len(space):
+                self._columns_for(name, space)
+
+    # -- scoring -------------------------------------------------------------------------------
+
+    def _mode_scores(
+        self,
+        text: str,
+        mode: str,
+        weights: tuple[float, float, float] | None,
+        mask_fn: Callable[[str, VectorSpace], BoolArray],
+    ) -> tuple[VectorSpace, FloatArray, BoolArray]:
+        """Scores over the rows of the base space (content for hybrids) and the eligible mask."""
+        if mode in SPACES:
+            space = self.require_space(mode)
+            mask = mask_fn(mode, space)
+            scores = space.scores(self._query_vector(space, text), mask)
+            return space, scores, mask
+        spaces = [self.require_space(name) for name in SPACES]
+        base = spaces[0]
+        mask = mask_fn("content", base)
+        aligned: list[FloatArray] = []
+        for space in spaces:
+            rows = np.arange(len(base)) if space is base else space.rows_of(base.ids)
+            mask = mask & (rows >= 0)
+            full = space.scores(self._query_vector(space, text))
+            aligned.append(np.where(rows >= 0, full[np.maximum(rows, 0)], -np.inf).astype(np.float32))
+        stacked = np.vstack(aligned)
+        if mode == "average":
+            w = np.asarray(weights if weights is not None else (1 / 3, 1 / 3, 1 / 3), dtype=np.float32)
+            combined = (w[:, None] * np.where(np.isfinite(stacked), stacked, 0)).sum(axis=0)
+        elif mode == "maximum":
+            combined = stacked.max(axis=0)
+        else:
+            combined = stacked.min(axis=0)
+        combined = np.where(mask, combined, -np.inf).astype(np.float32)
+        return base, combined, mask
+
+    def _filter_mask(
+        self, user_filter: UserFilter, date_filter: DateFilter
+    ) -> Callable[[str, VectorSpace], BoolArray]:
+        def build(name: str, space: VectorSpace) -> BoolArray:
+            columns = self._columns_for(name, space)
+            mask = columns.in_db.copy()
+            if user_filter.includes:
+                wanted = self.store.user_ids_by_name(user_filter.includes)
+                mask &= np.isin(columns.user_ids, np.asarray(wanted, dtype=np.int64))
+            elif user_filter.excludes:
+                unwanted = self.store.user_ids_by_name(user_filter.excludes)
+                mask &= ~np.isin(columns.user_ids, np.asarray(unwanted, dtype=np.int64))
+            if user_filter.threshold_min is not None or user_filter.threshold_max is not None:
+                per_row = columns.user_counts[np.minimum(columns.user_ids, len(columns.user_counts) - 1)]
+                if user_filter.threshold_min is not None:
+                    mask &= per_row >= user_filter.threshold_min
+                if user_filter.threshold_max is not None:
+                    mask &= per_row <= user_filter.threshold_max
+            if date_filter.active:
+                known = ~np.isnan(columns.ts)
+                inside = np.ones(len(mask), dtype=bool)
+                with np.errstate(invalid="ignore"):
+                    if date_filter.start is not None:
+                        inside &= columns.ts >= date_filter.start
+                    if date_filter.end is not None:
+                        inside &= columns.ts < date_filter.end
+                mask &= inside | ~known
+            return mask
+
+        return build
+
+    # -- methods -------------------------------------------------------------------------------
+
+    def search_similar(
+        self,
+        query: str,
+        settings: SearchSettings | None = None,
+        *,
+        mode: str = "content",
+        weights: tuple[float, float, float] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Ranked, filtered, deduplicated results: ``[{rank, score, post}]``."""
+        settings = settings or SearchSettings()
+        parsed = parse_query(query)
+        if parsed.text_only:
+            return self._text_only(parsed, settings)
+        base, scores, _ = self._mode_scores(
+            parsed.vector_text, mode, weights, self._filter_mask(settings.user_filter, settings.date_filter)
+        )
+        return self._walk(base, scores, settings.top_k, parsed.text_filter)
+
+    def _walk(
+        self, space: VectorSpace, scores: FloatArray, wanted: int, text_filter: TextFilter
+    ) -> list[dict[str, Any]]:
+        """Take ranked rows in growing exact top-k rounds until ``wanted`` distinct posts pass.
+
+        Rows excluded by filters already score -inf, so each round is one exact top-k.
+        """
+        results: list[dict[str, Any]] = []
+        seen_keys: set[tuple[str, str]] = set()
+        done = 0
+        k = max(wanted * 4, 64)
+        while True:
+            order = top_k(scores, k)  # excluded rows already score -inf
+            fresh = order[done:]
+            ids = [int(space.ids[row]) for row in fresh]
+            posts = self.store.posts_by_ids(ids)
+            for row, post_id in zip(fresh, ids, strict=True):
+                post = posts.get(post_id)
+                if post is None or (text_filter.active and not text_filter.matches(post["content"])):
+                    continue
+                key = dedup_key(post["user"], post["content"])
+                if key in seen_keys:
+                    continue
+                seen_keys.add(key)
+                results.append({"rank": len(results) + 1, "score": float(scores[row]), "post": post})
+                if len(results) >= wanted:
+                    return results
+            if len(order) < k:
+                return results
+            done = len(order)
+            k *= 4
+
+    def _text_only(self, parsed: ParsedQuery, settings: SearchSettings) -> list[dict[str, Any]]:
+        """``| T`` queries: every post matching T scores 1.0, newest first, filters and dedup applied."""
+        user_filter, date_filter = settings.user_filter, settings.date_filter
+        counts = self.store.user_counts() if user_filter.active else {}
+        by_name = {name: count for name, count in counts.values()}
+        results: list[dict[str, Any]] = []
+        seen_keys: set[tuple[str, str]] = set()
+        rows = self.store.posts_newest_first(parsed.text_filter.includes)
+        for row in rows:
+            post = post_dict(row)
+            if not parsed.text_filter.matches(post["content"]):
+                continue
+            if not _user_passes(post["user"], user_filter, by_name) or not _date_passes(row[5], date_filter):
+                continue
+            key = dedup_key(post["user"], post["content"])
+            if key in seen_keys:
+                continue
+            seen_keys.add(key)
+            add_enrichment(post, row[6], row[7], row[8])
+            results.append({"rank": len(results) + 1, "score": 1.0, "post": post})
+            if len(results) >= settings.top_k:
+                break
+        return results
+
+    def vector_search(
+        self,
+        query: str,
+        top: int | None = None,
+        *,
+        mode: str = "content",
+        weights: tuple[float, float, float] | None = None,
+    ) -> list[tuple[int, float]]:
+        """Raw ranking ``[(post_id, score)]`` without filters or dedup (upstream's extension)."""
+        parsed = parse_query(query)
+        text = parsed.vector_text or query
+
+        def everything(name: str, space: VectorSpace) -> BoolArray:
+            return np.ones(len(space), dtype=bool)
+
+        base, scores, _ = self._mode_scores(text, mode, weights, everything)
+        order = top_k(scores, top)
+        return [(int(base.ids[row]), float(scores[row])) for row in order]
+
+    def search_posts_by_text(
+        self, term: str, limit: int = 50, source: str = "content"
+    ) -> list[dict[str, Any]]:
+        return self.store.text_search(term, limit, source)
+
+    def user_stats(self, limit: int = 50) -> list[dict[str, Any]]:
+        counts = sorted(self.store.user_counts().values(), key=lambda item: (-item[1], item[0]))
+        return [{"user": name, "post_count": count} for name, count in counts[:limit]]
+
+    def user_list(self) -> list[str]:
+        return [item["user"] for item in self.user_stats(limit=2**31)]
+
+    def database_stats(self) -> dict[str, Any]:
+        counts = self.store.counts()
+        earliest, latest = self.store.date_range()
+        return {
+            "total_posts": counts["total_posts"],
+            "total_users": counts["total_users"],
+            "date_range": {"earliest": earliest, "latest": latest},
+        }
+
+    def status(self) -> dict[str, Any]:
+        counts = self.store.counts()
+        spaces = describe(self.root)
+        content = spaces.get("content")
+        model = content["model"] if content else (self._explicit.name if self._explicit else DEFAULT_MODEL)
+        return {
+            "status": "running",
+            "ready": True,
+            "server_type": "TwilogServer",
+            "model": model,
+            "data_stats": counts,
+            "embeddings_loaded": content["count"] if content else 0,
+            "search_engine_ready": True,
+            "spaces": spaces,
+        }
+
+    def embed_text(self, text: str) -> dict[str, str]:
+        """``{"vector": base64(safetensors {"vector": F32 [1, dim]})}`` with the content model."""
+        space = self.space("content")
+        model = (
+            space.model if space is not None else (self._explicit.name if self._explicit else DEFAULT_MODEL)
+        )
+        vector = np.asarray(self.embedder_for(model).embed_query(text), dtype=np.float32).reshape(1, -1)
+        return {"vector": base64.b64encode(safetensors_io.dumps({"vector": vector})).decode("ascii")}
+
+
+def _user_passes(user: str, user_filter: UserFilter, counts: dict[str, int]) -> bool:
+    if user_filter.includes:
+        if user not in user_filter.includes:
+            return False
+    elif user in user_filter.excludes:
+        return False
+    count = counts.get(user, 0)
+    if user_filter.threshold_min is not None and count < user_filter.threshold_min:
+        return False
+    return not (user_filter.threshold_max is not None and count > user_filter.threshold_max)
+
+
+def _date_passes(ts: int | None, date_filter: DateFilter) -> bool:
+    if ts is None:
+        return True
+    if date_filter.start is not None and ts < date_filter.start:
+        return False
+    return not (date_filter.end is not None and ts >= date_filter.end)
+
+
+def ids_of(results: Sequence[dict[str, Any]]) -> list[int]:
+    """Post ids of search results, for tests and callers that only need the ranking."""
+    return [int(r["post"]["post_id"]) for r in results]

@@ -1,0 +1,44 @@
+"""Errors of the archive part.
+
+Faces translate them once: :class:`mcpkit.errors.ValidationError` (bad params) becomes
+JSON-RPC -32602 / an MCP ``isError`` result, every other :class:`ArchiveError` -32603 with its
+message. Keeping the classes small lets the engine say *what* failed without knowing *where*
+it will be shown.
+"""
+
+from __future__ import annotations
+
+from mcpkit.errors import McpkitError, ValidationError
+
+__all__ = [
+    "ArchiveError",
+    "EmbedderUnavailableError",
+    "ImportFormatError",
+    "ModelMismatchError",
+    "SpaceMissingError",
+    "ValidationError",
+]
+
+
+class ArchiveError(McpkitError):
+    """Base class for every error of the archive part."""
+
+
+class ImportFormatError(ArchiveError):
+    """An input file (CSV export, upstream directory) cannot be read at all."""
+
+
+class SpaceMissingError(ArchiveError):
+    """A vector space needed by the request has no vectors yet (run ``mcpkit archive embed``)."""
+
+
+class ModelMismatchError(ArchiveError):
+    """A query or new vectors come from another model than the one a space was built with.
+
+    Cosine between vectors of two different models is meaningless, so this is refused
+    instead of returning plausible-looking garbage.
+    """
+
+
+class EmbedderUnavailableError(ArchiveError):
+    """An embedding model cannot be loaded or an embedding endpoint cannot be reached."""

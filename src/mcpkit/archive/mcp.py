@@ -1,0 +1,261 @@
+"""The archive's MCP face: six tools over the one API, in upstream's schemas and texts.
+
+With ``--websocket URL`` it is seed 001's thin wrapper: it forwards each call to the archive
+server over a reconnecting connection and only formats the answer. With ``--db PATH`` the
+same tools run the API in-process. Either way the API validates and shapes; this module only
+turns answers into upstream's Japanese text and failures into upstream's error messages.
+
+Tool definitions keep upstream's names, parameter names, types and ranges (``top_k`` integer
+1..100, filters as objects, ``mode`` enum); descriptions are plain English so the strictest
+client profile accepts them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from mcpkit import __version__
+from mcpkit.archive import texts
+from mcpkit.archive.rpc.api_port import ArchivePort, error_fields
+from mcpkit.archive.rpc.client import (
+    ConnectionLostError,
+    RpcClient,
+    ServerDownError,
+    ServerTimeoutError,
+)
+from mcpkit.errors import McpkitError
+from mcpkit.tools import ToolSpec, params
+
+if TYPE_CHECKING:
+    from mcpkit.server import McpkitServer
+
+SERVER_NAME = "mcpkit-archive"
+UPSTREAM_DEFAULT_URL = "ws://localhost:8765"
+MODES = ["content", "reasoning", "summary", "average", "maximum", "minimum"]
+SOURCES = ["content", "reasoning", "summary"]
+
+# Upstream's messages, word for word.
+MSG_SERVER_DOWN = "サーバーが起動していません"
+MSG_TIMEOUT = "サーバーへの接続がタイムアウトしました"
+MSG_CLOSED = "WebSocket接続が予期せず終了しました"
+
+
+class ToolFailure(McpkitError):
+    """A failed tool call; its text is the whole one-line ``isError`` message."""
+
+
+def describe_failure(exc: BaseException) -> str:
+    """The inner part of upstream's error text for a failed call."""
+    if isinstance(exc, ServerDownError):
+        return MSG_SERVER_DOWN
+    if isinstance(exc, ServerTimeoutError):
+        return MSG_TIMEOUT
+    if isinstance(exc, ConnectionLostError):
+        return MSG_CLOSED
+    fields = error_fields(exc)
+    if fields is not None:
+        return f"サーバーエラー: {fields[1]}"
+    return f"WebSocket接続エラー: {exc}"
+
+
+class ArchiveTools:
+    """The six tools bound to one backend (remote client or in-process API)."""
+
+    def __init__(self, backend: ArchivePort, *, websocket_url: str | None = None) -> None:
+        self.backend = backend
+        self.websocket_url = websocket_url
+
+    async def _call(self, method: str, args: Mapping[str, Any], failure: str) -> Any:
+        try:
+            return await self.backend.call(method, dict(args))
+        except Exception as exc:
+            raise ToolFailure(f"エラー: {failure}: {describe_failure(exc)}") from exc
+
+    @staticmethod
+    def _required(args: Mapping[str, Any], name: str, message: str) -> str:
+        value = args.get(name)
+        if not isinstance(value, str) or not value:
+            raise ToolFailure(f"エラー: {message}")
+        return value
+
+    async def search_similar(self, args: dict[str, Any]) -> str:
+        query = self._required(args, "query", "検索クエリが指定されていません")
+        call: dict[str, Any] = {"query": query}
+        for key in ("mode", "weights"):
+            if args.get(key) is not None:
+                call[key] = args[key]
+        settings = {k: args[k] for k in ("top_k", "user_filter", "date_filter") if args.get(k) is not None}
+        if settings:
+            call["settings"] = settings
+        results = await self._call("search_similar", call, "検索に失敗")
+        return texts.format_search_results(query, results or [])
+
+    async def get_status(self, args: dict[str, Any]) -> str:
+        url = args.get("websocket_url")
+        backend: ArchivePort = self.backend
+        temporary: RpcClient | None = None
+        if url and url != self.websocket_url:
+            backend = temporary = RpcClient(url)
+        try:
+            status = await backend.call("get_status", {})
+        except Exception as exc:
+            raise ToolFailure(f"Twilog Serverに接続できません: {describe_failure(exc)}") from exc
+        finally:
+            if temporary is not None:
+                await temporary.aclose()
+        return texts.format_status(status)
+
+    async def get_user_stats(self, args: dict[str, Any]) -> str:
+        call = {"limit": args["limit"]} if args.get("limit") is not None else {}
+        stats = await self._call("get_user_stats", call, "ユーザー統計取得に失敗")
+        return texts.format_user_stats(stats or [])
+
+    async def get_database_stats(self, args: dict[str, Any]) -> str:
+        stats = await self._call("get_database_stats", {}, "データベース統計取得に失敗")
+        return texts.format_database_stats(stats or {})
+
+    async def search_posts_by_text(self, args: dict[str, Any]) -> str:
+        term = self._required(args, "search_term", "検索文字列が指定されていません")
+        call: dict[str, Any] = {"search_term": term}
+        for key in ("limit", "source"):
+            if args.get(key) is not None:
+                call[key] = args[key]
+        posts = await self._call("search_posts_by_text", call, "テキスト検索に失敗")
+        return texts.format_text_results(term, posts or [])
+
+    async def embed_text(self, args: dict[str, Any]) -> str:
+        text = self._required(args, "text", "ベクトル化するテキストが指定されていません")
+        result = await self._call("embed_text", {"text": text}, "ベクトル化に失敗")
+        return texts.format_embedding(text, result or {})
+
+    def specs(self) -> list[ToolSpec]:
+        return tool_specs(self)
+
+
+def _user_filter_schema() -> dict[str, Any]:
+    names = params.array(params.string(), "Only posts by these user names.")
+    excluded = params.array(params.string(), "Leave out posts by these user names.")
+    return params.obj(
+        {
+            "includes": names,
+            "excludes": excluded,
+            "threshold_min": params.integer("Only users with at least this many posts.", minimum=1),
+            "threshold_max": params.integer("Only users with at most this many posts.", minimum=1),
+        },
+        "Filter by author. Includes wins over excludes.",
+    )
+
+
+def _date_filter_schema() -> dict[str, Any]:
+    return params.obj(
+        {
+            "from": params.string("Earliest time as YYYY-MM-DD HH:MM:SS or a date."),
+            "to": params.string("Latest time as YYYY-MM-DD HH:MM:SS, or a date for that whole day."),
+        },
+        "Filter by post time, both ends inclusive.",
+    )
+
+
+def tool_specs(tools: ArchiveTools) -> list[ToolSpec]:
+    """The six tool definitions, upstream's schemas with English descriptions."""
+
+    def spec(
+        name: str,
+        description: str,
+        schema: dict[str, Any],
+        handler: Callable[[dict[str, Any]], Awaitable[str]],
+    ) -> ToolSpec:
+        return ToolSpec(
+            name=name,
+            description=description,
+            input_schema=schema,
+            handler=handler,
+            category="archive",
+            read_only=True,
+            open_world=False,
+        )
+
+    limit = params.integer("How many to return.", minimum=1, maximum=1000, default=50)
+    return [
+        spec(
+            "search_similar",
+            "Semantic search over the post archive. Finds posts whose meaning is close to the query,\n"
+            "in any language. Write V|T to also require the words T, or | T for words only.",
+            params.object_schema(
+                {
+                    "query": params.string("What to look for, in natural language."),
+                    "top_k": params.integer(
+                        "How many posts to return, 10 when omitted.", minimum=1, maximum=100
+                    ),
+                    "user_filter": _user_filter_schema(),
+                    "date_filter": _date_filter_schema(),
+                    "mode": params.enum("Which vectors to compare.", MODES, default="content"),
+                    "weights": params.array(params.number(), "Weights of content, reasoning and summary."),
+                },
+                required=["query"],
+            ),
+            tools.search_similar,
+        ),
+        spec(
+            "get_status",
+            "Report whether the archive server is running and ready, its model and data counts.",
+            params.object_schema(
+                {
+                    "websocket_url": params.string(
+                        "WebSocket address of the server to check.", default=UPSTREAM_DEFAULT_URL
+                    )
+                }
+            ),
+            tools.get_status,
+        ),
+        spec(
+            "get_user_stats",
+            "List the users with the most posts in the archive, most first.",
+            params.object_schema({"limit": limit}),
+            tools.get_user_stats,
+        ),
+        spec(
+            "get_database_stats",
+            "Count the posts and users in the archive and give the date range it covers.",
+            params.object_schema({}),
+            tools.get_database_stats,
+        ),
+        spec(
+            "search_posts_by_text",
+            "Find posts containing the given words, newest first. Case does not matter.",
+            params.object_schema(
+                {
+                    "search_term": params.string(
+                        "Words to find. Use quotes for a phrase and a minus to exclude."
+                    ),
+                    "limit": limit,
+                    "source": params.enum("Which text to search.", SOURCES, default="content"),
+                },
+                required=["search_term"],
+            ),
+            tools.search_posts_by_text,
+        ),
+        spec(
+            "embed_text",
+            "Turn a text into its query vector and report its size. Meant for debugging.",
+            params.object_schema({"text": params.string("The text to embed.")}, required=["text"]),
+            tools.embed_text,
+        ),
+    ]
+
+
+def build_archive_mcp(backend: ArchivePort, *, websocket_url: str | None = None) -> McpkitServer:
+    """The MCP server over ``backend``; ``websocket_url`` names the server a remote backend talks to."""
+    from mcpkit.server import build_server
+
+    tools = ArchiveTools(backend, websocket_url=websocket_url)
+    return build_server(
+        SERVER_NAME,
+        __version__,
+        tools.specs(),
+        instructions=(
+            "Search a personal archive of short posts. Use search_similar for meaning, "
+            "search_posts_by_text for exact words, and the stats tools for an overview."
+        ),
+    )

@@ -1,0 +1,69 @@
+"""The shape of the one archive API as the faces see it.
+
+The server and the faces accept any object with this interface: the real
+:class:`mcpkit.archive.api.ArchiveAPI` (in-process engine) or :class:`mcpkit.archive.rpc.remote.RemoteAPI`
+(the same API over a WebSocket). Faces never validate params or shape results themselves:
+that is the API's single job.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterator, Iterable, Mapping
+from typing import Any, Protocol, runtime_checkable
+
+from mcpkit.archive.rpc.protocol import INTERNAL_ERROR
+
+Params = Mapping[str, Any] | list[Any] | None
+"""Named params, or positional ones in the method's documented order (the API maps them)."""
+
+
+@runtime_checkable
+class ArchivePort(Protocol):
+    """What every face needs from the API."""
+
+    def methods(self) -> Iterable[str]: ...
+
+    async def call(self, method: str, params: Params) -> Any: ...
+
+    def is_streaming(self, method: str) -> bool: ...
+
+    def stream(self, method: str, params: Params) -> Any: ...
+
+
+async def open_stream(api: ArchivePort, method: str, params: Params) -> AsyncIterator[Any]:
+    """``api.stream(...)`` as an async iterator, whether it is an async generator or a coroutine."""
+    produced = api.stream(method, params)
+    if inspect.isawaitable(produced):
+        produced = await produced
+    if not hasattr(produced, "__aiter__"):
+        raise TypeError(f"{type(api).__name__}.stream({method!r}) did not return an async iterator")
+    iterator: AsyncIterator[Any] = produced
+    return iterator
+
+
+def error_fields(exc: BaseException) -> tuple[int, str, Any] | None:
+    """``(code, message, data)`` of an API error (anything with an int ``code`` and a ``message``).
+
+    Duck-typed so the RPC layer works with ``mcpkit.archive.api.ApiError`` without importing the
+    engine, and with the remote client's own error type.
+    """
+    code = getattr(exc, "code", None)
+    message = getattr(exc, "message", None)
+    if isinstance(code, int) and not isinstance(code, bool) and isinstance(message, str):
+        return code, message, getattr(exc, "data", None)
+    return None
+
+
+class RpcError(Exception):
+    """An error answer from a JSON-RPC peer, with the same fields as the API's ``ApiError``."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+    @classmethod
+    def internal(cls, message: str) -> RpcError:
+        return cls(INTERNAL_ERROR, message)

@@ -1,0 +1,291 @@
+"""JSON-RPC 2.0 over WebSocket in front of the archive API.
+
+Unlike upstream (one connection per request, one request at a time), a connection is
+persistent and requests on it run concurrently (pipelining), batches are answered as arrays,
+notifications get no answer — and upstream's clients, which open a connection per request and
+read ``more`` at the top level of streamed chunks, work unchanged.
+
+The server only frames: the API validates params and shapes results. Every failure becomes a
+JSON-RPC error with the right code; nothing a client sends may close the connection except a
+message beyond the hard size cap (then websockets closes with 1009, to protect memory).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
+
+from mcpkit.archive.rpc.api_port import ArchivePort, error_fields, open_stream
+from mcpkit.archive.rpc.protocol import (
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    Invalid,
+    Request,
+    dumps,
+    error_message,
+    parse_message,
+    result_message,
+)
+from mcpkit.archive.rpc.security import AccessPolicy
+
+logger = logging.getLogger("mcpkit.archive.rpc")
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+DEFAULT_MAX_MESSAGE = 1 << 20
+HARD_CAP_FACTOR = 4
+STOP_METHOD = "stop_server"
+
+Send = Callable[[dict[str, Any] | list[dict[str, Any]]], Awaitable[None]]
+
+
+@dataclass
+class ServerOptions:
+    """How the server listens and what it accepts."""
+
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    token: str | None = None
+    allowed_origins: Sequence[str] = field(default_factory=tuple)
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE
+    max_inflight: int = 32
+    trace: bool = False
+    allow_stop: bool = True
+
+    @property
+    def hard_cap(self) -> int:
+        """Beyond this a message is not even buffered: the connection is closed (1009)."""
+        return self.max_message_bytes * HARD_CAP_FACTOR + 65536
+
+
+def _message_size(message: str | bytes, limit: int) -> int:
+    """Size in UTF-8 bytes; exact whenever it could exceed ``limit`` (small texts skip encoding)."""
+    if isinstance(message, bytes):
+        return len(message)
+    return len(message) if len(message) * 4 <= limit else len(message.encode())
+
+
+class RpcServer:
+    """A running WebSocket JSON-RPC server over one :class:`ArchivePort`.
+
+    ``async with RpcServer(api, options) as server:`` binds (``server.port`` is the real port
+    when 0 was asked) and closes every connection on exit. :meth:`wait_stopped` returns after
+    :meth:`request_stop` or a ``stop_server`` call.
+    """
+
+    def __init__(self, api: ArchivePort, options: ServerOptions | None = None) -> None:
+        self.api = api
+        self.options = options or ServerOptions()
+        opts = self.options
+        self.policy = AccessPolicy.for_bind(opts.host, opts.token, opts.allowed_origins)
+        self._server: Server | None = None
+        self._stopped = asyncio.Event()
+        self.port = self.options.port
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self._server = await serve(
+            self._handle,
+            self.options.host,
+            self.options.port,
+            process_request=self.policy.check,
+            max_size=self.options.hard_cap,
+            compression=None,
+            server_header=None,
+        )
+        sockets = list(self._server.sockets)
+        if sockets:
+            self.port = int(sockets[0].getsockname()[1])
+        logger.info("archive server listening on %s", self.url)
+
+    @property
+    def url(self) -> str:
+        host = self.options.host
+        host = f"[{host}]" if ":" in host else host
+        return f"ws://{host}:{self.port}"
+
+    def request_stop(self) -> None:
+        self._stopped.set()
+
+    async def wait_stopped(self) -> None:
+        await self._stopped.wait()
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+            self._server = None
+        self._stopped.set()
+
+    async def __aenter__(self) -> RpcServer:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # -- one connection ---------------------------------------------------------------------
+
+    async def _handle(self, ws: ServerConnection) -> None:
+        lock = asyncio.Lock()
+        slots = asyncio.Semaphore(self.options.max_inflight)
+        tasks: set[asyncio.Task[None]] = set()
+
+        async def send(message: dict[str, Any] | list[dict[str, Any]]) -> None:
+            text = dumps(message)
+            if self.options.trace:
+                logger.info("-> %s", text[:2000])
+            async with lock:
+                await ws.send(text)
+
+        def finished(task: asyncio.Task[None]) -> None:
+            tasks.discard(task)
+            slots.release()
+
+        logger.debug("connection from %s", ws.remote_address)
+        try:
+            async for message in ws:
+                if self.options.trace:
+                    logger.info("<- %s", str(message)[:2000])
+                size = _message_size(message, self.options.max_message_bytes)
+                if size > self.options.max_message_bytes:
+                    await send(
+                        error_message(
+                            None,
+                            INVALID_REQUEST,
+                            f"Invalid Request: message of {size} bytes exceeds the "
+                            f"{self.options.max_message_bytes}-byte limit",
+                        )
+                    )
+                    continue
+                await slots.acquire()
+                task = asyncio.create_task(self._run_message(message, send))
+                tasks.add(task)
+                task.add_done_callback(finished)
+        except ConnectionClosed:
+            pass
+        finally:
+            # The peer is gone: nobody can read the answers of requests still running.
+            for task in list(tasks):
+                task.cancel()
+            if tasks:
+                await asyncio.gather(*tasks, return_exceptions=True)
+            logger.debug("connection from %s closed", ws.remote_address)
+
+    async def _run_message(self, message: str | bytes, send: Send) -> None:
+        try:
+            incoming = parse_message(message)
+            if incoming.batch:
+                answers = await asyncio.gather(*(self._answer(item) for item in incoming.items))
+                replies = [a for a in answers if a is not None]
+                if replies:
+                    await send(replies)
+                return
+            item = incoming.items[0]
+            if isinstance(item, Request) and self._is_streaming(item.method):
+                await self._stream(item, send)
+                return
+            answer = await self._answer(item)
+            if answer is not None:
+                await send(answer)
+        except ConnectionClosed:
+            pass
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            logger.exception("failed to answer a message")
+
+    def _is_streaming(self, method: str) -> bool:
+        try:
+            return bool(self.api.is_streaming(method))
+        except Exception:
+            return False
+
+    async def _answer(self, item: Invalid | Request) -> dict[str, Any] | None:
+        """The complete response to one item (a streamed method is collected into a list)."""
+        if isinstance(item, Invalid):
+            return error_message(item.id, item.code, item.message)
+        try:
+            if item.method == STOP_METHOD and self._handles_stop():
+                result: Any = {"status": "stopping"}
+                asyncio.get_running_loop().call_later(0.05, self.request_stop)
+            elif self._is_streaming(item.method):
+                result = [chunk async for chunk in await open_stream(self.api, item.method, item.params)]
+            else:
+                result = await self.api.call(item.method, item.params)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            return None if item.notification else self._error_for(item, exc)
+        if item.notification:
+            return None
+        reply = result_message(item.id, result)
+        try:
+            dumps(reply)
+        except (TypeError, ValueError) as exc:
+            logger.error("result of %s is not JSON: %s", item.method, exc)
+            return error_message(item.id, INTERNAL_ERROR, "Internal error: the result is not valid JSON")
+        return reply
+
+    def _handles_stop(self) -> bool:
+        return self.options.allow_stop and STOP_METHOD not in set(self.api.methods())
+
+    def _error_for(self, item: Request, exc: Exception) -> dict[str, Any]:
+        fields = error_fields(exc)
+        if fields is not None:
+            return error_message(item.id, *fields)
+        logger.error("method %s failed", item.method, exc_info=exc)
+        return error_message(item.id, INTERNAL_ERROR, f"Internal error: {type(exc).__name__}")
+
+    async def _stream(self, item: Request, send: Send) -> None:
+        """Send a streamed result one chunk per message; ``more`` is false on the last one."""
+        try:
+            chunks = await open_stream(self.api, item.method, item.params)
+        except Exception as exc:
+            if not item.notification:
+                await send(self._error_for(item, exc))
+            return
+        pending: Any = None
+        have = False
+        try:
+            async for chunk in chunks:
+                if have and not item.notification:
+                    await send(result_message(item.id, pending, more=True))
+                pending, have = chunk, True
+            if not item.notification:
+                await send(result_message(item.id, pending if have else None, more=False))
+        except (ConnectionClosed, asyncio.CancelledError):
+            raise
+        except Exception as exc:
+            if not item.notification:
+                await send(self._error_for(item, exc))
+        finally:
+            aclose = getattr(chunks, "aclose", None)
+            if aclose is not None:
+                with contextlib.suppress(Exception):
+                    await aclose()
+
+
+async def run_server(
+    api: ArchivePort, options: ServerOptions, *, on_ready: Callable[[str], None] | None = None
+) -> None:
+    """Serve until ``stop_server``, SIGINT or SIGTERM; then close connections gracefully."""
+    import signal
+
+    async with RpcServer(api, options) as server:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, server.request_stop)
+        if on_ready is not None:
+            on_ready(server.url)
+        await server.wait_stopped()
+        logger.info("archive server stopping")

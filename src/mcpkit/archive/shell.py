@@ -1,0 +1,311 @@
+"""``mcpkit archive shell``: upstream's interactive search with its slash commands.
+
+Type a query to search; slash commands change settings or the view. Line editing and history
+come from the standard library's ``readline`` (history kept in the state directory). The shell
+talks to the one API through the same port as every face, so it works in-process or against
+a running server alike.
+
+Commands (upstream's set): /help /? /user /date /top /mode /view normal|list|detail /next
+/details|/d 1-3,7 /exit /quit /q.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mcpkit.archive.rpc.api_port import ArchivePort, error_fields
+from mcpkit.archive.texts import collapse_blank_lines
+
+FETCH = 100
+VIEWS = ("normal", "list", "detail")
+MODES = ("content", "reasoning", "summary", "average", "maximum", "minimum")
+
+HELP = """\
+Type a query to search by meaning. Use V|T to require words T too, | T for words only.
+  /user                show the user filter
+  /user a,b            only these users          /user -c,d   leave these users out
+  /user min=N max=M    users with N..M posts     /user clear  no user filter
+  /date FROM [TO]      time range, dates or "YYYY-MM-DD HH:MM:SS"; /date clear
+  /top N               results per page, 1..100
+  /mode MODE [W,W,W]   content reasoning summary average maximum minimum
+  /view normal|list|detail
+  /next                next page of the last search
+  /details 1-3,7  /d   full text of these results
+  /help /?             this help        /exit /quit /q   leave"""
+
+
+class ShellUsage(ValueError):
+    """A slash command with arguments it cannot use."""
+
+
+def parse_ranges(spec: str) -> list[int]:
+    """``"1-3,7"`` -> ``[1, 2, 3, 7]``: positive numbers and inclusive ranges, order kept, no repeats."""
+    out: list[int] = []
+    for part in spec.replace(" ", "").split(","):
+        if not part:
+            continue
+        low, dash, high = part.partition("-")
+        if not low.isdigit() or (dash and not high.isdigit()):
+            raise ShellUsage(f"not a number or range: {part!r}")
+        a, b = int(low), int(high) if dash else int(low)
+        if a < 1 or b < a:
+            raise ShellUsage(f"bad range: {part!r}")
+        for n in range(a, b + 1):
+            if n not in out:
+                out.append(n)
+    if not out:
+        raise ShellUsage("give numbers like 1-3,7")
+    return out
+
+
+@dataclass
+class ShellState:
+    top: int = 10
+    mode: str = "content"
+    weights: list[float] | None = None
+    view: str = "normal"
+    includes: list[str] = field(default_factory=list)
+    excludes: list[str] = field(default_factory=list)
+    threshold_min: int | None = None
+    threshold_max: int | None = None
+    date_from: str | None = None
+    date_to: str | None = None
+    results: list[dict[str, Any]] = field(default_factory=list)
+    shown: int = 0
+
+    def settings(self) -> dict[str, Any]:
+        user: dict[str, Any] = {}
+        if self.includes:
+            user["includes"] = self.includes
+        if self.excludes:
+            user["excludes"] = self.excludes
+        if self.threshold_min is not None:
+            user["threshold_min"] = self.threshold_min
+        if self.threshold_max is not None:
+            user["threshold_max"] = self.threshold_max
+        out: dict[str, Any] = {"top_k": FETCH}
+        if user:
+            out["user_filter"] = user
+        dates = {k: v for k, v in (("from", self.date_from), ("to", self.date_to)) if v}
+        if dates:
+            out["date_filter"] = dates
+        return out
+
+
+class Shell:
+    """The command loop, separated from the terminal so tests can drive it line by line."""
+
+    def __init__(self, api: ArchivePort, write: Callable[[str], None] = print) -> None:
+        self.api = api
+        self.write = write
+        self.state = ShellState()
+
+    async def handle(self, line: str) -> bool:
+        """Run one input line; ``False`` means leave."""
+        line = line.strip()
+        if not line:
+            return True
+        if not line.startswith("/"):
+            await self.search(line)
+            return True
+        command, _, rest = line.partition(" ")
+        rest = rest.strip()
+        try:
+            return await self._command(command.lower(), rest)
+        except ShellUsage as exc:
+            self.write(f"usage: {exc}")
+            return True
+
+    async def _command(self, command: str, rest: str) -> bool:
+        s = self.state
+        if command in ("/exit", "/quit", "/q"):
+            return False
+        if command in ("/help", "/?"):
+            self.write(HELP)
+        elif command == "/top":
+            if not rest.isdigit() or not 1 <= int(rest) <= 100:
+                raise ShellUsage("/top N with N from 1 to 100")
+            s.top = int(rest)
+            self.write(f"top: {s.top}")
+        elif command == "/view":
+            if rest not in VIEWS:
+                raise ShellUsage("/view normal|list|detail")
+            s.view = rest
+            self.write(f"view: {s.view}")
+            if s.results:
+                self._show(max(0, s.shown - s.top), s.shown)
+        elif command == "/mode":
+            self._set_mode(rest)
+        elif command == "/user":
+            self._set_user(rest)
+        elif command == "/date":
+            self._set_date(rest)
+        elif command == "/next":
+            if s.shown >= len(s.results):
+                self.write("no more results")
+            else:
+                start = s.shown
+                s.shown = min(len(s.results), start + s.top)
+                self._show(start, s.shown)
+        elif command in ("/details", "/d"):
+            for n in parse_ranges(rest):
+                if n > len(s.results):
+                    self.write(f"{n}: no such result")
+                    continue
+                self._detail(n, s.results[n - 1])
+        else:
+            self.write(f"unknown command {command}; /help lists them")
+        return True
+
+    def _set_mode(self, rest: str) -> None:
+        parts = rest.split()
+        if not parts or parts[0] not in MODES:
+            raise ShellUsage("/mode " + "|".join(MODES) + " [w1,w2,w3]")
+        weights = None
+        if len(parts) > 1:
+            try:
+                weights = [float(w) for w in parts[1].split(",")]
+            except ValueError:
+                raise ShellUsage("weights are numbers like 0.7,0.2,0.1") from None
+        self.state.mode, self.state.weights = parts[0], weights
+        self.write(f"mode: {self.state.mode}" + (f" weights {weights}" if weights else ""))
+
+    def _set_user(self, rest: str) -> None:
+        s = self.state
+        if rest == "clear":
+            s.includes, s.excludes, s.threshold_min, s.threshold_max = [], [], None, None
+        for token in rest.split() if rest != "clear" else []:
+            key, eq, value = token.partition("=")
+            if eq and key in ("min", "max"):
+                if not value.isdigit() or int(value) < 1:
+                    raise ShellUsage("min=N and max=N take positive numbers")
+                if key == "min":
+                    s.threshold_min = int(value)
+                else:
+                    s.threshold_max = int(value)
+            elif token.startswith("-"):
+                s.excludes = [u for u in token[1:].split(",") if u]
+            else:
+                s.includes = [u for u in token.split(",") if u]
+        self.write(
+            f"users: includes={s.includes or '-'} excludes={s.excludes or '-'} "
+            f"min={s.threshold_min or '-'} max={s.threshold_max or '-'}"
+        )
+
+    def _set_date(self, rest: str) -> None:
+        s = self.state
+        if rest == "clear":
+            s.date_from = s.date_to = None
+        elif rest:
+            # "YYYY-MM-DD HH:MM:SS" holds a space: join a date with a following time.
+            words = rest.split()
+            values: list[str] = []
+            for word in words:
+                if values and ":" in word and " " not in values[-1]:
+                    values[-1] += " " + word
+                else:
+                    values.append(word)
+            if len(values) > 2:
+                raise ShellUsage("/date FROM [TO]")
+            s.date_from = values[0] if values[0] != "-" else None
+            s.date_to = values[1] if len(values) > 1 and values[1] != "-" else None
+        self.write(f"date: {s.date_from or '-'} ～ {s.date_to or '-'}")
+
+    async def search(self, query: str) -> None:
+        s = self.state
+        params: dict[str, Any] = {"query": query, "settings": s.settings(), "mode": s.mode}
+        if s.weights is not None:
+            params["weights"] = s.weights
+        try:
+            s.results = list(await self.api.call("search_similar", params) or [])
+        except Exception as exc:
+            fields = error_fields(exc)
+            self.write(f"error: {fields[1] if fields else exc}")
+            return
+        s.shown = min(len(s.results), s.top)
+        if not s.results:
+            self.write("検索結果が見つかりませんでした")
+            return
+        self._show(0, s.shown)
+        if s.shown < len(s.results):
+            self.write(f"-- {s.shown}/{len(s.results)}: /next for more, /d N for details")
+
+    def _show(self, start: int, end: int) -> None:
+        for n in range(start + 1, end + 1):
+            result = self.state.results[n - 1]
+            post = result.get("post") or {}
+            score = result.get("score", 0.0)
+            body = collapse_blank_lines(str(post.get("content", "")))
+            if self.state.view == "list":
+                first = body.replace("\n", " ")
+                self.write(f"{n:3d}. [{score:.3f}] @{post.get('user', '')} {first[:60]}")
+            elif self.state.view == "detail":
+                self._detail(n, result)
+            else:
+                self.write(f"{n:3d}. [{score:.3f}] @{post.get('user', '')} ({post.get('timestamp', '')})")
+                for line in body.split("\n"):
+                    self.write(f"     {line}")
+
+    def _detail(self, n: int, result: dict[str, Any]) -> None:
+        post = result.get("post") or {}
+        self.write(
+            f"{n:3d}. [{result.get('score', 0.0):.5f}] @{post.get('user', '')} ({post.get('timestamp', '')})"
+        )
+        self.write(f"     {post.get('url', '')}")
+        for line in str(post.get("content", "")).split("\n"):
+            self.write(f"     {line}")
+        for key in ("summary", "reasoning"):
+            if post.get(key):
+                self.write(f"     {key}: {post[key]}")
+        if post.get("tags"):
+            self.write(f"     tags: {', '.join(map(str, post['tags']))}")
+
+
+def _setup_readline(history: Path) -> Callable[[], None]:
+    """Enable line editing and persistent history when ``readline`` exists; returns the saver."""
+    try:
+        import readline
+    except ImportError:  # pragma: no cover - Windows without pyreadline
+        return lambda: None
+    with contextlib.suppress(OSError):
+        readline.read_history_file(history)
+    readline.set_history_length(1000)
+
+    def save() -> None:
+        with contextlib.suppress(OSError):
+            history.parent.mkdir(parents=True, exist_ok=True)
+            readline.write_history_file(history)
+
+    return save
+
+
+def run_shell(api: ArchivePort, *, history: Path, banner: Iterable[str] = ()) -> None:
+    """The interactive loop on this terminal (or on piped stdin, one line per command)."""
+    save = _setup_readline(history)
+    shell = Shell(api)
+    for line in banner:
+        print(line)
+    loop = asyncio.new_event_loop()
+    try:
+        while True:
+            try:
+                line = input("search> ")
+            except EOFError:
+                print()
+                break
+            except KeyboardInterrupt:
+                print()
+                continue
+            if not loop.run_until_complete(shell.handle(line)):
+                break
+    finally:
+        save()
+        closer = getattr(api, "aclose", None)
+        if closer is not None:
+            loop.run_until_complete(closer())
+        loop.close()

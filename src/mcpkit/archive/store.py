@@ -1,0 +1,461 @@
+"""SQLite store: posts, users, enrichments and FTS5 trigram indexes, with schema migrations.
+
+Why this shape:
+
+* WAL journal: one writer at a time (``BEGIN IMMEDIATE``), readers never blocked. Each thread
+  gets its own read connection, so searches from worker threads run concurrently.
+* Text search runs on *contentless* FTS5 tables holding the case-folded text with a
+  case-sensitive trigram tokenizer. Because the folding is Python's (:func:`posts.fold`) on
+  both sides, a trigram phrase match is exactly "folded term is a substring of folded text";
+  results are re-checked anyway, so FTS is only ever an accelerator, never a different answer.
+* A ``generation`` counter bumps on every write so caches (user counts, filter arrays) know
+  when they are stale without rescanning.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from mcpkit.archive.errors import ArchiveError
+from mcpkit.archive.posts import Post, fold, timestamp_epoch
+
+SOURCES = ("content", "reasoning", "summary")
+
+_MIGRATIONS: tuple[str, ...] = (
+    # 1: the initial schema
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE users (user_id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+    CREATE TABLE posts (
+        post_id INTEGER PRIMARY KEY,
+        user_id INTEGER REFERENCES users(user_id),
+        url TEXT NOT NULL,
+        timestamp TEXT NOT NULL,
+        ts INTEGER,
+        content TEXT NOT NULL,
+        log_type INTEGER NOT NULL
+    );
+    CREATE INDEX posts_time ON posts(timestamp, post_id);
+    CREATE INDEX posts_user ON posts(user_id);
+    CREATE TABLE enrichments (
+        post_id INTEGER PRIMARY KEY,
+        reasoning TEXT,
+        summary TEXT,
+        tags TEXT
+    );
+    CREATE VIRTUAL TABLE fts_content USING fts5(body, content='', tokenize='trigram case_sensitive 1');
+    CREATE VIRTUAL TABLE fts_reasoning USING fts5(body, content='', tokenize='trigram case_sensitive 1');
+    CREATE VIRTUAL TABLE fts_summary USING fts5(body, content='', tokenize='trigram case_sensitive 1');
+    INSERT INTO meta VALUES ('generation', '0');
+    """,
+)
+
+SCHEMA_VERSION = len(_MIGRATIONS)
+
+_POST_COLUMNS = "p.post_id, coalesce(u.name, ''), p.timestamp, p.url, p.content"
+_FTS_PROBE = 5000
+
+
+@dataclass(frozen=True, slots=True)
+class UpsertCounts:
+    new: int = 0
+    updated: int = 0
+    unchanged: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class PostArrays:
+    """Per-post columns for vectorised filters, sorted by post id."""
+
+    post_ids: npt.NDArray[np.int64]
+    user_ids: npt.NDArray[np.int64]  # 0 = unknown user
+    ts: npt.NDArray[np.float64]  # NaN = unparsable timestamp (passes date filters)
+
+
+def post_dict(row: Sequence[Any]) -> dict[str, Any]:
+    """Upstream's post shape from a ``_POST_COLUMNS`` row."""
+    return {"post_id": int(row[0]), "content": row[4], "timestamp": row[2], "url": row[3], "user": row[1]}
+
+
+class Store:
+    """The archive database. Thread-safe: writes serialise, reads use per-thread connections."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        self._write_lock = threading.Lock()
+        self._connections: list[sqlite3.Connection] = []
+        self._conn_lock = threading.Lock()
+        self._writer = self._connect()
+        self._writer.execute("PRAGMA journal_mode=WAL")
+        self._migrate()
+        self._user_ids: dict[str, int] = {}
+
+    # -- connections and schema ---------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30.0)
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA busy_timeout=30000")
+        with self._conn_lock:
+            self._connections.append(conn)
+        return conn
+
+    @property
+    def reader(self) -> sqlite3.Connection:
+        """This thread's read connection (WAL: sees the last committed state, never blocks)."""
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._connect()
+            self._local.conn = conn
+        return conn
+
+    def close(self) -> None:
+        with self._conn_lock:
+            for conn in self._connections:
+                conn.close()
+            self._connections.clear()
+        self._local = threading.local()
+
+    def _migrate(self) -> None:
+        """Apply pending migrations, each in its own write transaction.
+
+        The version is re-read inside the transaction, so two processes opening a fresh
+        database at once do not both run the same migration.
+        """
+        with self._write_lock:
+            while True:
+                self._writer.execute("BEGIN IMMEDIATE")
+                try:
+                    version = int(self._writer.execute("PRAGMA user_version").fetchone()[0])
+                    if version > SCHEMA_VERSION:
+                        raise ArchiveError(
+                            f"{self.path} has schema version {version}, newer than this mcpkit "
+                            f"({SCHEMA_VERSION}); upgrade mcpkit"
+                        )
+                    if version == SCHEMA_VERSION:
+                        self._writer.execute("COMMIT")
+                        return
+                    for statement in _MIGRATIONS[version].split(";"):
+                        if statement.strip():
+                            self._writer.execute(statement)
+                    self._writer.execute(f"PRAGMA user_version={version + 1}")
+                    self._writer.execute("COMMIT")
+                except BaseException:
+                    self._writer.execute("ROLLBACK")
+                    raise
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; bumps the generation counter on commit."""
+        with self._write_lock:
+            conn = self._writer
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+                conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                self._user_ids.clear()
+                raise
+
+    def generation(self) -> int:
+        return int(self.reader.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()[0])
+
+    # -- writes ------------------------------------------------------------------------------
+
+    def _user_id(self, conn: sqlite3.Connection, name: str) -> int | None:
+        if not name:
+            return None
+        cached = self._user_ids.get(name)
+        if cached is not None:
+            return cached
+        row = conn.execute("SELECT user_id FROM users WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            user_id = int(conn.execute("INSERT INTO users(name) VALUES (?)", (name,)).lastrowid or 0)
+        else:
+            user_id = int(row[0])
+        self._user_ids[name] = user_id
+        return user_id
+
+    def upsert_posts(self, conn: sqlite3.Connection, posts: Sequence[Post]) -> UpsertCounts:
+        """Insert new posts; replace a stored post only when the new log_type is larger.
+
+        Call inside :meth:`transaction`. Re-importing the same rows changes nothing.
+        """
+        if not posts:
+            return UpsertCounts()
+        existing: dict[int, tuple[int, str]] = {}
+        ids = [p.post_id for p in posts]
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for post_id, log_type, content in conn.execute(
+                f"SELECT post_id, log_type, content FROM posts WHERE post_id IN ({marks})", part
+            ):
+                existing[int(post_id)] = (int(log_type), content)
+        inserts: list[tuple[Any, ...]] = []
+        fts_inserts: list[tuple[int, str]] = []
+        fts_deletes: list[tuple[int, str]] = []
+        updated = unchanged = 0
+        for post in posts:
+            row = (
+                post.post_id,
+                self._user_id(conn, post.user),
+                post.url,
+                post.timestamp,
+                timestamp_epoch(post.timestamp),
+                post.content,
+                post.log_type,
+            )
+            old = existing.get(post.post_id)
+            if old is None:
+                inserts.append(row)
+                fts_inserts.append((post.post_id, fold(post.content)))
+            elif post.log_type > old[0]:
+                conn.execute(
+                    "UPDATE posts SET user_id=?, url=?, timestamp=?, ts=?, content=?, log_type=? "
+                    "WHERE post_id=?",
+                    (*row[1:], post.post_id),
+                )
+                if old[1] != post.content:
+                    fts_deletes.append((post.post_id, fold(old[1])))
+                    fts_inserts.append((post.post_id, fold(post.content)))
+                updated += 1
+            else:
+                unchanged += 1
+        conn.executemany("INSERT INTO posts VALUES (?,?,?,?,?,?,?)", inserts)
+        conn.executemany(
+            "INSERT INTO fts_content(fts_content, rowid, body) VALUES ('delete', ?, ?)", fts_deletes
+        )
+        conn.executemany("INSERT INTO fts_content(rowid, body) VALUES (?, ?)", fts_inserts)
+        return UpsertCounts(new=len(inserts), updated=updated, unchanged=unchanged)
+
+    def upsert_enrichments(
+        self, conn: sqlite3.Connection, items: Iterable[tuple[int, str | None, str | None, str | None]]
+    ) -> int:
+        """Store ``(post_id, reasoning, summary, tags_json)``; keeps the FTS tables in step."""
+        count = 0
+        for post_id, reasoning, summary, tags in items:
+            old = conn.execute(
+                "SELECT reasoning, summary FROM enrichments WHERE post_id = ?", (post_id,)
+            ).fetchone()
+            for index, (table, value) in enumerate((("fts_reasoning", reasoning), ("fts_summary", summary))):
+                previous = old[index] if old is not None else None
+                if previous == value:
+                    continue
+                if previous:
+                    conn.execute(
+                        f"INSERT INTO {table}({table}, rowid, body) VALUES ('delete', ?, ?)",
+                        (post_id, fold(previous)),
+                    )
+                if value:
+                    conn.execute(f"INSERT INTO {table}(rowid, body) VALUES (?, ?)", (post_id, fold(value)))
+            conn.execute(
+                "INSERT OR REPLACE INTO enrichments VALUES (?, ?, ?, ?)", (post_id, reasoning, summary, tags)
+            )
+            count += 1
+        return count
+
+    # -- reads -------------------------------------------------------------------------------
+
+    def posts_by_ids(self, ids: Sequence[int], *, enrich: bool = True) -> dict[int, dict[str, Any]]:
+        """Post dicts for ``ids`` (missing ids are absent), with enrichments when present."""
+        out: dict[int, dict[str, Any]] = {}
+        conn = self.reader
+        id_list = [int(i) for i in ids]
+        for start in range(0, len(id_list), 500):
+            part = id_list[start : start + 500]
+            marks = ",".join("?" * len(part))
+            extra = ", e.reasoning, e.summary, e.tags" if enrich else ""
+            join = " LEFT JOIN enrichments e ON e.post_id = p.post_id" if enrich else ""
+            sql = (
+                f"SELECT {_POST_COLUMNS}{extra} FROM posts p LEFT JOIN users u ON u.user_id = p.user_id"
+                f"{join} WHERE p.post_id IN ({marks})"
+            )
+            for row in conn.execute(sql, part):
+                post = post_dict(row)
+                if enrich:
+                    add_enrichment(post, row[5], row[6], row[7])
+                out[post["post_id"]] = post
+        return out
+
+    def text_search(self, term: str, limit: int, source: str = "content") -> list[dict[str, Any]]:
+        """Posts whose ``source`` text contains ``term`` case-insensitively, newest first.
+
+        The answer is by definition that of :meth:`naive_text_search`; FTS5 trigram only finds
+        candidates faster (terms of three or more characters), and a term that matches very many
+        posts is served by walking the time index instead, which is then the faster path.
+        """
+        needle = fold(term)
+        conn = self.reader
+        text_col, join = _source_sql(source)
+        base = f"SELECT {_POST_COLUMNS}, {text_col} FROM posts p LEFT JOIN users u ON u.user_id = p.user_id{join}"
+        if len(needle) >= 3:
+            table = f"fts_{source}"
+            phrase = '"' + needle.replace('"', '""') + '"'
+            probe = conn.execute(
+                f"SELECT count(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?)",
+                (phrase, _FTS_PROBE),
+            ).fetchone()[0]
+            if probe < _FTS_PROBE:
+                rows = conn.execute(
+                    f"{base} WHERE p.post_id IN (SELECT rowid FROM {table} WHERE {table} MATCH ?) "
+                    "ORDER BY p.timestamp DESC, p.post_id DESC",
+                    (phrase,),
+                )
+                return _take_matching(rows, needle, limit)
+        rows = conn.execute(f"{base} ORDER BY p.timestamp DESC, p.post_id DESC")
+        return _take_matching(rows, needle, limit)
+
+    def posts_newest_first(self, terms: Sequence[str]) -> Iterator[Sequence[Any]]:
+        """Rows ``(post_id, user, timestamp, url, content, ts, reasoning, summary, tags)`` newest
+        first, narrowed by FTS to posts containing every term of three or more characters.
+
+        The narrowing is a superset of the true matches; callers still test each row.
+        """
+        long_terms = [fold(t) for t in terms if len(fold(t)) >= 3]
+        where = ""
+        params: list[Any] = []
+        if long_terms:
+            match = " AND ".join('"' + t.replace('"', '""') + '"' for t in long_terms)
+            where = " WHERE p.post_id IN (SELECT rowid FROM fts_content WHERE fts_content MATCH ?)"
+            params.append(match)
+        yield from self.reader.execute(
+            "SELECT p.post_id, coalesce(u.name, ''), p.timestamp, p.url, p.content, p.ts, "
+            "e.reasoning, e.summary, e.tags FROM posts p LEFT JOIN users u ON u.user_id = p.user_id "
+            f"LEFT JOIN enrichments e ON e.post_id = p.post_id{where} "
+            "ORDER BY p.timestamp DESC, p.post_id DESC",
+            params,
+        )
+
+    def naive_text_search(self, term: str, limit: int, source: str = "content") -> list[dict[str, Any]]:
+        """The reference semantics: scan everything in Python, sort newest first (for tests, bench)."""
+        needle = fold(term)
+        text_col, join = _source_sql(source)
+        rows = self.reader.execute(
+            f"SELECT {_POST_COLUMNS}, {text_col} FROM posts p LEFT JOIN users u ON u.user_id = p.user_id{join}"
+        ).fetchall()
+        hits = [row for row in rows if row[5] is not None and needle in fold(row[5])]
+        hits.sort(key=lambda r: (r[2], r[0]), reverse=True)
+        return [post_dict(r) for r in hits[:limit]]
+
+    def post_arrays(self) -> PostArrays:
+        """Filter columns for every post, built with numpy (about a second per million posts)."""
+        missing = -(2**62)
+        rows = self.reader.execute(
+            f"SELECT post_id, coalesce(user_id, 0), coalesce(ts, {missing}) FROM posts ORDER BY post_id"
+        ).fetchall()
+        table = np.array(rows, dtype=np.int64).reshape(-1, 3)
+        ts = table[:, 2].astype(np.float64)
+        ts[table[:, 2] == missing] = np.nan
+        return PostArrays(np.ascontiguousarray(table[:, 0]), np.ascontiguousarray(table[:, 1]), ts)
+
+    def user_counts(self) -> dict[int, tuple[str, int]]:
+        """``user_id -> (name, post_count)`` for named users."""
+        rows = self.reader.execute(
+            "SELECT u.user_id, u.name, count(p.post_id) FROM users u JOIN posts p ON p.user_id = u.user_id "
+            "GROUP BY u.user_id"
+        )
+        return {int(uid): (name, int(count)) for uid, name, count in rows}
+
+    def user_ids_by_name(self, names: Iterable[str]) -> list[int]:
+        names = list(names)
+        if not names:
+            return []
+        marks = ",".join("?" * len(names))
+        rows = self.reader.execute(f"SELECT user_id FROM users WHERE name IN ({marks})", names)
+        return [int(r[0]) for r in rows]
+
+    def counts(self) -> dict[str, int]:
+        conn = self.reader
+        one: Callable[[str], int] = lambda sql: int(conn.execute(sql).fetchone()[0])  # noqa: E731
+        return {
+            "total_posts": one("SELECT count(*) FROM posts"),
+            "total_users": one("SELECT count(DISTINCT user_id) FROM posts WHERE user_id IS NOT NULL"),
+            "total_summaries": one(
+                "SELECT count(*) FROM enrichments WHERE summary IS NOT NULL AND summary != ''"
+            ),
+            "total_tags": one(
+                "SELECT count(DISTINCT t.value) FROM enrichments e, json_each(e.tags) t "
+                "WHERE e.tags IS NOT NULL AND json_valid(e.tags)"
+            ),
+        }
+
+    def date_range(self) -> tuple[str, str]:
+        row = self.reader.execute(
+            "SELECT min(timestamp), max(timestamp) FROM posts WHERE timestamp != ''"
+        ).fetchone()
+        return (row[0] or "", row[1] or "")
+
+    def iter_texts(self, source: str) -> Iterator[tuple[int, str]]:
+        """``(post_id, text)`` of every post with a non-empty ``source`` text, by post id."""
+        if source == "content":
+            sql = "SELECT post_id, content FROM posts ORDER BY post_id"
+        else:
+            _source_sql(source)
+            sql = f"SELECT post_id, {source} FROM enrichments WHERE {source} IS NOT NULL ORDER BY post_id"
+        for post_id, text in self.reader.execute(sql):
+            if text:
+                yield int(post_id), str(text)
+
+    def texts_for(self, ids: Sequence[int], source: str) -> dict[int, str]:
+        """The raw ``source`` text of posts, for the query text filter."""
+        text_col, join = _source_sql(source)
+        out: dict[int, str] = {}
+        id_list = [int(i) for i in ids]
+        for start in range(0, len(id_list), 500):
+            part = id_list[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for post_id, text in self.reader.execute(
+                f"SELECT p.post_id, {text_col} FROM posts p{join} WHERE p.post_id IN ({marks})", part
+            ):
+                out[int(post_id)] = text or ""
+        return out
+
+
+def add_enrichment(
+    post: dict[str, Any], reasoning: str | None, summary: str | None, tags: str | None
+) -> None:
+    """Add upstream's optional post keys when the post has been enriched."""
+    import json
+
+    if reasoning is not None:
+        post["reasoning"] = reasoning
+    if summary is not None:
+        post["summary"] = summary
+    if tags is not None:
+        try:
+            post["tags"] = json.loads(tags)
+        except ValueError:
+            post["tags"] = []
+
+
+def _source_sql(source: str) -> tuple[str, str]:
+    if source == "content":
+        return "p.content", ""
+    if source in ("reasoning", "summary"):
+        return f"e.{source}", " JOIN enrichments e ON e.post_id = p.post_id"
+    raise ArchiveError(f"unknown text source {source!r}")
+
+
+def _take_matching(rows: Iterable[Sequence[Any]], needle: str, limit: int) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for row in rows:
+        text = row[5]
+        if text is not None and needle in fold(text):
+            out.append(post_dict(row))
+            if len(out) >= limit:
+                break
+    return out

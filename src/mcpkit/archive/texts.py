@@ -1,0 +1,118 @@
+"""Upstream's Japanese text formats for archive results, shared by the MCP face and the CLI.
+
+These are the formats of twilog-search's MCP wrapper after its "formatted text" redesign:
+a ranking with 🔍, 📝 for text search, 👥 for users, 📊 for database statistics, 🟢/🔴 for
+status; numbers with thousands separators; post bodies with blank lines collapsed. One
+deliberate change: every line of a multi-line post is indented (upstream indented only the
+first), so a post's later lines can no longer be mistaken for a new entry.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+NO_RESULTS = "検索結果が見つかりませんでした"
+_BLANK_LINES = re.compile(r"\n\s*\n")
+INDENT = "   "
+
+
+def collapse_blank_lines(text: str) -> str:
+    """Upstream's ``content.replace(/\\n\\s*\\n/g, '\\n').trim()``: no empty lines, no outer space."""
+    previous = None
+    while previous != text:  # a single pass leaves "\n\n\n" -> "\n\n" when runs overlap
+        previous, text = text, _BLANK_LINES.sub("\n", text)
+    return text.strip()
+
+
+def indent_body(text: str) -> str:
+    return "\n".join(INDENT + line for line in collapse_blank_lines(text).split("\n"))
+
+
+def num(value: Any) -> str:
+    """``1234`` -> ``"1,234"`` as JavaScript's ``toLocaleString()`` printed it; non-numbers as is."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value if value is not None else 0)
+    return f"{value:,}"
+
+
+def format_search_results(query: str, results: Sequence[Mapping[str, Any]]) -> str:
+    """``search_similar``: ``🔍 検索結果: N件 (クエリ: "q")`` then ``i. [0.879] @user (time) url``."""
+    if not results:
+        return NO_RESULTS
+    out = [f'🔍 検索結果: {len(results)}件 (クエリ: "{query}")', ""]
+    for index, result in enumerate(results, 1):
+        post = result.get("post") or {}
+        score = result.get("score")
+        shown = f"{score:.3f}" if isinstance(score, (int, float)) else "?"
+        out.append(
+            f"{index}. [{shown}] @{post.get('user', '')} ({post.get('timestamp', '')}) {post.get('url', '')}"
+        )
+        out.append(indent_body(str(post.get("content", ""))))
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+def format_text_results(term: str, posts: Sequence[Mapping[str, Any]]) -> str:
+    """``search_posts_by_text``: ``📝 テキスト検索結果: N件 (検索語: "q")`` then ``i. @user (time)``."""
+    if not posts:
+        return f'{NO_RESULTS} (検索語: "{term}")'
+    out = [f'📝 テキスト検索結果: {len(posts)}件 (検索語: "{term}")', ""]
+    for index, post in enumerate(posts, 1):
+        out.append(f"{index}. @{post.get('user', '')} ({post.get('timestamp', '')})")
+        out.append(indent_body(str(post.get("content", ""))))
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
+def format_user_stats(stats: Sequence[Mapping[str, Any]]) -> str:
+    """``get_user_stats``: ``👥 ユーザー別投稿統計 (上位N人)`` then ``i. user: 1,234投稿``."""
+    out = [f"👥 ユーザー別投稿統計 (上位{len(stats)}人)", ""]
+    out += [f"{i}. {s.get('user', '')}: {num(s.get('post_count', 0))}投稿" for i, s in enumerate(stats, 1)]
+    return "\n".join(out) + "\n"
+
+
+def format_database_stats(stats: Mapping[str, Any]) -> str:
+    """``get_database_stats``: totals and ``データ期間: a ～ b``."""
+    out = ["📊 データベース統計", ""]
+    out.append(f"総投稿数: {num(stats.get('total_posts') or 0)}件")
+    out.append(f"総ユーザー数: {num(stats.get('total_users') or 0)}人")
+    date_range = stats.get("date_range")
+    if date_range:
+        out.append(f"データ期間: {date_range.get('earliest')} ～ {date_range.get('latest')}")
+    return "\n".join(out) + "\n"
+
+
+def format_status(status: Mapping[str, Any]) -> str:
+    """``get_status``: 🟢 running and ready, 🔴 otherwise, then the data statistics."""
+    ready = bool(status.get("ready"))
+    out = [f"{'🟢' if ready else '🔴'} Twilog Server Status", ""]
+    out.append(f"状態: {'稼働中' if ready else '停止中'}")
+    out.append(f"サーバータイプ: {status.get('server_type') or 'Unknown'}")
+    if status.get("model"):
+        out.append(f"モデル: {status['model']}")
+    data = status.get("data_stats")
+    if isinstance(data, Mapping):
+        out += ["", "📊 データ統計:"]
+        out.append(f"・投稿数: {num(data.get('total_posts') or 0)}件")
+        out.append(f"・ユーザー数: {num(data.get('total_users') or 0)}人")
+        if data.get("total_summaries"):
+            out.append(f"・要約数: {num(data['total_summaries'])}件")
+        if data.get("total_tags"):
+            out.append(f"・タグ数: {num(data['total_tags'])}件")
+    return "\n".join(out) + "\n"
+
+
+def format_embedding(text: str, result: Mapping[str, Any]) -> str:
+    """``embed_text``: the base64 length and its first 20 characters, as upstream."""
+    vector = result.get("vector")
+    if isinstance(vector, str) and vector:
+        return (
+            f'ベクトル化成功:\n入力テキスト: "{text}"\nBase64データ長: {len(vector)}文字\n'
+            f"Base64データ（先頭20文字）: {vector[:20]}..."
+        )
+    return (
+        "ベクトル化は完了しましたが、ベクトルデータが返されませんでした。\n"
+        f'入力テキスト: "{text}"\nレスポンス: {dict(result)}'
+    )

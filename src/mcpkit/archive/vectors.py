@@ -1,0 +1,255 @@
+"""Vector spaces on disk: one memory-mapped float32 matrix per space, exact top-k with masks.
+
+Layout of a space directory (``<db>.vectors/<space>/``)::
+
+    meta.json     {"space", "model", "dim", "count", "format": 1}   <- the commit point
+    ids.i64       post ids, int64, one per row
+    vectors.f32   unit vectors, float32, row-major (count x dim)
+
+Appending writes rows past the committed ``count``, fsyncs, then replaces ``meta.json``
+atomically. A writer killed mid-batch leaves only bytes beyond ``count``, which readers ignore
+and the next writer truncates: embedding is resumable and never half-visible.
+
+Search is exact: one BLAS matrix-vector product over the mapped matrix, then
+``argpartition`` for the top k (never a full sort); filters are boolean masks applied before
+selection, so a filtered top-k is as exact as an unfiltered one.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from mcpkit.archive.errors import ArchiveError, ModelMismatchError
+
+FloatArray = npt.NDArray[np.float32]
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+_FORMAT = 1
+_GATHER_FRACTION = 0.05
+
+
+def vectors_root(db_path: Path) -> Path:
+    """Where the spaces of the archive at ``db_path`` live."""
+    return Path(str(db_path) + ".vectors")
+
+
+@dataclass(frozen=True, slots=True)
+class SpaceInfo:
+    space: str
+    model: str
+    dim: int
+    count: int
+
+
+def _read_meta(directory: Path) -> SpaceInfo | None:
+    try:
+        raw = json.loads((directory / "meta.json").read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except ValueError as exc:
+        raise ArchiveError(f"{directory / 'meta.json'} is corrupt: {exc}") from exc
+    return SpaceInfo(str(raw["space"]), str(raw["model"]), int(raw["dim"]), int(raw["count"]))
+
+
+def _write_meta(directory: Path, info: SpaceInfo) -> None:
+    tmp = directory / "meta.json.tmp"
+    payload = {
+        "space": info.space,
+        "model": info.model,
+        "dim": info.dim,
+        "count": info.count,
+        "format": _FORMAT,
+    }
+    with open(tmp, "w", encoding="utf-8") as handle:
+        json.dump(payload, handle)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, directory / "meta.json")
+    _fsync_dir(directory)
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class VectorSpace:
+    """A read view of one space at the moment it was opened (``count`` rows)."""
+
+    def __init__(self, directory: Path, info: SpaceInfo) -> None:
+        self.directory = directory
+        self.info = info
+        self.ids: IntArray
+        self.matrix: FloatArray
+        if info.count:
+            self.ids = np.memmap(directory / "ids.i64", dtype=np.int64, mode="r", shape=(info.count,))
+            self.matrix = np.memmap(
+                directory / "vectors.f32", dtype=np.float32, mode="r", shape=(info.count, info.dim)
+            )
+        else:
+            self.ids = np.zeros(0, dtype=np.int64)
+            self.matrix = np.zeros((0, info.dim), dtype=np.float32)
+        self._sorted: tuple[IntArray, IntArray] | None = None
+
+    @classmethod
+    def open(cls, root: Path, space: str) -> VectorSpace | None:
+        directory = root / space
+        info = _read_meta(directory)
+        return None if info is None else cls(directory, info)
+
+    @property
+    def model(self) -> str:
+        return self.info.model
+
+    @property
+    def dim(self) -> int:
+        return self.info.dim
+
+    def __len__(self) -> int:
+        return self.info.count
+
+    def rows_of(self, post_ids: npt.ArrayLike) -> IntArray:
+        """Row of each post id in this space, -1 where absent (binary search on a sorted copy)."""
+        if self._sorted is None:
+            order = np.argsort(self.ids, kind="stable").astype(np.int64)
+            self._sorted = (np.asarray(self.ids)[order], order)
+        keys, order = self._sorted
+        wanted = np.asarray(post_ids, dtype=np.int64)
+        if len(keys) == 0:
+            return np.full(wanted.shape, -1, dtype=np.int64)
+        pos = np.searchsorted(keys, wanted)
+        pos_clipped = np.minimum(pos, len(keys) - 1)
+        found = keys[pos_clipped] == wanted
+        return np.where(found, order[pos_clipped], -1).astype(np.int64)
+
+    def scores(self, query: FloatArray, mask: BoolArray | None = None) -> FloatArray:
+        """Cosine of every row with ``query`` (rows are unit vectors); -inf where ``mask`` is False.
+
+        When the mask keeps only a few rows, only those rows are read.
+        """
+        q = np.asarray(query, dtype=np.float32).reshape(-1)
+        if q.shape[0] != self.dim:
+            raise ModelMismatchError(
+                f"query vector has {q.shape[0]} dimensions but space {self.info.space!r} has {self.dim}"
+            )
+        if mask is None or mask.all():
+            return np.asarray(self.matrix @ q, dtype=np.float32)
+        out = np.full(len(self), -np.inf, dtype=np.float32)
+        selected = np.flatnonzero(mask)
+        if len(selected) < _GATHER_FRACTION * len(self):
+            out[selected] = self.matrix[selected] @ q
+        else:
+            full = np.asarray(self.matrix @ q, dtype=np.float32)
+            out[selected] = full[selected]
+        return out
+
+
+def top_k(scores: FloatArray, k: int | None, mask: BoolArray | None = None) -> IntArray:
+    """Indices of the ``k`` best finite scores (where ``mask`` allows), best first.
+
+    ``argpartition`` selects in O(n); only the k winners are sorted. Rows tied with the k-th
+    score are taken in index order, so results never depend on the partition's whims.
+    ``k=None`` means every eligible row (a full sort, as the caller asked for everything).
+    """
+    keyed = scores if mask is None else np.where(mask, scores, np.float32(-np.inf))
+    count = len(keyed) if k is None else min(k, len(keyed))
+    if count <= 0:
+        return np.zeros(0, dtype=np.int64)
+    if count < len(keyed):
+        kth = keyed[np.argpartition(-keyed, count - 1)[count - 1]]
+        above = np.flatnonzero(keyed > kth)
+        level = np.flatnonzero(keyed == kth)[: count - len(above)]
+        chosen = np.concatenate([above, level])
+    else:
+        chosen = np.arange(len(keyed))
+    chosen = chosen[np.isfinite(keyed[chosen])]
+    order = np.lexsort((chosen, -keyed[chosen]))
+    result: IntArray = chosen[order].astype(np.int64)
+    return result
+
+
+@contextmanager
+def _locked(directory: Path) -> Iterator[None]:
+    directory.mkdir(parents=True, exist_ok=True)
+    with open(directory / "lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+class SpaceWriter:
+    """Appends rows to a space; one writer at a time (file lock), every batch atomic."""
+
+    def __init__(self, root: Path, space: str, model: str, dim: int) -> None:
+        self.directory = root / space
+        self.space = space
+        self.model = model
+        self.dim = dim
+
+    def existing_ids(self) -> IntArray:
+        info = _read_meta(self.directory)
+        if info is None or info.count == 0:
+            return np.zeros(0, dtype=np.int64)
+        return np.array(np.memmap(self.directory / "ids.i64", dtype=np.int64, mode="r", shape=(info.count,)))
+
+    def check_model(self) -> SpaceInfo | None:
+        info = _read_meta(self.directory)
+        if info is not None and info.count and (info.model != self.model or info.dim != self.dim):
+            raise ModelMismatchError(
+                f"space {self.space!r} was built with model {info.model!r} ({info.dim} dims); "
+                f"refusing to add vectors of {self.model!r} ({self.dim} dims). "
+                f"Use --model {info.model} or start the space afresh"
+            )
+        return info
+
+    def append(self, ids: npt.ArrayLike, vectors: npt.ArrayLike) -> int:
+        """Commit ``vectors`` (n x dim, unit rows) for ``ids``; returns the new row count."""
+        id_array = np.ascontiguousarray(ids, dtype=np.int64).reshape(-1)
+        matrix = np.ascontiguousarray(vectors, dtype=np.float32).reshape(len(id_array), -1)
+        if matrix.shape[1] != self.dim:
+            raise ModelMismatchError(f"vectors have {matrix.shape[1]} dimensions, space expects {self.dim}")
+        with _locked(self.directory):
+            info = self.check_model()
+            count = 0 if info is None else info.count
+            _append_file(self.directory / "ids.i64", count * 8, id_array.tobytes())
+            _append_file(self.directory / "vectors.f32", count * 4 * self.dim, matrix.tobytes())
+            count += len(id_array)
+            _write_meta(self.directory, SpaceInfo(self.space, self.model, self.dim, count))
+        return count
+
+
+def _append_file(path: Path, committed: int, data: bytes) -> None:
+    """Drop anything past the committed length (a killed writer's tail), append, fsync."""
+    with open(path, "ab+") as handle:
+        handle.truncate(committed)
+        handle.seek(committed)
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def describe(root: Path) -> dict[str, dict[str, Any]]:
+    """``{space: {model, dim, count}}`` for every space present."""
+    out: dict[str, dict[str, Any]] = {}
+    if root.is_dir():
+        for child in sorted(root.iterdir()):
+            info = _read_meta(child) if child.is_dir() else None
+            if info is not None:
+                out[info.space] = {"model": info.model, "dim": info.dim, "count": info.count}
+    return out

@@ -1,0 +1,108 @@
+"""Vector spaces: exact top-k equals a full sort, masks, atomic appends, model records."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from mcpkit.archive.errors import ModelMismatchError
+from mcpkit.archive.vectors import SpaceWriter, VectorSpace, describe, top_k
+
+SCORES = hnp.arrays(
+    np.float32, st.integers(0, 60), elements=st.sampled_from([-1.0, -0.5, 0.0, 0.25, 0.5, 1.0, float("-inf")])
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(SCORES, st.integers(1, 70), st.data())
+def test_top_k_equals_stable_full_sort_under_a_mask(scores, k, data) -> None:
+    mask = data.draw(hnp.arrays(np.bool_, len(scores)))
+    got = top_k(scores, k, mask)
+    eligible = [i for i in range(len(scores)) if mask[i] and np.isfinite(scores[i])]
+    want = sorted(eligible, key=lambda i: (-scores[i], i))[:k]
+    assert got.tolist() == want
+    assert top_k(scores, None, mask).tolist() == sorted(eligible, key=lambda i: (-scores[i], i))
+
+
+def test_append_is_atomic_and_a_killed_tail_is_ignored_then_truncated(tmp_path: Path) -> None:
+    writer = SpaceWriter(tmp_path, "content", "m", 3)
+    writer.append([10, 11], np.eye(3, dtype=np.float32)[:2])
+    # simulate a writer killed after writing rows but before committing meta.json
+    with open(tmp_path / "content" / "vectors.f32", "ab") as handle:
+        handle.write(b"\x01" * 7)
+    with open(tmp_path / "content" / "ids.i64", "ab") as handle:
+        handle.write(b"\x02" * 5)
+    space = VectorSpace.open(tmp_path, "content")
+    assert space is not None and len(space) == 2 and space.ids.tolist() == [10, 11]
+    writer.append([12], np.eye(3, dtype=np.float32)[2:])
+    space = VectorSpace.open(tmp_path, "content")
+    assert space is not None and space.ids.tolist() == [10, 11, 12]
+    assert np.allclose(space.matrix, np.eye(3))
+    assert (tmp_path / "content" / "vectors.f32").stat().st_size == 3 * 3 * 4
+    assert describe(tmp_path) == {"content": {"model": "m", "dim": 3, "count": 3}}
+
+
+def test_space_refuses_another_model(tmp_path: Path) -> None:
+    SpaceWriter(tmp_path, "content", "model-a", 3).append([1], np.eye(3, dtype=np.float32)[:1])
+    with pytest.raises(ModelMismatchError, match="model-a"):
+        SpaceWriter(tmp_path, "content", "model-b", 3).append([2], np.eye(3, dtype=np.float32)[:1])
+    space = VectorSpace.open(tmp_path, "content")
+    assert space is not None
+    with pytest.raises(ModelMismatchError, match="dimensions"):
+        space.scores(np.ones(4, dtype=np.float32))
+
+
+def test_scores_with_a_sparse_mask_read_only_selected_rows(tmp_path: Path) -> None:
+    rng = np.random.default_rng(1)
+    vectors = rng.standard_normal((200, 8)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    SpaceWriter(tmp_path, "content", "m", 8).append(np.arange(200), vectors)
+    space = VectorSpace.open(tmp_path, "content")
+    assert space is not None
+    q = vectors[5]
+    mask = np.zeros(200, dtype=bool)
+    mask[[3, 5, 150]] = True
+    scores = space.scores(q, mask)
+    assert np.isneginf(scores[~mask]).all()
+    assert np.allclose(scores[mask], vectors[[3, 5, 150]] @ q)
+    assert space.rows_of([150, 999, 3]).tolist() == [150, -1, 3]
+
+
+def test_store_schema_is_versioned_and_newer_schemas_are_refused(tmp_path: Path) -> None:
+    import sqlite3
+
+    from mcpkit.archive.errors import ArchiveError
+    from mcpkit.archive.store import SCHEMA_VERSION, Store
+
+    store = Store(tmp_path / "a.db")
+    assert store.reader.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert store.reader.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    store.close()
+    Store(tmp_path / "a.db").close()  # reopening migrates nothing
+    conn = sqlite3.connect(tmp_path / "a.db")
+    conn.execute(f"PRAGMA user_version={SCHEMA_VERSION + 1}")
+    conn.close()
+    with pytest.raises(ArchiveError, match="newer than this mcpkit"):
+        Store(tmp_path / "a.db")
+
+
+def test_readers_are_not_blocked_by_a_writer(tmp_path: Path) -> None:
+    from mcpkit.archive.posts import Post
+    from mcpkit.archive.store import Store
+
+    writer = Store(tmp_path / "a.db")
+    reader = Store(tmp_path / "a.db")
+    post = Post(1, "u", "2024-01-01 00:00:00", "https://x.com/u/status/1", "hello there", 1)
+    with writer.transaction() as conn:
+        writer.upsert_posts(conn, [post])
+    with writer.transaction() as conn:  # a write transaction is open while we read
+        writer.upsert_posts(conn, [Post(2, "u", "", "https://x.com/u/status/2", "second", 1)])
+        reader.reader.execute("PRAGMA busy_timeout=0")
+        assert [p["post_id"] for p in reader.text_search("hello", 10)] == [1]
+        assert reader.counts()["total_posts"] == 1  # sees the last committed state
+    assert reader.counts()["total_posts"] == 2

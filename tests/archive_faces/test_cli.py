@@ -1,0 +1,64 @@
+"""The CLI face in child processes: import, embed, queries in-process, exit codes, JSON output."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.archive_faces.conftest import cli, sample_csv
+
+
+def test_import_is_idempotent_and_embed_resumes(tmp_path: Path) -> None:
+    db = str(tmp_path / "a.db")
+    first = cli("import", str(sample_csv()), "--db", db, "--json")
+    assert first.returncode == 0, first.stderr
+    report = json.loads(first.stdout)
+    assert report["new"] == 330 and report["malformed"] == 0
+    again = json.loads(cli("import", str(sample_csv()), "--db", db, "--json").stdout)
+    assert again["new"] == 0 and again["unchanged"] == 330
+    embedded = json.loads(cli("embed", "--db", db, "--json").stdout)
+    assert embedded["embedded"] == 330
+    assert json.loads(cli("embed", "--db", db, "--json").stdout)["embedded"] == 0
+
+
+def test_search_in_process_says_so(sample_db: Path) -> None:
+    done = cli("search", "猫が寝ている", "--top-k", "3", "--db", str(sample_db), "--json")
+    assert done.returncode == 0, done.stderr
+    assert "in-process" in done.stderr
+    results = json.loads(done.stdout)
+    assert len(results) == 3 and "猫" in results[0]["post"]["content"]
+    text = cli("search", "猫が寝ている", "--top-k", "2", "--db", str(sample_db))
+    assert text.stdout.startswith('🔍 検索結果: 2件 (クエリ: "猫が寝ている")')
+
+
+def test_search_filters_reach_the_api(sample_db: Path) -> None:
+    done = cli(
+        "search", "travel", "--user", "kenji_travel", "--to", "2024-03-31", "--top-k", "20",
+        "--db", str(sample_db), "--json",
+    )  # fmt: skip
+    results = json.loads(done.stdout)
+    assert results and all(r["post"]["user"] == "kenji_travel" for r in results)
+    assert all(r["post"]["timestamp"] <= "2024-03-31 23:59:59" for r in results)
+
+
+def test_text_stats_users(sample_db: Path) -> None:
+    posts = json.loads(cli("text", "コーヒー", "--limit", "5", "--db", str(sample_db), "--json").stdout)
+    assert len(posts) == 5 and all("コーヒー" in p["content"] for p in posts)
+    assert [p["timestamp"] for p in posts] == sorted((p["timestamp"] for p in posts), reverse=True)
+    stats = json.loads(cli("stats", "--db", str(sample_db), "--json").stdout)
+    assert stats["total_posts"] == 330 and stats["total_users"] == 4
+    users = json.loads(cli("users", "--limit", "2", "--db", str(sample_db), "--json").stdout)
+    assert len(users) == 2 and users[0]["post_count"] >= users[1]["post_count"]
+    shown = cli("stats", "--db", str(sample_db)).stdout
+    assert "総投稿数: 330件" in shown
+
+
+def test_exit_codes(sample_db: Path, tmp_path: Path) -> None:
+    bad_params = cli("search", "x", "--mode", "sideways", "--db", str(sample_db))
+    assert bad_params.returncode == 2 and "mode" in bad_params.stderr
+    bad_flag = cli("search", "x", "--top-k", "abc", "--db", str(sample_db))
+    assert bad_flag.returncode == 2
+    missing = cli("stats", "--db", str(tmp_path / "none.db"))
+    assert missing.returncode == 1 and "import" in missing.stderr
+    broken = cli("import", str(tmp_path / "nope.csv"), "--db", str(tmp_path / "x.db"))
+    assert broken.returncode == 1
