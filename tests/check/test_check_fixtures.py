@@ -5,24 +5,23 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from mcpkit.check.model import CheckFinding, Report
-from tests.client.cli_entry import build_app
+from mcpkit.cli import app as mcpkit_app
 from tests.client.procs import SERVERS, raw, sdk_echo
 
-ENTRY = Path(__file__).resolve().parents[1] / "client" / "cli_entry.py"
+MCPKIT = [sys.executable, "-m", "mcpkit"]
 CLEAN = [sys.executable, str(SERVERS / "mcpkit_clean.py")]
 
 
 def run_check(*args: str, timeout: float = 180) -> tuple[int, dict[str, Any], str]:
     """Run ``check --json`` as a real process; return (exit code, report, stderr)."""
     out = subprocess.run(
-        [sys.executable, str(ENTRY), "check", "--json", *args],
+        [*MCPKIT, "check", "--json", *args],
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -131,7 +130,7 @@ def test_unreachable_server_exits_2() -> None:
 
 def test_sarif_output() -> None:
     out = subprocess.run(
-        [sys.executable, str(ENTRY), "check", "--sarif", "--", *raw("--declare-undeclared")],
+        [*MCPKIT, "check", "--sarif", "--", *raw("--declare-undeclared")],
         capture_output=True,
         text=True,
         timeout=120,
@@ -147,7 +146,7 @@ def test_sarif_output() -> None:
 
 
 def test_table_output_groups_by_severity() -> None:
-    result = CliRunner().invoke(build_app(), ["check", "--", *raw("--declare-undeclared")])
+    result = CliRunner().invoke(mcpkit_app, ["check", "--", *raw("--declare-undeclared")])
     assert result.exit_code == 1
     assert result.output.index("error") < result.output.index("warning")
     assert "undeclared-method-served" in result.output and "Declare resources" in result.output
@@ -163,7 +162,7 @@ def test_table_output_groups_by_severity() -> None:
     ],
 )
 def test_usage_errors_exit_2(args: list[str]) -> None:
-    assert CliRunner().invoke(build_app(), args).exit_code == 2
+    assert CliRunner().invoke(mcpkit_app, args).exit_code == 2
 
 
 def test_fail_on_threshold() -> None:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import signal
+import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -23,8 +26,15 @@ def test_tools_only_server_declares_exactly_tools() -> None:
 def test_undeclared_capabilities_answer_method_not_found() -> None:
     with RawStdioClient(ECHO) as client:
         client.initialize()
-        for method in ("resources/list", "prompts/list", "resources/templates/list", "completion/complete"):
-            reply = client.request(method, {})
+        completion = {"ref": {"type": "ref/prompt", "name": "greet"}, "argument": {"name": "n", "value": ""}}
+        for method, params in (
+            ("resources/list", {}),
+            ("prompts/list", {}),
+            ("resources/templates/list", {}),
+            ("completion/complete", completion),
+            ("logging/setLevel", {"level": "info"}),
+        ):
+            reply = client.request(method, params)
             assert reply["error"]["code"] == -32601, (method, reply)
 
 
@@ -152,3 +162,29 @@ def test_signal_exits_cleanly(signum: int) -> None:
             time.sleep(0.05)
         assert client.proc.returncode == 0
         assert "Traceback" not in client.stderr
+
+
+def test_requests_piped_from_a_file_are_all_answered(tmp_path: Path) -> None:
+    """End of stdin stops the server only after what was already read has been answered."""
+    init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+    lines = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    ]
+    lines += [
+        {
+            "jsonrpc": "2.0",
+            "id": i,
+            "method": "tools/call",
+            "params": {"name": "echo", "arguments": {"text": f"t{i}"}},
+        }
+        for i in range(1, 21)
+    ]
+    requests = tmp_path / "requests.jsonl"
+    requests.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    with requests.open("rb") as stdin:
+        done = subprocess.run(ECHO, stdin=stdin, capture_output=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    answers = {m["id"]: m for m in map(json.loads, done.stdout.decode().splitlines())}
+    assert sorted(answers) == list(range(21))
+    assert all(answers[i]["result"]["content"][0]["text"] == f"t{i}" for i in range(1, 21))

@@ -1,4 +1,4 @@
-"""``mcpkit archive ...``: the command-line face of the archive (mounted by the lead).
+"""``mcpkit archive ...``: the command-line face of the archive.
 
 Data commands (import, embed) call the data modules directly; query commands (search, text,
 stats, users, shell) go through the one API — over the server when one answers at

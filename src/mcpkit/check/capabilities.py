@@ -14,14 +14,16 @@ from mcpkit.check.model import CheckFinding, Report
 from mcpkit.client import ClientError, RpcError, Session
 
 LIST_METHODS = {"tools": "tools/list", "resources": "resources/list", "prompts": "prompts/list"}
-EXTRA_METHODS = {"resources": ("resources/templates/list",), "logging": (), "completions": ()}
+# Capabilities whose empty object says nothing useful (``logging: {}`` and ``completions: {}``
+# are complete as empty objects in the spec, so they are not reported).
+EMPTY_MEANS_NOTHING = (*LIST_METHODS, "experimental", "extensions")
 
 
 async def check_capabilities(session: Session, report: Report, timeout: float) -> None:
     caps = session.capabilities
     report.capabilities = dict(caps)
     for name, value in caps.items():
-        if isinstance(value, dict) and not value and name in LIST_METHODS:
+        if isinstance(value, dict) and not value and name in EMPTY_MEANS_NOTHING:
             report.add(
                 CheckFinding(
                     "capability-empty-object",

@@ -1,4 +1,4 @@
-"""``python -m mcpkit.redmine`` runs ``mcpkit redmine`` (before the lead mounts it, and for tests)."""
+"""``python -m mcpkit.redmine`` runs ``mcpkit redmine`` directly (the same Typer app mcpkit.cli mounts)."""
 
 from mcpkit.redmine.cli import app
 

@@ -14,13 +14,14 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import mcp_types
 from jsonschema import Draft202012Validator
 from mcp.server.context import ServerRequestContext
-from mcp.server.lowlevel import Server
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.models import InitializationOptions
 from mcp.server.stdio import stdio_server
 
 from mcpkit.compat import DEFAULT_PROFILES, Finding, lint
@@ -29,6 +30,7 @@ from mcpkit.results import error_result, text_result
 from mcpkit.server.arguments import ArgumentValidator
 from mcpkit.server.extras import PromptSpec, ResourceSpec
 from mcpkit.server.filters import ToolFilter
+from mcpkit.server.stdin import claimed_stdin
 from mcpkit.tools import ToolSpec
 
 logger = logging.getLogger("mcpkit.server")
@@ -75,6 +77,34 @@ class _CompiledTool:
         )
 
 
+DRAIN_SECONDS = 10.0
+_SETTLE_SECONDS = 0.05
+
+
+class _HonestServer(Server[Any]):
+    """The SDK's low-level server, minus one empty capability object.
+
+    mcp 2.3.0's ``create_initialization_options`` passes the server's (empty) extension map on
+    explicitly, so every ``initialize`` answer carried ``"extensions": {}``: an empty capability
+    object, which is what made a client misread capabilities in seed 003. An empty map is now
+    left out; a server with real extensions still announces them.
+    """
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        options = super().create_initialization_options(
+            notification_options, experimental_capabilities, extensions
+        )
+        if options.capabilities.extensions == {}:
+            capabilities = options.capabilities.model_copy(update={"extensions": None})
+            options = options.model_copy(update={"capabilities": capabilities})
+        return options
+
+
 class McpkitServer:
     """A built server: the visible tools, the SDK server, and runners for stdio and HTTP."""
 
@@ -97,6 +127,7 @@ class McpkitServer:
         self.prompts = list(prompts)
         self.findings = list(findings)
         self._compiled = {t.name: _CompiledTool(t) for t in self.tools}
+        self._in_flight = 0
         self._tool_list = mcp_types.ListToolsResult(tools=[t.to_mcp() for t in self.tools])
         handlers: dict[str, Any] = {"on_list_tools": self._list_tools, "on_call_tool": self._call_tool}
         if self.resources:
@@ -107,7 +138,9 @@ class McpkitServer:
             self._prompts = {p.name: p for p in self.prompts}
             handlers["on_list_prompts"] = self._list_prompts
             handlers["on_get_prompt"] = self._get_prompt
-        self.lowlevel: Server[Any] = Server(name, version=version, instructions=instructions, **handlers)
+        self.lowlevel: Server[Any] = _HonestServer(
+            name, version=version, instructions=instructions, **handlers
+        )
 
     # -- tools -------------------------------------------------------------------------------
 
@@ -115,7 +148,22 @@ class McpkitServer:
         return self._tool_list
 
     async def _call_tool(self, ctx: Ctx, params: mcp_types.CallToolRequestParams) -> mcp_types.CallToolResult:
-        return await self.call(params.name, params.arguments)
+        self._in_flight += 1
+        try:
+            return await self.call(params.name, params.arguments)
+        finally:
+            self._in_flight -= 1
+
+    async def _drain(self) -> None:
+        """At the end of stdin: let calls already read finish and their answers reach stdout.
+
+        Bounded by ``DRAIN_SECONDS`` so a hung tool cannot keep an abandoned server alive.
+        """
+        with anyio.move_on_after(DRAIN_SECONDS):
+            await anyio.sleep(_SETTLE_SECONDS)  # requests just read reach their handlers
+            while self._in_flight:
+                await anyio.sleep(0.01)
+            await anyio.sleep(_SETTLE_SECONDS)  # the last answers reach the writer
 
     async def call(self, name: str, arguments: Mapping[str, Any] | None) -> mcp_types.CallToolResult:
         """Run one tool call exactly as a client's ``tools/call`` would (used by tests too)."""
@@ -226,8 +274,11 @@ class McpkitServer:
 
     async def run_stdio(self) -> None:
         """Serve one client over this process's stdin/stdout until stdin closes."""
-        async with stdio_server() as (read_stream, write_stream):
-            await self.lowlevel.run(read_stream, write_stream, self.lowlevel.create_initialization_options())
+        with claimed_stdin(self._drain) as lines:
+            async with stdio_server(stdin=cast(Any, lines)) as (read_stream, write_stream):
+                await self.lowlevel.run(
+                    read_stream, write_stream, self.lowlevel.create_initialization_options()
+                )
 
     async def run_http(self, host: str = "127.0.0.1", port: int = 8000, path: str = "/mcp") -> None:
         """Serve streamable HTTP at ``http://host:port/path`` until cancelled."""

@@ -64,15 +64,8 @@ def locate_redmine() -> RedmineEnv:
 
 
 def server_args() -> list[str]:
-    """``mcpkit redmine mcp`` once the lead has mounted it, else the package's own entry point."""
-    import typer.main
-
-    from mcpkit.cli import app
-
-    group = typer.main.get_command(app)
-    if "redmine" in getattr(group, "commands", {}):
-        return ["-m", "mcpkit", "redmine", "mcp"]
-    return ["-m", "mcpkit.redmine", "mcp"]
+    """``mcpkit redmine mcp``, as a user's MCP client would start it."""
+    return ["-m", "mcpkit", "redmine", "mcp"]
 
 
 @dataclass
