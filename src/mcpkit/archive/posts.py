@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+import functools
 import re
 from dataclasses import dataclass
 
@@ -64,8 +65,18 @@ def user_from_url(url: str, post_id: int) -> str:
     return match.group(1)
 
 
-_EPOCH = dt.datetime(1970, 1, 1)
+_EPOCH_ORDINAL = dt.date(1970, 1, 1).toordinal()
 _CANONICAL = re.compile(r"(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)")
+
+
+@functools.lru_cache(maxsize=8192)
+def _day_start(date: str) -> int | None:
+    """Seconds since the epoch at the start of ``YYYY-MM-DD`` (UTC); ``None`` for no such day."""
+    try:
+        day = dt.date(int(date[:4]), int(date[5:7]), int(date[8:10]))
+    except ValueError:
+        return None
+    return (day.toordinal() - _EPOCH_ORDINAL) * 86400
 
 
 def timestamp_epoch(timestamp: str) -> int | None:
@@ -76,14 +87,12 @@ def timestamp_epoch(timestamp: str) -> int | None:
     else goes through ``strptime`` so both accept exactly the same strings.
     """
     text = timestamp.strip()
-    match = _CANONICAL.fullmatch(text)
-    if match is not None:
-        try:
-            year, month, day, hour, minute, second = (int(g) for g in match.groups())
-            moment = dt.datetime(year, month, day, hour, minute, second)
-        except ValueError:
+    if _CANONICAL.fullmatch(text) is not None:
+        day = _day_start(text[:10])
+        hour, minute, second = int(text[11:13]), int(text[14:16]), int(text[17:19])
+        if day is None or hour > 23 or minute > 59 or second > 59:
             return None
-        return (moment - _EPOCH) // dt.timedelta(seconds=1)
+        return day + hour * 3600 + minute * 60 + second
     try:
         parsed = dt.datetime.strptime(text, TIMESTAMP_FORMAT)
     except ValueError:

@@ -57,6 +57,22 @@ _MIGRATIONS: tuple[str, ...] = (
     CREATE VIRTUAL TABLE fts_summary USING fts5(body, content='', tokenize='trigram case_sensitive 1');
     INSERT INTO meta VALUES ('generation', '0');
     """,
+    # 2: trigram indexes without positions (detail=none): a third faster to build and half the
+    # size. A term is matched as the AND of its trigrams, a superset that every reader already
+    # re-checks against the text itself. mcpkit_fold is fold() registered on the connection.
+    """
+    DROP TABLE fts_content;
+    DROP TABLE fts_reasoning;
+    DROP TABLE fts_summary;
+    CREATE VIRTUAL TABLE fts_content USING fts5(body, content='', tokenize='trigram case_sensitive 1', detail=none);
+    CREATE VIRTUAL TABLE fts_reasoning USING fts5(body, content='', tokenize='trigram case_sensitive 1', detail=none);
+    CREATE VIRTUAL TABLE fts_summary USING fts5(body, content='', tokenize='trigram case_sensitive 1', detail=none);
+    INSERT INTO fts_content(rowid, body) SELECT post_id, mcpkit_fold(content) FROM posts;
+    INSERT INTO fts_reasoning(rowid, body)
+        SELECT post_id, mcpkit_fold(reasoning) FROM enrichments WHERE coalesce(reasoning, '') != '';
+    INSERT INTO fts_summary(rowid, body)
+        SELECT post_id, mcpkit_fold(summary) FROM enrichments WHERE coalesce(summary, '') != ''
+    """,
 )
 
 SCHEMA_VERSION = len(_MIGRATIONS)
@@ -97,6 +113,7 @@ class Store:
         self._connections: list[sqlite3.Connection] = []
         self._conn_lock = threading.Lock()
         self._writer = self._connect()
+        self._writer.create_function("mcpkit_fold", 1, fold, deterministic=True)
         self._writer.execute("PRAGMA journal_mode=WAL")
         self._migrate()
         self._user_ids: dict[str, int] = {}
@@ -304,16 +321,16 @@ class Store:
         base = f"SELECT {_POST_COLUMNS}, {text_col} FROM posts p LEFT JOIN users u ON u.user_id = p.user_id{join}"
         if len(needle) >= 3:
             table = f"fts_{source}"
-            phrase = '"' + needle.replace('"', '""') + '"'
+            query = trigram_query([needle])
             probe = conn.execute(
                 f"SELECT count(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?)",
-                (phrase, _FTS_PROBE),
+                (query, _FTS_PROBE),
             ).fetchone()[0]
             if probe < _FTS_PROBE:
                 rows = conn.execute(
                     f"{base} WHERE p.post_id IN (SELECT rowid FROM {table} WHERE {table} MATCH ?) "
                     "ORDER BY p.timestamp DESC, p.post_id DESC",
-                    (phrase,),
+                    (query,),
                 )
                 return _take_matching(rows, needle, limit)
         rows = conn.execute(f"{base} ORDER BY p.timestamp DESC, p.post_id DESC")
@@ -329,9 +346,8 @@ class Store:
         where = ""
         params: list[Any] = []
         if long_terms:
-            match = " AND ".join('"' + t.replace('"', '""') + '"' for t in long_terms)
             where = " WHERE p.post_id IN (SELECT rowid FROM fts_content WHERE fts_content MATCH ?)"
-            params.append(match)
+            params.append(trigram_query(long_terms))
         yield from self.reader.execute(
             "SELECT p.post_id, coalesce(u.name, ''), p.timestamp, p.url, p.content, p.ts, "
             "e.reasoning, e.summary, e.tags FROM posts p LEFT JOIN users u ON u.user_id = p.user_id "
@@ -448,6 +464,16 @@ def _source_sql(source: str) -> tuple[str, str]:
     if source in ("reasoning", "summary"):
         return f"e.{source}", " JOIN enrichments e ON e.post_id = p.post_id"
     raise ArchiveError(f"unknown text source {source!r}")
+
+
+def trigram_query(terms: Sequence[str]) -> str:
+    """An FTS5 query for rows containing every trigram of every (folded, 3+ character) term.
+
+    The indexes keep no positions, so this finds a superset of the rows containing the terms
+    as substrings; callers re-check the text.
+    """
+    grams = dict.fromkeys(t[i : i + 3] for t in terms for i in range(len(t) - 2))
+    return " AND ".join('"' + g.replace('"', '""') + '"' for g in grams)
 
 
 def _take_matching(rows: Iterable[Sequence[Any]], needle: str, limit: int) -> list[dict[str, Any]]:

@@ -8,7 +8,9 @@ interrupted import leaves the archive as it was, and re-importing adds nothing t
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import gc
 import gzip
 import html
 import io
@@ -138,6 +140,27 @@ def import_csv(path: Path, store: Store, *, progress: ProgressFn | None = None) 
     path = Path(path)
     if not path.is_file():
         raise ImportFormatError(f"{path}: no such file")
+    with _no_cyclic_gc():
+        return _import(path, store, progress)
+
+
+@contextlib.contextmanager
+def _no_cyclic_gc() -> Iterator[None]:
+    """Pause the cycle collector while an import builds many small acyclic objects.
+
+    Each generation-0 collection walks every young Post and row tuple; on a million-row export
+    that was a quarter of the import time, for cycles that do not exist.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _import(path: Path, store: Store, progress: ProgressFn | None) -> ImportSummary:
     summary = ImportSummary()
     stream, raw, total = open_export(path)
     chosen: dict[int, Post] = {}
