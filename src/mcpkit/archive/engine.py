@@ -43,6 +43,7 @@ class _Columns:
     generation: int
     count: int
     in_db: BoolArray
+    all_in_db: bool
     user_ids: IntArray
     ts: npt.NDArray[np.float64]
     user_counts: IntArray  # indexed by user_id
@@ -145,7 +146,7 @@ class Engine:
             table = np.zeros(max(counts, default=0) + 1, dtype=np.int64)
             for user_id, (_, count) in counts.items():
                 table[user_id] = count
-            columns = _Columns(generation, len(space), in_db, users, ts, table)
+            columns = _Columns(generation, len(space), in_db, bool(in_db.all()), users, ts, table)
             self._columns[name] = columns
             return columns
 
@@ -164,17 +165,23 @@ class Engine:
         text: str,
         mode: str,
         weights: tuple[float, float, float] | None,
-        mask_fn: Callable[[str, VectorSpace], BoolArray],
-    ) -> tuple[VectorSpace, FloatArray, BoolArray]:
-        """Scores over the rows of the base space (content for hybrids) and the eligible mask."""
+        mask_fn: Callable[[str, VectorSpace], BoolArray | None],
+    ) -> tuple[VectorSpace, FloatArray]:
+        """Scores over the rows of the base space (content for hybrids); -inf where not eligible.
+
+        ``mask_fn`` answers ``None`` when every row is eligible: the search is then the bare
+        matrix-vector product, with no mask to build or apply.
+        """
         if mode in SPACES:
             space = self.require_space(mode)
             mask = mask_fn(mode, space)
             scores = space.scores(self._query_vector(space, text), mask)
-            return space, scores, mask
+            return space, scores
         spaces = [self.require_space(name) for name in SPACES]
         base = spaces[0]
         mask = mask_fn("content", base)
+        if mask is None:
+            mask = np.ones(len(base), dtype=bool)
         aligned: list[FloatArray] = []
         for space in spaces:
             rows = np.arange(len(base)) if space is base else space.rows_of(base.ids)
@@ -190,13 +197,15 @@ class Engine:
         else:
             combined = stacked.min(axis=0)
         combined = np.where(mask, combined, -np.inf).astype(np.float32)
-        return base, combined, mask
+        return base, combined
 
     def _filter_mask(
         self, user_filter: UserFilter, date_filter: DateFilter
-    ) -> Callable[[str, VectorSpace], BoolArray]:
-        def build(name: str, space: VectorSpace) -> BoolArray:
+    ) -> Callable[[str, VectorSpace], BoolArray | None]:
+        def build(name: str, space: VectorSpace) -> BoolArray | None:
             columns = self._columns_for(name, space)
+            if columns.all_in_db and not (user_filter.active or date_filter.active):
+                return None
             mask = columns.in_db.copy()
             if user_filter.includes:
                 wanted = self.store.user_ids_by_name(user_filter.includes)
@@ -238,7 +247,7 @@ class Engine:
         parsed = parse_query(query)
         if parsed.text_only:
             return self._text_only(parsed, settings)
-        base, scores, _ = self._mode_scores(
+        base, scores = self._mode_scores(
             parsed.vector_text, mode, weights, self._filter_mask(settings.user_filter, settings.date_filter)
         )
         return self._walk(base, scores, settings.top_k, parsed.text_filter)
@@ -311,10 +320,10 @@ class Engine:
         parsed = parse_query(query)
         text = parsed.vector_text or query
 
-        def everything(name: str, space: VectorSpace) -> BoolArray:
-            return np.ones(len(space), dtype=bool)
+        def everything(name: str, space: VectorSpace) -> None:
+            return None
 
-        base, scores, _ = self._mode_scores(text, mode, weights, everything)
+        base, scores = self._mode_scores(text, mode, weights, everything)
         order = top_k(scores, top)
         return [(int(base.ids[row]), float(scores[row])) for row in order]
 
