@@ -170,7 +170,7 @@ def top_k(scores: FloatArray, k: int | None, mask: BoolArray | None = None) -> I
     if count <= 0:
         return np.zeros(0, dtype=np.int64)
     if count < len(keyed):
-        kth = np.partition(keyed, len(keyed) - count)[len(keyed) - count]  # no negated copy
+        kth = keyed[np.argpartition(-keyed, count - 1)[count - 1]]
         above = np.flatnonzero(keyed > kth)
         level = np.flatnonzero(keyed == kth)[: count - len(above)]
         chosen = np.concatenate([above, level])
