@@ -8,8 +8,8 @@ and random unit vectors (dim 512). Compared, on the same data and query vectors 
 excluded on both sides, as in the issue's upstream figures):
 
 * import: ``import_csv`` (parse, SQLite, FTS5 trigram) vs upstream's start-up CSV load into dicts;
-* vector search top-10 without / with a user+date filter: mcpkit's engine (masks + exact
-  argpartition) vs a re-implementation of upstream's ``search_similar`` from its description:
+* vector search top-10 without / with a user+date filter: mcpkit's engine (masks; from
+  200k rows the quantised first pass with exact re-scoring, else exact argpartition) vs a re-implementation of upstream's ``search_similar`` from its description:
   ``F.cosine_similarity`` over the full matrix, a full argsort, a Python list of every
   ``(post_id, score)`` built by walking the sorted index tensor, then a Python walk applying
   filters and dedup until top_k. With torch installed (``pip install torch``; upstream's own
@@ -17,7 +17,8 @@ excluded on both sides, as in the issue's upstream figures):
   faster per element than torch's tensor loop, so the speed-ups it shows are understated.
   Also a plain numpy matmul + argpartition baseline;
 * text search p50 (limit 50): FTS5 trigram vs upstream's naive lower()/substring scan + sort;
-* recall@10 of mcpkit's search against brute force (exact: must be 1.0);
+* the exact scan alone (first pass off) against a plain numpy matmul + argpartition;
+* recall@10 of mcpkit's search against brute force (goal >= 0.98; 1.0 when exact);
 * RSS: peak resident memory of each side (peak counter reset between phases).
 """
 
@@ -307,13 +308,17 @@ def run(n: int, queries: int, upstream_queries: int, workdir: Path, seed: int) -
     }
 
     # -- mcpkit ------------------------------------------------------------------------------
+    # Served as a server serves: the quantised first pass (when the space is large enough and
+    # faiss is installed) built before the timed queries; the exact scan measured after it.
     _reset_peak()
-    t0 = time.perf_counter()
     engine = Engine(Store(db), vectors_root(db), embedder=_Fixed(query_vectors))
-    engine.require_space("content")
-    report["open_s"] = time.perf_counter() - t0
+    space = engine.require_space("content")
+    t0 = time.perf_counter()
+    report["index_build_s"] = (
+        time.perf_counter() - t0 if engine.scans.build_now("content", space) is not None else None
+    )
+    report["index"] = engine.scans.status()
     engine.search_similar("q0", parse_settings({"top_k": 10}))
-    report["ready_first_answer_s"] = time.perf_counter() - t0
     plain = _times(lambda i: engine.search_similar(f"q{i}", parse_settings({"top_k": 10})), queries)
     filtered = _times(
         lambda i: engine.search_similar(f"q{i}", parse_settings({"top_k": 10, **filters})), queries
@@ -328,15 +333,26 @@ def run(n: int, queries: int, upstream_queries: int, workdir: Path, seed: int) -
         "peak_rss_mib": _rss_mib("VmHWM"),
     }
 
-    # exactness: recall@10 against brute force on the same matrix (no dedup collisions expected)
-    space = engine.require_space("content")
+    # the exact scan, and a fresh open as a server's first answer comes before its index is built
+    t0 = time.perf_counter()
+    exact = Engine(Store(db), vectors_root(db), embedder=_Fixed(query_vectors), index_min_rows=None)
+    exact.require_space("content")
+    report["open_s"] = time.perf_counter() - t0
+    exact.search_similar("q0", parse_settings({"top_k": 10}))
+    report["ready_first_answer_s"] = time.perf_counter() - t0
+    exact_plain = _times(lambda i: exact.search_similar(f"q{i}", parse_settings({"top_k": 10})), queries)
+    report["mcpkit"]["vector_exact_p50_ms"] = _p(exact_plain, 0.5)
+    exact.close()
+
+    # recall@10 against brute force on the same matrix (no dedup collisions expected)
     matrix = np.asarray(space.matrix)
     hits = 0
-    for i in range(min(queries, 10)):
+    recall_queries = min(queries, 20)
+    for i in range(recall_queries):
         want = {int(space.ids[j]) for j in np.argsort(-(matrix @ query_vectors[f"q{i}"]))[:10]}
         got = {r["post"]["post_id"] for r in engine.search_similar(f"q{i}", parse_settings({"top_k": 10}))}
         hits += len(want & got)
-    report["mcpkit"]["recall_at_10"] = hits / (10 * min(queries, 10))
+    report["mcpkit"]["recall_at_10"] = hits / (10 * recall_queries)
 
     def numpy_baseline(i: int) -> None:
         scores = matrix @ query_vectors[f"q{i}"]
@@ -395,6 +411,15 @@ def run(n: int, queries: int, upstream_queries: int, workdir: Path, seed: int) -
     return report
 
 
+def _index_line(report: dict[str, Any]) -> str:
+    index = report["index"]
+    if report["index_build_s"] is not None:
+        return f"built in {report['index_build_s']:.2f} s over {index['ready']['content']:,} rows"
+    if not index["enabled"]:
+        return "off (faiss not installed): every search exact"
+    return f"not used below {index['min_rows']:,} rows: every search exact"
+
+
 def render(report: dict[str, Any]) -> str:
     m, u = report["mcpkit"], report["upstream"]
 
@@ -416,7 +441,9 @@ def render(report: dict[str, Any]) -> str:
         f"{'text search p50 ms (limit 50)':34} {m['text_p50_ms']:>12.1f} {u['text_p50_ms']:>12.1f} "
         f"{ratio(m['text_p50_ms'], u['text_p50_ms']):>9}",
         f"{'peak RSS MiB (per phase)':34} {m['peak_rss_mib']:>12,.0f} {u['peak_rss_mib']:>12,.0f}",
-        f"plain numpy matmul+argpartition p50: {report['numpy_matmul_p50_ms']:.1f} ms; "
+        f"exact scan (index off) p50: {m['vector_exact_p50_ms']:.1f} ms; plain numpy matmul+argpartition "
+        f"p50: {report['numpy_matmul_p50_ms']:.1f} ms",
+        f"quantised first pass: {_index_line(report)}",
         f"recall@10 vs brute force: {m['recall_at_10']:.3f}; same top-10 as upstream: "
         f"{report['same_top10_as_upstream']}",
         f"existing DB: open {report['open_s']:.2f} s, open + first answer {report['ready_first_answer_s']:.2f} s "

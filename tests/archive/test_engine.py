@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from mcpkit.archive import scan_index
 from mcpkit.archive.engine import Engine, ids_of
 from mcpkit.archive.errors import ModelMismatchError, SpaceMissingError
 from mcpkit.archive.posts import Post
@@ -69,12 +70,24 @@ def _fill(
         writer.append(ids, np.vstack([_unit(table[i]) for i in ids]))
 
 
-@pytest.fixture
-def engine(tmp_path: Path) -> Iterator[Engine]:
+@pytest.fixture(params=["exact", "quantised"])
+def engine(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Engine]:
+    """Every engine test runs twice: exact scan, and the quantised first pass forced on."""
     db = tmp_path / "a.db"
     store = Store(db)
     _fill(store, vectors_root(db), {"content": CONTENT, "reasoning": REASONING, "summary": SUMMARY})
-    eng = Engine(store, vectors_root(db), embedder=TableEmbedder({"Q0": E0, "Q1": [0, 1, 0, 0]}))
+    quantised = request.param == "quantised"
+    if quantised and not scan_index.available():
+        pytest.skip("faiss-cpu is part of the archive extra")
+    eng = Engine(
+        store,
+        vectors_root(db),
+        embedder=TableEmbedder({"Q0": E0, "Q1": [0, 1, 0, 0]}),
+        index_min_rows=1 if quantised else None,
+    )
+    if quantised:
+        for name in ("content", "reasoning", "summary"):
+            assert eng.scans.build_now(name, eng.require_space(name)) is not None
     yield eng
     eng.close()
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from mcpkit.archive.errors import ModelMismatchError
-from mcpkit.archive.vectors import SpaceWriter, VectorSpace, describe, top_k
+from mcpkit.archive.vectors import SpaceWriter, VectorSpace, describe, eligible_scores, top_k
 
 SCORES = hnp.arrays(
     np.float32, st.integers(0, 60), elements=st.sampled_from([-1.0, -0.5, 0.0, 0.25, 0.5, 1.0, float("-inf")])
@@ -57,6 +57,31 @@ def test_space_refuses_another_model(tmp_path: Path) -> None:
         space.scores(np.ones(4, dtype=np.float32))
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 300), st.floats(0.0, 1.0), st.booleans(), st.integers(0, 2**32 - 1))
+def test_eligible_scores_are_the_masked_full_scores(n: int, density: float, masked: bool, seed: int) -> None:
+    import tempfile
+
+    rng = np.random.default_rng(seed)
+    vectors = rng.standard_normal((n, 8)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        SpaceWriter(Path(tmp), "content", "m", 8).append(np.arange(n), vectors)
+        space = VectorSpace.open(Path(tmp), "content")
+        assert space is not None
+        q = vectors[0]
+        mask = rng.random(n) < density if masked else None
+        rows, scores = eligible_scores(space, q, mask)
+        full = vectors @ q
+        if mask is None:
+            assert rows is None
+            np.testing.assert_allclose(scores, full, atol=1e-6)
+        else:
+            assert rows is not None
+            assert rows.tolist() == np.flatnonzero(mask).tolist()
+            np.testing.assert_allclose(scores, full[mask], atol=1e-6)
+
+
 def test_scores_with_a_sparse_mask_read_only_selected_rows(tmp_path: Path) -> None:
     rng = np.random.default_rng(1)
     vectors = rng.standard_normal((200, 8)).astype(np.float32)
@@ -67,9 +92,9 @@ def test_scores_with_a_sparse_mask_read_only_selected_rows(tmp_path: Path) -> No
     q = vectors[5]
     mask = np.zeros(200, dtype=bool)
     mask[[3, 5, 150]] = True
-    scores = space.scores(q, mask)
-    assert np.isneginf(scores[~mask]).all()
-    assert np.allclose(scores[mask], vectors[[3, 5, 150]] @ q)
+    rows, scores = eligible_scores(space, q, mask)
+    assert rows is not None and rows.tolist() == [3, 5, 150]
+    assert np.allclose(scores, vectors[[3, 5, 150]] @ q)
     assert space.rows_of([150, 999, 3]).tolist() == [150, -1, 3]
 
 
@@ -106,3 +131,16 @@ def test_readers_are_not_blocked_by_a_writer(tmp_path: Path) -> None:
         assert [p["post_id"] for p in reader.text_search("hello", 10)] == [1]
         assert reader.counts()["total_posts"] == 1  # sees the last committed state
     assert reader.counts()["total_posts"] == 2
+
+
+def test_read_rows_copies_exactly_the_rows_asked_for(tmp_path: Path) -> None:
+    rng = np.random.default_rng(3)
+    vectors = rng.standard_normal((50, 6)).astype(np.float32)
+    SpaceWriter(tmp_path, "content", "m", 6).append(np.arange(50), vectors)
+    space = VectorSpace.open(tmp_path, "content")
+    assert space is not None
+    rows = np.array([49, 0, 7, 7, 31], dtype=np.int64)
+    assert np.array_equal(space.read_rows(rows), vectors[rows])
+    assert space.read_rows(np.zeros(0, dtype=np.int64)).shape == (0, 6)
+    with pytest.raises(IndexError):
+        space.read_rows(np.array([50], dtype=np.int64))

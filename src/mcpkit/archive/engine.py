@@ -6,7 +6,9 @@ validates params and moves calls off the event loop; every face goes through it.
 Semantics that differ from upstream on purpose (documented in docs/archive-data.md):
 
 * filters and the ``V|T`` text filter are applied *inside* the ranking (masks, then an
-  expanding exact top-k), so ``top_k`` results come back whenever that many posts qualify;
+  expanding top-k), so ``top_k`` results come back whenever that many posts qualify;
+* large spaces are searched with a quantised first pass and exact re-scoring
+  (:mod:`mcpkit.archive.scan_index`); returned scores are always exact;
 * a ``to`` date without a time includes that whole day;
 * queries are embedded with the query prefix of their model;
 * a query is refused when its space was built with another model.
@@ -15,6 +17,7 @@ Semantics that differ from upstream on purpose (documented in docs/archive-data.
 from __future__ import annotations
 
 import base64
+import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -24,14 +27,24 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from mcpkit.archive import safetensors_io
+from mcpkit.archive import safetensors_io, scan_index
 from mcpkit.archive.embedders import DEFAULT_MODEL, Embedder, create_embedder
 from mcpkit.archive.errors import ModelMismatchError, SpaceMissingError
 from mcpkit.archive.posts import dedup_key
 from mcpkit.archive.query import ParsedQuery, TextFilter, parse_query
+from mcpkit.archive.scan_index import ScanIndexes
 from mcpkit.archive.settings import SPACES, DateFilter, SearchSettings, UserFilter
 from mcpkit.archive.store import Store, add_enrichment, post_dict
-from mcpkit.archive.vectors import BoolArray, FloatArray, IntArray, VectorSpace, describe, top_k, vectors_root
+from mcpkit.archive.vectors import (
+    BoolArray,
+    FloatArray,
+    IntArray,
+    VectorSpace,
+    describe,
+    eligible_scores,
+    top_k,
+    vectors_root,
+)
 
 HYBRID_MODES = ("average", "maximum", "minimum")
 
@@ -49,6 +62,43 @@ class _Columns:
     user_counts: IntArray  # indexed by user_id
 
 
+class _Ranking:
+    """Rows of one space best first, for any k: ``rank(k) -> (rows, exact scores)``.
+
+    Either a full score vector (computed once, then exact top-k per call) or, for a large
+    space, the quantised scan's nominate-and-re-score, run again for a larger k.
+    """
+
+    def __init__(
+        self,
+        space: VectorSpace,
+        query: FloatArray | None = None,
+        mask: BoolArray | None = None,
+        scan: scan_index.QuantisedScan | None = None,
+        scores: FloatArray | None = None,
+    ) -> None:
+        self.space = space
+        self._query = query
+        self._mask = mask
+        self._scan = scan
+        self._scores = scores
+        self._rows: IntArray | None = None  # rows of ``_scores`` when not every row
+
+    def rank(self, k: int | None) -> tuple[IntArray, FloatArray]:
+        if (
+            self._scan is not None
+            and self._query is not None
+            and k is not None
+            and scan_index.worth_scanning(self.space, k, self._mask)
+        ):
+            return scan_index.search(self.space, self._scan, self._query, k, self._mask)
+        if self._scores is None:
+            assert self._query is not None
+            self._rows, self._scores = eligible_scores(self.space, self._query, self._mask)
+        best = top_k(self._scores, k)
+        return (best if self._rows is None else self._rows[best]), self._scores[best]
+
+
 class Engine:
     """Thread-safe: caches are rebuilt under a lock; SQLite reads use per-thread connections."""
 
@@ -59,6 +109,7 @@ class Engine:
         *,
         embedder: Embedder | None = None,
         embedder_factory: Callable[[str], Embedder] = create_embedder,
+        index_min_rows: int | None = scan_index.MIN_ROWS,
     ) -> None:
         self.store = store
         self.root = root
@@ -68,10 +119,15 @@ class Engine:
         self._spaces: dict[str, tuple[float, VectorSpace]] = {}
         self._columns: dict[str, _Columns] = {}
         self._lock = threading.RLock()
+        self.scans = ScanIndexes(index_min_rows)
 
     @classmethod
-    def open(cls, db_path: Path, *, embedder: Embedder | None = None) -> Engine:
-        return cls(Store(db_path), vectors_root(db_path), embedder=embedder)
+    def open(cls, db_path: Path, *, embedder: Embedder | None = None, exact: bool | None = None) -> Engine:
+        """``exact=True`` (or ``MCPKIT_ARCHIVE_EXACT=1``) turns the quantised first pass off."""
+        if exact is None:
+            exact = os.environ.get("MCPKIT_ARCHIVE_EXACT", "") not in ("", "0")
+        min_rows = None if exact else scan_index.MIN_ROWS
+        return cls(Store(db_path), vectors_root(db_path), embedder=embedder, index_min_rows=min_rows)
 
     def close(self) -> None:
         self.store.close()
@@ -151,32 +207,45 @@ class Engine:
             return columns
 
     def warm(self) -> None:
-        """Build the filter columns of every space now (about 1 s per million posts), so the
-        first search does not pay for it. Optional: a server calls it after it is listening."""
+        """Build the filter columns of every space now (about 1 s per million posts) and start
+        the quantised scans of large spaces, so the first searches do not pay for them.
+        Optional: a server calls it after it is listening."""
         for name in SPACES:
             space = self.space(name)
             if space is not None and len(space):
                 self._columns_for(name, space)
+                self.scans.usable(name, space)
 
     # -- scoring -------------------------------------------------------------------------------
 
-    def _mode_scores(
+    def _ranking(
+        self,
+        text: str,
+        mode: str,
+        weights: tuple[float, float, float] | None,
+        mask_fn: Callable[[str, VectorSpace], BoolArray | None],
+    ) -> _Ranking:
+        """The ranking of ``text`` over the rows of the base space (content for hybrids).
+
+        ``mask_fn`` answers ``None`` when every row is eligible: the search is then the bare
+        scan, with no mask to build or apply.
+        """
+        if mode in SPACES:
+            space = self.require_space(mode)
+            mask = mask_fn(mode, space)
+            query = space.check_query(self._query_vector(space, text))
+            return _Ranking(space, query, mask, self.scans.usable(mode, space))
+        base, combined = self._hybrid_scores(text, mode, weights, mask_fn)
+        return _Ranking(base, scores=combined)
+
+    def _hybrid_scores(
         self,
         text: str,
         mode: str,
         weights: tuple[float, float, float] | None,
         mask_fn: Callable[[str, VectorSpace], BoolArray | None],
     ) -> tuple[VectorSpace, FloatArray]:
-        """Scores over the rows of the base space (content for hybrids); -inf where not eligible.
-
-        ``mask_fn`` answers ``None`` when every row is eligible: the search is then the bare
-        matrix-vector product, with no mask to build or apply.
-        """
-        if mode in SPACES:
-            space = self.require_space(mode)
-            mask = mask_fn(mode, space)
-            scores = space.scores(self._query_vector(space, text), mask)
-            return space, scores
+        """Combined exact scores over the content rows present in all three spaces."""
         spaces = [self.require_space(name) for name in SPACES]
         base = spaces[0]
         mask = mask_fn("content", base)
@@ -247,28 +316,27 @@ class Engine:
         parsed = parse_query(query)
         if parsed.text_only:
             return self._text_only(parsed, settings)
-        base, scores = self._mode_scores(
+        ranking = self._ranking(
             parsed.vector_text, mode, weights, self._filter_mask(settings.user_filter, settings.date_filter)
         )
-        return self._walk(base, scores, settings.top_k, parsed.text_filter)
+        return self._walk(ranking, settings.top_k, parsed.text_filter)
 
-    def _walk(
-        self, space: VectorSpace, scores: FloatArray, wanted: int, text_filter: TextFilter
-    ) -> list[dict[str, Any]]:
-        """Take ranked rows in growing exact top-k rounds until ``wanted`` distinct posts pass.
+    def _walk(self, ranking: _Ranking, wanted: int, text_filter: TextFilter) -> list[dict[str, Any]]:
+        """Take ranked rows in growing top-k rounds until ``wanted`` distinct posts pass.
 
-        Rows excluded by filters already score -inf, so each round is one exact top-k.
+        Rows excluded by filters are never ranked, so each round is one top-k.
         """
+        space = ranking.space
         results: list[dict[str, Any]] = []
         seen_keys: set[tuple[str, str]] = set()
         done = 0
         k = max(wanted * 4, 64)
         while True:
-            order = top_k(scores, k)  # excluded rows already score -inf
+            order, scores = ranking.rank(k)
             fresh = order[done:]
             ids = [int(space.ids[row]) for row in fresh]
             posts = self.store.posts_by_ids(ids)
-            for row, post_id in zip(fresh, ids, strict=True):
+            for score, post_id in zip(scores[done:], ids, strict=True):
                 post = posts.get(post_id)
                 if post is None or (text_filter.active and not text_filter.matches(post["content"])):
                     continue
@@ -276,7 +344,7 @@ class Engine:
                 if key in seen_keys:
                     continue
                 seen_keys.add(key)
-                results.append({"rank": len(results) + 1, "score": float(scores[row]), "post": post})
+                results.append({"rank": len(results) + 1, "score": float(score), "post": post})
                 if len(results) >= wanted:
                     return results
             if len(order) < k:
@@ -323,9 +391,9 @@ class Engine:
         def everything(name: str, space: VectorSpace) -> None:
             return None
 
-        base, scores = self._mode_scores(text, mode, weights, everything)
-        order = top_k(scores, top)
-        return [(int(base.ids[row]), float(scores[row])) for row in order]
+        ranking = self._ranking(text, mode, weights, everything)
+        order, scores = ranking.rank(top)
+        return [(int(ranking.space.ids[row]), float(score)) for row, score in zip(order, scores, strict=True)]
 
     def search_posts_by_text(
         self, term: str, limit: int = 50, source: str = "content"
@@ -362,6 +430,7 @@ class Engine:
             "embeddings_loaded": content["count"] if content else 0,
             "search_engine_ready": True,
             "spaces": spaces,
+            "vector_index": self.scans.status(),
         }
 
     def embed_text(self, text: str) -> dict[str, str]:
