@@ -29,6 +29,32 @@ def test_top_k_equals_stable_full_sort_under_a_mask(scores, k, data) -> None:
     assert top_k(scores, None, mask).tolist() == sorted(eligible, key=lambda i: (-scores[i], i))
 
 
+@settings(max_examples=80, deadline=None)
+@given(
+    n=st.integers(16_384, 60_000),
+    k=st.sampled_from([1, 10, 64, 256, 1000]),
+    levels=st.sampled_from([0, 3, 50]),
+    masked=st.sampled_from([None, 0.01, 0.5, 0.99]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_top_k_on_large_arrays_equals_stable_full_sort(
+    n: int, k: int, levels: int, masked: float | None, seed: int
+) -> None:
+    """Large enough for the sampled-threshold path; few distinct levels force ties at the k-th."""
+    rng = np.random.default_rng(seed)
+    scores = (
+        rng.standard_normal(n).astype(np.float32)
+        if levels == 0
+        else rng.integers(0, levels, n).astype(np.float32)
+    )
+    mask = None if masked is None else rng.random(n) < masked
+    got = top_k(scores, k, mask)
+    keyed = scores if mask is None else np.where(mask, scores, -np.inf)
+    order = np.lexsort((np.arange(n), -keyed))
+    want = [int(i) for i in order[:k] if np.isfinite(keyed[i])]
+    assert got.tolist() == want
+
+
 def test_append_is_atomic_and_a_killed_tail_is_ignored_then_truncated(tmp_path: Path) -> None:
     writer = SpaceWriter(tmp_path, "content", "m", 3)
     writer.append([10, 11], np.eye(3, dtype=np.float32)[:2])

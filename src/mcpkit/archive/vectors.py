@@ -192,8 +192,8 @@ def eligible_scores(
 def top_k(scores: FloatArray, k: int | None, mask: BoolArray | None = None) -> IntArray:
     """Indices of the ``k`` best finite scores (where ``mask`` allows), best first.
 
-    ``argpartition`` selects in O(n); only the k winners are sorted. Rows tied with the k-th
-    score are taken in index order, so results never depend on the partition's whims.
+    Selection is O(n), never a full sort; only the k winners are sorted. Rows tied with the
+    k-th score are taken in index order, so results never depend on the selection's whims.
     ``k=None`` means every eligible row (a full sort, as the caller asked for everything).
     """
     keyed = scores if mask is None else np.where(mask, scores, np.float32(-np.inf))
@@ -201,16 +201,41 @@ def top_k(scores: FloatArray, k: int | None, mask: BoolArray | None = None) -> I
     if count <= 0:
         return np.zeros(0, dtype=np.int64)
     if count < len(keyed):
-        kth = keyed[np.argpartition(-keyed, count - 1)[count - 1]]
-        above = np.flatnonzero(keyed > kth)
-        level = np.flatnonzero(keyed == kth)[: count - len(above)]
+        pool = _above_sampled_threshold(keyed, count)
+        sub = keyed if pool is None else keyed[pool]
+        kth = sub[np.argpartition(-sub, count - 1)[count - 1]]
+        above = np.flatnonzero(sub > kth)
+        level = np.flatnonzero(sub == kth)[: count - len(above)]
         chosen = np.concatenate([above, level])
+        if pool is not None:
+            chosen = pool[chosen]
     else:
         chosen = np.arange(len(keyed))
     chosen = chosen[np.isfinite(keyed[chosen])]
     order = np.lexsort((chosen, -keyed[chosen]))
     result: IntArray = chosen[order].astype(np.int64)
     return result
+
+
+_SAMPLE_STRIDE = 64
+
+
+def _above_sampled_threshold(keyed: FloatArray, count: int) -> IntArray | None:
+    """Rows scoring at least a threshold read off a strided sample, when at least ``count``
+    do (else None). The exact selection then runs on those few rows: at a million scores
+    ``argpartition`` costs ~13 ms, one comparison ~1 ms. Every row tied with the k-th best
+    is kept (the k-th best is at or above the threshold), so the answer is unchanged."""
+    n = len(keyed)
+    sample_size = n // _SAMPLE_STRIDE
+    wanted = 4 * count // _SAMPLE_STRIDE + 2  # about 4x count rows expected above it
+    if sample_size < 256 or wanted >= sample_size // 4:
+        return None
+    sample = keyed[::_SAMPLE_STRIDE]
+    threshold = np.partition(sample, len(sample) - wanted)[len(sample) - wanted]
+    if not np.isfinite(threshold):
+        return None
+    pool = np.flatnonzero(keyed >= threshold)
+    return pool if len(pool) >= count else None
 
 
 @contextmanager
