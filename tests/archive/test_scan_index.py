@@ -134,7 +134,8 @@ def test_builds_in_the_background_and_searches_stay_exact_meanwhile(tmp_path: Pa
     space = _space(tmp_path, _random_unit(rng, 3_000, 16))
     assert ScanIndexes(min_rows=3_001).usable("content", space) is None  # below the threshold
     assert ScanIndexes(min_rows=None).usable("content", space) is None  # turned off
-    indexes = ScanIndexes(min_rows=3_000)
+    assert ScanIndexes(min_rows=3_000).usable("content", space) is None  # no auto_build: no build
+    indexes = ScanIndexes(min_rows=3_000, auto_build=True)
     first = indexes.usable("content", space)  # starts the build, answers now
     scan = _wait_ready(indexes, "content", space)
     assert first is None or first is scan
@@ -145,7 +146,7 @@ def test_builds_in_the_background_and_searches_stay_exact_meanwhile(tmp_path: Pa
 def test_a_space_started_afresh_drops_its_old_index(tmp_path: Path) -> None:
     rng = np.random.default_rng(4)
     space = _space(tmp_path, _random_unit(rng, 2_000, 16))
-    indexes = ScanIndexes(min_rows=100)
+    indexes = ScanIndexes(min_rows=100, auto_build=True)
     assert indexes.build_now("content", space) is not None
     for child in (tmp_path / "content").iterdir():
         os.remove(child)
@@ -159,7 +160,7 @@ def test_a_space_started_afresh_drops_its_old_index(tmp_path: Path) -> None:
 def test_a_large_tail_is_not_served_from_the_old_index(tmp_path: Path) -> None:
     rng = np.random.default_rng(5)
     space = _space(tmp_path, _random_unit(rng, 1_000, 4))
-    indexes = ScanIndexes(min_rows=100)
+    indexes = ScanIndexes(min_rows=100, auto_build=True)
     indexes.build_now("content", space)
     SpaceWriter(tmp_path, "content", "m", 4).append(
         np.arange(10_000, 10_000 + scan_index.MAX_TAIL_ROWS + 1),
@@ -248,8 +249,27 @@ def test_exact_switch_turns_the_first_pass_off(tmp_path: Path, monkeypatch: pyte
     assert engine.scans.status() == {
         "enabled": True,
         "min_rows": scan_index.MIN_ROWS,
+        "auto_build": False,
         "ready": {},
         "building": [],
         "failed": {},
     }
+    engine.close()
+
+
+def test_warming_an_engine_builds_its_indexes_in_the_background(tmp_path: Path) -> None:
+    rng = np.random.default_rng(8)
+    db = tmp_path / "a.db"
+    space = _space(vectors_root(db), _random_unit(rng, 2_000, 16))
+    engine = Engine(
+        Store(db),
+        vectors_root(db),
+        embedder=TableEmbedder({"q": space.matrix[0]}, name="m"),
+        index_min_rows=1_000,
+    )
+    engine.search_similar("q")
+    assert engine.status()["vector_index"]["ready"] == {}  # a one-shot use builds nothing
+    engine.warm()
+    _wait_ready(engine.scans, "content", engine.require_space("content"))
+    assert engine.status()["vector_index"]["ready"] == {"content": 2_000}
     engine.close()

@@ -45,7 +45,9 @@ Decisions the faces rely on
 
 from __future__ import annotations
 
+import logging
 import os
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,6 +67,8 @@ from mcpkit.archive.settings import (
     parse_weights,
 )
 from mcpkit.errors import McpkitError, ValidationError
+
+logger = logging.getLogger("mcpkit.archive")
 
 __all__ = [
     "INTERNAL_ERROR",
@@ -149,9 +153,16 @@ class ArchiveAPI:
     def close(self) -> None:
         self.engine.close()
 
-    async def warm(self) -> None:
-        """Prepare filter columns off the event loop (optional; call once the server listens)."""
-        await anyio.to_thread.run_sync(self.engine.warm)
+    def warm_in_background(self) -> None:
+        """Prepare filter columns and vector indexes in a daemon thread (long-lived faces:
+        server, MCP server, shell). Queries meanwhile are answered, exactly."""
+        threading.Thread(target=self._warm, name="mcpkit-warm", daemon=True).start()
+
+    def _warm(self) -> None:
+        try:
+            self.engine.warm()
+        except Exception:  # warming is an optimisation: a failure leaves searches exact
+            logger.warning("warming the archive failed", exc_info=True)
 
     def methods(self) -> list[str]:
         return list(self._methods)

@@ -231,6 +231,7 @@ def serve_cmd(
         api = ArchiveAPI.open(path)
     except McpkitError as exc:
         raise _fail(f"cannot open {path}: {exc}") from None
+    api.warm_in_background()  # filter columns and vector indexes; queries meanwhile run exact
     try:
         _run(
             run_server(api, options, on_ready=lambda url: _err(f"archive server ready at {url} (db {path})"))
@@ -463,9 +464,12 @@ def users_cmd(
 def shell_cmd(server: ServerOpt = None, db: DbOpt = None) -> None:
     """Interactive search with slash commands (/help lists them)."""
     from mcpkit.archive import daemon
+    from mcpkit.archive.api import ArchiveAPI
     from mcpkit.archive.shell import run_shell
 
     api = _run(_backend(server, db))
+    if isinstance(api, ArchiveAPI):  # in-process: a long session, worth warming up
+        api.warm_in_background()
     run_shell(
         api, history=daemon.state_dir() / "archive_history", banner=["Type a query, /help for commands."]
     )
@@ -494,6 +498,7 @@ def mcp_cmd(
         from mcpkit.archive.api import ArchiveAPI
 
         backend = ArchiveAPI.open(db)
+        backend.warm_in_background()
         url = None
     else:
         url = websocket or default_url()

@@ -208,8 +208,9 @@ class Engine:
 
     def warm(self) -> None:
         """Build the filter columns of every space now (about 1 s per million posts) and start
-        the quantised scans of large spaces, so the first searches do not pay for them.
-        Optional: a server calls it after it is listening."""
+        the quantised scans of large spaces (kept current from then on), so the first searches
+        do not pay for them. Long-lived faces call it once, in the background."""
+        self.scans.auto_build = True
         for name in SPACES:
             space = self.space(name)
             if space is not None and len(space):

@@ -179,11 +179,14 @@ def _pool() -> ThreadPoolExecutor:
 class ScanIndexes:
     """The quantised scans of an engine's spaces, built in the background and kept current.
 
-    ``min_rows=None`` turns the first pass off (every search exact).
+    ``min_rows=None`` turns the first pass off (every search exact). Builds start on their own
+    only with ``auto_build`` (long-lived processes: a server, the shell); a one-shot command
+    would pay for a build it never uses.
     """
 
-    def __init__(self, min_rows: int | None = MIN_ROWS) -> None:
+    def __init__(self, min_rows: int | None = MIN_ROWS, *, auto_build: bool = False) -> None:
         self.min_rows = min_rows
+        self.auto_build = auto_build
         self._ready: dict[str, QuantisedScan] = {}
         self._building: set[str] = set()
         self._failed: dict[str, str] = {}
@@ -204,7 +207,7 @@ class ScanIndexes:
                 if not fresh:
                     self._ready.pop(name)
                     scan = None
-            if scan is None or len(space) - scan.rows > MAX_TAIL_ROWS:
+            if self.auto_build and (scan is None or len(space) - scan.rows > MAX_TAIL_ROWS):
                 self._start(name, space)
             if scan is None or len(space) - scan.rows > MAX_TAIL_ROWS:
                 return None
@@ -224,6 +227,7 @@ class ScanIndexes:
             return {
                 "enabled": self.enabled,
                 "min_rows": self.min_rows,
+                "auto_build": self.auto_build,
                 "ready": {name: scan.rows for name, scan in self._ready.items()},
                 "building": sorted(self._building),
                 "failed": dict(self._failed),
