@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import html
 import tempfile
+import threading
 import zipfile
 from pathlib import Path
 
@@ -12,8 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from mcpkit.archive import store as store_module
 from mcpkit.archive.errors import ImportFormatError
-from mcpkit.archive.importers import import_csv
+from mcpkit.archive.importers import import_csv, twilog_csv
 from mcpkit.archive.store import Store
 
 from .helpers import csv_text, row, write_csv
@@ -175,3 +177,150 @@ def test_failed_import_leaves_the_store_unchanged(tmp_path: Path, monkeypatch: p
     with pytest.raises(KeyboardInterrupt):
         import_csv(big, store, progress=boom)
     assert set(_stored(store)) == {1}
+
+
+# -- the parser thread and the batched writer ---------------------------------------------------
+
+
+@pytest.fixture
+def tiny_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Batches of a few rows and index chunks of a few entries: every seam gets crossed."""
+    _tiny(monkeypatch)
+
+
+def _tiny(patch: pytest.MonkeyPatch) -> None:
+    patch.setattr(twilog_csv, "_FIRST_BATCH", 1)
+    patch.setattr(twilog_csv, "_BATCH", 3)
+    patch.setattr(twilog_csv, "_QUEUE", 1)
+    patch.setattr(store_module, "FTS_CHUNK", 4)
+
+
+def _parser_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "twilog-csv-parser"]
+
+
+def _rows(entries: list[tuple[int, str, int]]) -> list[tuple[str, str, str, str, str]]:
+    return [row(post_id, "u", content, log_type=log_type) for post_id, content, log_type in entries]
+
+
+SMALL_ENTRY = st.tuples(
+    st.integers(1, 10), st.sampled_from(["apple", "banana", "cherry", "apricot"]), st.integers(1, 3)
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(SMALL_ENTRY, max_size=12), st.lists(SMALL_ENTRY, max_size=25))
+def test_batched_import_counts_as_if_the_whole_file_were_deduplicated_first(before, entries) -> None:
+    """Repeats across batches, against a store that already holds some of the posts."""
+
+    def chosen(items: list[tuple[int, str, int]]) -> dict[int, tuple[str, int]]:
+        out: dict[int, tuple[str, int]] = {}
+        for post_id, content, log_type in items:
+            if post_id not in out or log_type > out[post_id][1]:
+                out[post_id] = (content, log_type)
+        return out
+
+    stored, incoming = chosen(before), chosen(entries)
+    want_new = sum(1 for i in incoming if i not in stored)
+    want_updated = sum(1 for i, (_, t) in incoming.items() if i in stored and t > stored[i][1])
+    want = dict(stored)
+    for post_id, (content, log_type) in incoming.items():
+        if post_id not in stored or log_type > stored[post_id][1]:
+            want[post_id] = (content, log_type)
+    with pytest.MonkeyPatch.context() as patch, tempfile.TemporaryDirectory() as tmp:
+        _tiny(patch)
+        store = Store(Path(tmp) / "a.db")
+        import_csv(write_csv(Path(tmp) / "0.csv", _rows(before)), store)
+        summary = import_csv(write_csv(Path(tmp) / "1.csv", _rows(entries)), store)
+        assert (summary.new, summary.updated, summary.unchanged) == (
+            want_new,
+            want_updated,
+            len(incoming) - want_new - want_updated,
+        )
+        assert summary.rows == len(entries)
+        assert summary.duplicates_in_file == len(entries) - len(incoming)
+        assert {pid: (content, log_type) for pid, (_, content, log_type) in _stored(store).items()} == want
+        for term in ("apple", "ban", "apr", "erry", "an"):
+            assert store.text_search(term, 50) == store.naive_text_search(term, 50)
+        store.close()
+
+
+@pytest.mark.timeout(60)
+def test_interrupted_threaded_import_resumes_without_loss_or_duplicates(
+    tmp_path: Path, tiny_batches: None
+) -> None:
+    store = Store(tmp_path / "a.db")
+    import_csv(write_csv(tmp_path / "1.csv", [row(1, "a", "one")]), store)
+    export = write_csv(tmp_path / "2.csv", [row(i, f"u{i % 3}", f"post {i} text") for i in range(1, 40)])
+    calls = 0
+
+    def interrupt(stage: str, done: int, total: int) -> None:
+        nonlocal calls
+        if stage == "write":
+            calls += 1
+            if calls == 5:
+                raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        import_csv(export, store, progress=interrupt)
+    assert calls == 5  # it stopped part-way, with batches and index chunks written
+    assert set(_stored(store)) == {1}
+    assert store.text_search("post", 50) == []
+    assert _parser_threads() == []
+    summary = import_csv(export, store)
+    assert (summary.new, summary.updated, summary.unchanged) == (38, 0, 1)
+    stored = _stored(store)
+    assert sorted(stored) == list(range(1, 40))
+    assert stored[7] == ("u1", "post 7 text", 1)
+    assert store.reader.execute("SELECT count(*) FROM users").fetchone()[0] == 4
+    found = store.text_search("text", 100)
+    assert sorted(p["post_id"] for p in found) == list(range(2, 40))
+    assert found == store.naive_text_search("text", 100)
+
+
+@pytest.mark.timeout(60)
+def test_an_error_in_the_parser_thread_is_raised_by_import(
+    tmp_path: Path, tiny_batches: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = Store(tmp_path / "a.db")
+    import_csv(write_csv(tmp_path / "1.csv", [row(1, "a", "one")]), store)
+    real = twilog_csv.timestamp_epoch
+
+    def broken(timestamp: str) -> int | None:
+        if timestamp.startswith("2025"):
+            raise RuntimeError("parser broke")
+        return real(timestamp)
+
+    monkeypatch.setattr(twilog_csv, "timestamp_epoch", broken)
+    rows = [row(i, "a", f"p{i}") for i in range(2, 30)]
+    rows.append(row(30, "a", "late", timestamp="2025-01-01 00:00:00"))
+    with pytest.raises(RuntimeError, match="parser broke"):
+        import_csv(write_csv(tmp_path / "2.csv", rows), store)
+    assert set(_stored(store)) == {1}
+    assert _parser_threads() == []
+    monkeypatch.setattr(twilog_csv, "timestamp_epoch", real)
+    assert import_csv(tmp_path / "2.csv", store).new == 29
+
+
+@pytest.mark.timeout(60)
+def test_a_writer_that_gives_up_does_not_wait_for_a_blocked_parser(
+    tmp_path: Path, tiny_batches: None
+) -> None:
+    """The queue holds one batch: the parser is blocked on it when the writer fails at once."""
+    store = Store(tmp_path / "a.db")
+    export = write_csv(tmp_path / "e.csv", [row(i, "a", f"p{i}") for i in range(1, 200)])
+
+    def fail(stage: str, done: int, total: int) -> None:
+        raise ValueError("stop")
+
+    with pytest.raises(ValueError, match="stop"):
+        import_csv(export, store, progress=fail)
+    assert _parser_threads() == []
+    assert _stored(store) == {}
+
+
+def test_bulk_import_leaves_the_fts_settings_as_they_were(tmp_path: Path) -> None:
+    store = Store(tmp_path / "a.db")
+    import_csv(write_csv(tmp_path / "e.csv", [row(1, "a", "one"), row(2, "a", "two")]), store)
+    config = dict(store.reader.execute("SELECT k, v FROM fts_content_config").fetchall())
+    assert config.get("hashsize", 1 << 20) == 1 << 20
