@@ -36,6 +36,20 @@ ENTRY = st.tuples(
 )
 
 
+class _Interrupt:
+    """A progress callback that raises KeyboardInterrupt (Ctrl-C) at its n-th write report."""
+
+    def __init__(self, at: int) -> None:
+        self.at = at
+        self.calls = 0
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if stage == "write":
+            self.calls += 1
+            if self.calls == self.at:
+                raise KeyboardInterrupt
+
+
 def _stored(store: Store) -> dict[int, tuple[str, str, int]]:
     rows = store.reader.execute(
         "SELECT p.post_id, coalesce(u.name, ''), p.content, p.log_type FROM posts p "
@@ -165,17 +179,8 @@ def test_failed_import_leaves_the_store_unchanged(tmp_path: Path, monkeypatch: p
     store = Store(tmp_path / "a.db")
     import_csv(write_csv(tmp_path / "1.csv", [row(1, "a", "one")]), store)
     big = write_csv(tmp_path / "2.csv", [row(i, "a", f"post {i}") for i in range(2, 12000)])
-    calls = 0
-
-    def boom(stage: str, done: int, total: int) -> None:
-        nonlocal calls
-        if stage == "write":
-            calls += 1
-            if calls == 2:
-                raise KeyboardInterrupt
-
     with pytest.raises(KeyboardInterrupt):
-        import_csv(big, store, progress=boom)
+        import_csv(big, store, progress=_Interrupt(2))
     assert set(_stored(store)) == {1}
 
 
@@ -252,18 +257,10 @@ def test_interrupted_threaded_import_resumes_without_loss_or_duplicates(
     store = Store(tmp_path / "a.db")
     import_csv(write_csv(tmp_path / "1.csv", [row(1, "a", "one")]), store)
     export = write_csv(tmp_path / "2.csv", [row(i, f"u{i % 3}", f"post {i} text") for i in range(1, 40)])
-    calls = 0
-
-    def interrupt(stage: str, done: int, total: int) -> None:
-        nonlocal calls
-        if stage == "write":
-            calls += 1
-            if calls == 5:
-                raise KeyboardInterrupt
-
+    interrupt = _Interrupt(5)
     with pytest.raises(KeyboardInterrupt):
         import_csv(export, store, progress=interrupt)
-    assert calls == 5  # it stopped part-way, with batches and index chunks written
+    assert interrupt.calls == 5  # it stopped part-way, with batches and index chunks written
     assert set(_stored(store)) == {1}
     assert store.text_search("post", 50) == []
     assert _parser_threads() == []

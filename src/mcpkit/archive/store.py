@@ -566,22 +566,17 @@ class PostWriter:
         """Write the held-back index entries."""
         entries, self._fts = self._fts, []
         entries.sort()  # by rowid; ids are distinct, so the texts are never compared
-        per = max(1, self._variables // 2)
-        for start in range(0, len(entries), per):
-            part = entries[start : start + per]
-            self._conn.execute(
-                _values_sql("INSERT INTO fts_content(rowid, body) VALUES ", 2, len(part)),
-                list(itertools.chain.from_iterable(part)),
-            )
+        self._insert_many("INSERT INTO fts_content(rowid, body) VALUES ", 2, entries)
 
-    def _insert(self, rows: Sequence[PostRow], folded: Sequence[str]) -> None:
-        per = max(1, self._variables // 7)
+    def _insert_many(self, head: str, width: int, rows: Sequence[Sequence[Any]]) -> None:
+        """``rows`` in multi-row statements as large as SQLite's variable limit allows."""
+        per = max(1, self._variables // width)
         for start in range(0, len(rows), per):
             part = rows[start : start + per]
-            self._conn.execute(
-                _values_sql("INSERT INTO posts VALUES ", 7, len(part)),
-                list(itertools.chain.from_iterable(part)),
-            )
+            self._conn.execute(_values_sql(head, width, len(part)), list(itertools.chain.from_iterable(part)))
+
+    def _insert(self, rows: Sequence[PostRow], folded: Sequence[str]) -> None:
+        self._insert_many("INSERT INTO posts VALUES ", 7, rows)
         self._fts.extend(zip([row[0] for row in rows], folded, strict=True))
         if len(self._fts) >= FTS_CHUNK:
             self.flush()

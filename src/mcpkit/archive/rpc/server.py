@@ -283,6 +283,8 @@ async def run_server(
     async with RpcServer(api, options) as server:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
+            # platforms without loop signal handlers (Windows) or a loop outside the main
+            # thread: stop_server and closing the process still end the server
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, server.request_stop)
         if on_ready is not None:
