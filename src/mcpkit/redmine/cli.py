@@ -13,7 +13,7 @@ import anyio
 import typer
 
 from mcpkit.redmine.api import RedmineClient, RedmineError
-from mcpkit.redmine.config import ConfigError, RedmineConfig
+from mcpkit.redmine.config import RedmineConfigError, RedmineConfig
 from mcpkit.server.options import HostOpt, PortOpt, TransportChoice, TransportOpt
 
 app = typer.Typer(
@@ -28,7 +28,7 @@ app = typer.Typer(
 def _config() -> RedmineConfig:
     try:
         return RedmineConfig.from_env()
-    except ConfigError as exc:
+    except RedmineConfigError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
 

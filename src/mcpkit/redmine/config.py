@@ -23,7 +23,7 @@ DEFAULT_TEXT_LIMIT = 2000
 _KEY_SHAPE = re.compile(r"^[A-Za-z0-9_-]{8,128}$")
 
 
-class ConfigError(McpkitError):
+class RedmineConfigError(McpkitError):
     """The environment does not describe a usable Redmine connection."""
 
 
@@ -42,7 +42,7 @@ class RedmineConfig:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> RedmineConfig:
-        """Read ``REDMINE_*`` variables; raise :class:`ConfigError` naming the bad one."""
+        """Read ``REDMINE_*`` variables; raise :class:`RedmineConfigError` naming the bad one."""
         env = os.environ if environ is None else environ
         return cls(
             url=_url(env),
@@ -60,28 +60,28 @@ def _url(env: Mapping[str, str]) -> str:
     name = "REDMINE_URL" if env.get("REDMINE_URL", "").strip() else "REDMINE_HOST"
     raw = env.get(name, "").strip()
     if not raw:
-        raise ConfigError(
+        raise RedmineConfigError(
             "REDMINE_URL is not set: set it to your Redmine address, for example https://redmine.example.com"
         )
     parts = urlsplit(raw)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError(f"{name} must be an http or https address such as https://redmine.example.com")
+        raise RedmineConfigError(f"{name} must be an http or https address such as https://redmine.example.com")
     if parts.username or parts.password or parts.query or parts.fragment:
-        raise ConfigError(f"{name} must not contain credentials, a query or a fragment; use REDMINE_API_KEY")
+        raise RedmineConfigError(f"{name} must not contain credentials, a query or a fragment; use REDMINE_API_KEY")
     return raw.rstrip("/")
 
 
 def _api_key(env: Mapping[str, str]) -> str:
     raw = env.get("REDMINE_API_KEY")
     if raw is None or not raw.strip():
-        raise ConfigError(
+        raise RedmineConfigError(
             "REDMINE_API_KEY is not set: copy the key from My account, API access key, in Redmine"
         )
     key = raw.strip()
     if not _KEY_SHAPE.match(key):
-        raise ConfigError(
-            "REDMINE_API_KEY is malformed: expected the 40-character key from My account, "
-            "API access key, with letters and digits only"
+        raise RedmineConfigError(
+            "REDMINE_API_KEY is malformed: expected the key from My account, API access key, "
+            "8 to 128 characters of letters, digits, - or _"
         )
     return key
 
@@ -93,7 +93,7 @@ def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
     try:
         return as_bool(raw)
     except ValidationError:
-        raise ConfigError(f"{name} must be true or false, got {raw[:20]!r}") from None
+        raise RedmineConfigError(f"{name} must be true or false, got {raw[:20]!r}") from None
 
 
 def _timeout(env: Mapping[str, str]) -> float:
@@ -105,7 +105,7 @@ def _timeout(env: Mapping[str, str]) -> float:
     except ValueError:
         value = -1.0
     if not 0 < value <= 3600:
-        raise ConfigError(f"REDMINE_TIMEOUT must be a number of seconds between 0 and 3600, got {raw[:20]!r}")
+        raise RedmineConfigError(f"REDMINE_TIMEOUT must be a number of seconds between 0 and 3600, got {raw[:20]!r}")
     return value
 
 
@@ -116,7 +116,7 @@ def _text_limit(env: Mapping[str, str]) -> int:
     try:
         return as_int(raw, minimum=100, maximum=1_000_000)
     except ValidationError:
-        raise ConfigError(
+        raise RedmineConfigError(
             f"REDMINE_TEXT_LIMIT must be a whole number of characters from 100 to 1000000, got {raw[:20]!r}"
         ) from None
 
@@ -127,7 +127,7 @@ def _existing_path(env: Mapping[str, str], name: str, *, want_dir: bool) -> Path
         return None
     path = Path(raw).expanduser()
     if want_dir and not path.is_dir():
-        raise ConfigError(f"{name} must name an existing directory, {raw!r} is not one")
+        raise RedmineConfigError(f"{name} must name an existing directory, {raw!r} is not one")
     if not want_dir and not path.is_file():
-        raise ConfigError(f"{name} must name an existing CA certificate file, {raw!r} is not one")
+        raise RedmineConfigError(f"{name} must name an existing CA certificate file, {raw!r} is not one")
     return path.resolve()
