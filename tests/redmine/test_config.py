@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcpkit.redmine.config import DEFAULT_TEXT_LIMIT, DEFAULT_TIMEOUT, RedmineConfigError, RedmineConfig
+from mcpkit.redmine.config import DEFAULT_TEXT_LIMIT, DEFAULT_TIMEOUT, RedmineConfig, RedmineConfigError
 
 KEY = "0123456789abcdef0123456789abcdef01234567"
 

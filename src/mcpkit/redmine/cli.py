@@ -13,7 +13,7 @@ import anyio
 import typer
 
 from mcpkit.redmine.api import RedmineClient, RedmineError
-from mcpkit.redmine.config import RedmineConfigError, RedmineConfig
+from mcpkit.redmine.config import RedmineConfig, RedmineConfigError
 from mcpkit.server.options import HostOpt, PortOpt, TransportChoice, TransportOpt
 
 app = typer.Typer(

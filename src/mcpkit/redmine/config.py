@@ -18,7 +18,7 @@ from mcpkit.errors import McpkitError, ValidationError
 from mcpkit.tools.coerce import as_bool, as_int
 
 DEFAULT_TIMEOUT = 30.0
-DEFAULT_TEXT_LIMIT = 2000
+DEFAULT_TEXT_LIMIT = 500  # excerpt of each long text in a list; one entity shows its text in full
 # Redmine generates 40 hex characters; pinned keys may differ, but a key must be header-safe.
 _KEY_SHAPE = re.compile(r"^[A-Za-z0-9_-]{8,128}$")
 
@@ -65,9 +65,13 @@ def _url(env: Mapping[str, str]) -> str:
         )
     parts = urlsplit(raw)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise RedmineConfigError(f"{name} must be an http or https address such as https://redmine.example.com")
+        raise RedmineConfigError(
+            f"{name} must be an http or https address such as https://redmine.example.com"
+        )
     if parts.username or parts.password or parts.query or parts.fragment:
-        raise RedmineConfigError(f"{name} must not contain credentials, a query or a fragment; use REDMINE_API_KEY")
+        raise RedmineConfigError(
+            f"{name} must not contain credentials, a query or a fragment; use REDMINE_API_KEY"
+        )
     return raw.rstrip("/")
 
 
@@ -105,7 +109,9 @@ def _timeout(env: Mapping[str, str]) -> float:
     except ValueError:
         value = -1.0
     if not 0 < value <= 3600:
-        raise RedmineConfigError(f"REDMINE_TIMEOUT must be a number of seconds between 0 and 3600, got {raw[:20]!r}")
+        raise RedmineConfigError(
+            f"REDMINE_TIMEOUT must be a number of seconds between 0 and 3600, got {raw[:20]!r}"
+        )
     return value
 
 
