@@ -44,6 +44,8 @@ _SINGULAR = {
     "issue_categories": "issue_category",
     "statuses": "status",
     "aliases": "alias",
+    "news": "news",
+    "files": "file",
 }
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,60}$")
 

@@ -16,6 +16,17 @@ from mcpkit.redmine.tools.verify import verified
 from mcpkit.tools import params as p
 
 CATEGORY = "projects"
+
+
+def category_scope(record: Any) -> dict[str, Any]:
+    """Issues of a category: Redmine filters by category only inside the category's project."""
+    return {
+        "project_id": (record.get("project") or {}).get("id"),
+        "category_id": record["id"],
+        "status_id": "*",
+    }
+
+
 ISSUE_CATEGORY = Resource(
     "issue_category",
     "issue_categories",
@@ -23,7 +34,7 @@ ISSUE_CATEGORY = Resource(
     "projects/{project}/issue_categories",
     what="issue category",
     shown=("name", "project", "assigned_to"),
-    counts=(Count("issues", "issues.json", "issues", lambda i: {"category_id": i, "status_id": "*"}),),
+    counts=(Count("issues", "issues.json", "issues", lambda r: category_scope(r)),),
     id_schema=ident("Issue category number"),
 )
 

@@ -68,8 +68,8 @@ ISSUE = Resource(
     paged=True,
     shown=("subject", "project", "status"),
     counts=(
-        Count("subtasks", "issues.json", "issues", lambda i: {"parent_id": i, "status_id": "*"}),
-        Count("time_entries", "time_entries.json", "time_entries", lambda i: {"issue_id": i}),
+        Count("subtasks", "issues.json", "issues", lambda r: {"parent_id": r["id"], "status_id": "*"}),
+        Count("time_entries", "time_entries.json", "time_entries", lambda r: {"issue_id": r["id"]}),
     ),
     id_schema=ident("Issue number"),
 )

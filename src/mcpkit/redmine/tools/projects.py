@@ -41,9 +41,9 @@ PROJECT_RESOURCE = Resource(
     includes=INCLUDES,
     shown=("identifier", "name"),
     counts=(
-        Count("issues", "issues.json", "issues", lambda i: {"project_id": i, "status_id": "*"}),
-        Count("time_entries", "time_entries.json", "time_entries", lambda i: {"project_id": i}),
-        Count("subprojects", "projects.json", "projects", lambda i: {"parent_id": i}),
+        Count("issues", "issues.json", "issues", lambda r: {"project_id": r["id"], "status_id": "*"}),
+        Count("time_entries", "time_entries.json", "time_entries", lambda r: {"project_id": r["id"]}),
+        Count("subprojects", "projects.json", "projects", lambda r: {"parent_id": r["id"]}),
     ),
     id_param="project",
     id_schema=PROJECT,

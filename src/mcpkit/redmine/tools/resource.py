@@ -16,7 +16,7 @@ from typing import Any
 
 import mcp_types
 
-from mcpkit.redmine.api import seg
+from mcpkit.redmine.api import RedmineError, seg
 from mcpkit.redmine.tools.args import MAX_LIMIT, includes, num, paging, project_ref
 from mcpkit.redmine.tools.base import RedmineCtx, Tool
 from mcpkit.redmine.tools.results import confirm_or_preview, entity_of, entity_result, local_page, page_result
@@ -29,12 +29,15 @@ Filters = Callable[[Mapping[str, Any]], dict[str, Any]]
 
 @dataclass(frozen=True)
 class Count:
-    """A number shown in a delete preview: how many ``key`` records point at the target."""
+    """A number shown in a delete preview: how many ``key`` records point at the target.
+
+    ``params`` makes the filter from the target record as Redmine shows it.
+    """
 
     tag: str
     path: str
     key: str
-    params: Callable[[Any], dict[str, Any]]
+    params: Callable[[Mapping[str, Any]], dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -138,15 +141,19 @@ async def impact_of(rc: RedmineCtx, res: Resource, ref: Any) -> list[Element]:
         if record.get(name) is not None:
             value = record[name]
             out.child(name, None, value.get("name") if isinstance(value, Mapping) else value)
-    target = record.get("id", ref)
     for count in res.counts:
-        page = await rc.client.page(
-            count.path,
-            count.key,
-            what=f"the {count.tag.replace('_', ' ')}",
-            params=count.params(target),
-            limit=1,
-        )
+        try:
+            page = await rc.client.page(
+                count.path,
+                count.key,
+                what=f"the {count.tag.replace('_', ' ')}",
+                params=count.params({"id": ref, **record}),
+                limit=1,
+            )
+        except RedmineError as exc:
+            # A module that is off (no time tracking) or a permission the key lacks: say so, do not fail.
+            out.child(count.tag, {"counted": "false", "status": exc.status})
+            continue
         out.child(count.tag, None, page.total_count)
     return [out]
 

@@ -27,7 +27,7 @@ USER = Resource(
     "users",
     paged=True,
     shown=("login", "firstname", "lastname"),
-    counts=(Count("time_entries", "time_entries.json", "time_entries", lambda i: {"user_id": i}),),
+    counts=(Count("time_entries", "time_entries.json", "time_entries", lambda r: {"user_id": r["id"]}),),
     id_schema=ident("User number"),
 )
 

@@ -25,7 +25,9 @@ VERSION = Resource(
     "versions/{id}",
     "projects/{project}/versions",
     shown=("name", "status"),
-    counts=(Count("issues", "issues.json", "issues", lambda i: {"fixed_version_id": i, "status_id": "*"}),),
+    counts=(
+        Count("issues", "issues.json", "issues", lambda r: {"fixed_version_id": r["id"], "status_id": "*"}),
+    ),
     id_schema=ident("Version number"),
 )
 
