@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
@@ -161,9 +162,12 @@ class McpkitServer:
         if client_logging:
             self._log_level = "info"
             handlers["on_set_logging_level"] = self._set_logging_level
-        self.lowlevel: Server[Any] = _HonestServer(
-            name, version=version, instructions=instructions, **handlers
-        )
+        with warnings.catch_warnings():
+            # logging/setLevel is deprecated from 2026-07-28 on, still served for older clients.
+            warnings.filterwarnings("ignore", message="The logging capability is deprecated")
+            self.lowlevel: Server[Any] = _HonestServer(
+                name, version=version, instructions=instructions, **handlers
+            )
 
     # -- tools -------------------------------------------------------------------------------
 
@@ -184,20 +188,18 @@ class McpkitServer:
         """The handler's view of this request: who calls, its headers, progress and log senders."""
         session = ctx.session
         client = session.client_params.client_info.name if session.client_params else None
-        meta = ctx.meta or {}
-        token = meta.get("progress_token")
         request_id = ctx.request_id
 
         async def send_progress(progress: float, total: float | None, message: str | None) -> None:
-            if token is not None:
-                await session.send_progress_notification(
-                    token, progress, total, message, related_request_id=str(request_id)
-                )
+            # Scoped to this request by the SDK; a no-op when the client gave no progress token.
+            await session.report_progress(progress, total, message)
 
         async def send_log(level: str, message: str) -> None:
-            await session.send_log_message(
-                cast(Any, level), message, logger=self.name, related_request_id=request_id
-            )
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message="The logging capability is deprecated")
+                await session.send_log_message(
+                    cast(Any, level), message, logger=self.name, related_request_id=request_id
+                )
 
         return ToolContext(
             tool=name,
