@@ -161,8 +161,8 @@ async def test_http_headers_reach_the_handler_and_foreign_origins_are_refused() 
         from mcp.client.streamable_http import streamable_http_client
 
         http = httpx.AsyncClient(headers={"authorization": "Bearer s3cret", "x-redmine-api-key": "k-123"})
-        async with http, streamable_http_client(url, http_client=http) as streams:
-            async with ClientSession(streams[0], streams[1]) as session:
+        async with http, streamable_http_client(url, http_client=http) as (read, write, *_):  # noqa: SIM117
+            async with ClientSession(read, write) as session:
                 await session.initialize()
                 result = await session.call_tool("headers", {})
                 assert result.content[0].text == "k-123"  # type: ignore[union-attr]
