@@ -15,8 +15,7 @@ import mcp_types
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import Page, RedmineClient
 from mcpkit.redmine.xml import Formatter, response
-from mcpkit.results import xml_result
-from mcpkit.results.xml import Element
+from mcpkit.results import Element, xml_result
 from mcpkit.tools import ToolSpec, coerce
 from mcpkit.tools import params as p
 

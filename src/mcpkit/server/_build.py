@@ -26,11 +26,11 @@ from mcp.server.models import InitializationOptions
 from mcpkit.compat import DEFAULT_PROFILES, Finding, lint
 from mcpkit.errors import McpkitError
 from mcpkit.results import error_result, text_result
-from mcpkit.server.arguments import ArgumentError, ArgumentValidator
-from mcpkit.server.extras import PromptSpec, ResourceSpec
-from mcpkit.server.filters import ToolFilter
+from mcpkit.server._arguments import ArgumentError, ArgumentValidator
+from mcpkit.server._extras import PromptSpec, ResourceSpec
+from mcpkit.server._filters import ToolFilter
 from mcpkit.tools import ToolContext, ToolSpec
-from mcpkit.tools.context import takes_context
+from mcpkit.tools._context import takes_context
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
@@ -343,7 +343,7 @@ class McpkitServer:
         """Serve one client over this process's stdin/stdout until stdin closes."""
         from mcp.server.stdio import stdio_server
 
-        from mcpkit.server.stdin import claimed_stdin
+        from mcpkit.server._stdin import claimed_stdin
 
         with claimed_stdin(self._drain) as lines:
             async with stdio_server(stdin=cast(Any, lines)) as (read_stream, write_stream):
@@ -362,7 +362,7 @@ class McpkitServer:
         bearer_token: str | None = None,
     ) -> None:
         """Serve streamable HTTP at ``http://host:port/path`` until cancelled (see :mod:`.http`)."""
-        from mcpkit.server.http import HttpOptions, serve_http
+        from mcpkit.server._http import HttpOptions, serve_http
 
         options = HttpOptions(
             host=host,

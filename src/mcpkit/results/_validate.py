@@ -4,7 +4,7 @@ Seed 002's server sent results its client could not read and nothing caught it, 
 tests looked at the server's own objects, not at the JSON on the wire. :func:`validate_result`
 takes that JSON (a dict) and a protocol version and lists every problem with a JSON pointer.
 
-Two layers: mcpkit's own rules (:mod:`mcpkit.results.content`, stricter than the SDK's lenient
+Two layers: mcpkit's own rules (:mod:`mcpkit.results._content`, stricter than the SDK's lenient
 pydantic models: no ``"true"`` for ``isError``, base64 and URIs checked, version gates), then
 the SDK's own validator (``mcp_types.methods.validate_server_result``) as a second opinion for
 the versions whose schema it was generated from, so such a result the SDK would refuse to send
@@ -21,8 +21,8 @@ import pydantic
 from jsonschema.validators import validator_for
 from mcp_types.methods import validate_server_result
 
-from mcpkit.results.checks import Report, pointer
-from mcpkit.results.content import check_content_item, check_icons
+from mcpkit.results._checks import Report, pointer
+from mcpkit.results._content import check_content_item, check_icons
 
 _MESSAGE_LIMIT = 300
 
