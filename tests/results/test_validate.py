@@ -199,3 +199,9 @@ def test_to_wire_matches_what_the_sdk_sends(kind: str) -> None:
     raw = reply["result"]
     assert raw == to_wire(build(kind, text), protocol_version=PROTOCOL_VERSION)
     assert validate_result(raw, PROTOCOL_VERSION) == []
+
+
+def test_a_result_object_is_checked_in_its_wire_form() -> None:
+    good = text_result("hello")
+    assert validate_result(good) == validate_result(to_wire(good)) == []
+    assert validate_result(error_result("failed"), "2026-07-28") == []

@@ -74,7 +74,7 @@ def define(
 
 def num(value: Any) -> int:
     """A positive whole-number id given as a number or text."""
-    return int(coerce.as_id(value))  # without special words as_id only returns numbers
+    return coerce.as_id(value)
 
 
 def project_ref(value: Any) -> int | str:
