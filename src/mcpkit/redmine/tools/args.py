@@ -157,7 +157,7 @@ def ids(args: Mapping[str, Any], name: str) -> list[int] | None:
 def user_or_me(value: Any, name: str) -> str:
     """A user number or ``me``, as Redmine's filters take them."""
     try:
-        return coerce.as_number_or_special(value, allow=("me",))
+        return str(coerce.as_number_or_special(value, allow=("me",)))
     except ValidationError as exc:
         raise ValidationError(f"{name}: {exc}") from None
 

@@ -10,12 +10,12 @@ from typing import Any
 import jsonschema
 import jsonschema.validators
 
-from mcpkit.compat import refs
-from mcpkit.compat.model import CheckContext, Definition, Edit, FixContext, Issue, Rule
-from mcpkit.compat.rules import merge
-from mcpkit.compat.rules._util import add_description_sentence, input_root, is_object_node, show, types_of
-from mcpkit.compat.text import type_phrase
-from mcpkit.compat.walk import TOOL_SCHEMAS, join, tool_schemas
+from mcpkit.compat import _refs as refs
+from mcpkit.compat._model import CheckContext, Definition, Edit, FixContext, Issue, Rule
+from mcpkit.compat._rules import merge
+from mcpkit.compat._rules._util import add_description_sentence, input_root, is_object_node, show, types_of
+from mcpkit.compat._text import type_phrase
+from mcpkit.compat._walk import TOOL_SCHEMAS, join, tool_schemas
 
 INPUT = ("inputSchema",)
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from mcpkit.compat import refs
-from mcpkit.compat.rules._util import types_of
+from mcpkit.compat import _refs as refs
+from mcpkit.compat._rules._util import types_of
+from mcpkit.errors import McpkitError
 
 _OBJECT_KEYS = frozenset({"type", "properties", "required", "additionalProperties", "description", "title"})
 
 
-class MergeError(Exception):
+class MergeError(McpkitError):
     """The branches are not plain object schemas; folding them would change their meaning."""
 
 
