@@ -41,12 +41,17 @@ class RedmineConfig:
     text_limit: int = DEFAULT_TEXT_LIMIT
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> RedmineConfig:
-        """Read ``REDMINE_*`` variables; raise :class:`RedmineConfigError` naming the bad one."""
+    def from_env(cls, environ: Mapping[str, str] | None = None, *, require_key: bool = True) -> RedmineConfig:
+        """Read ``REDMINE_*`` variables; raise :class:`RedmineConfigError` naming the bad one.
+
+        ``require_key=False`` is the team HTTP mode: each request may bring its own key, so
+        ``REDMINE_API_KEY`` may be unset (``api_key`` is then empty); a key that is set is still checked.
+        """
         env = os.environ if environ is None else environ
+        key_given = bool(env.get("REDMINE_API_KEY", "").strip())
         return cls(
             url=_url(env),
-            api_key=_api_key(env),
+            api_key=_api_key(env) if require_key or key_given else "",
             read_only=_flag(env, "REDMINE_READ_ONLY", False),
             timeout=_timeout(env),
             verify_ssl=_flag(env, "REDMINE_VERIFY_SSL", True),
