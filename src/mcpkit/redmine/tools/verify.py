@@ -9,6 +9,7 @@ asked for, the value kept and the likely reason, and saying what did change.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -55,6 +56,7 @@ REFERENCE_LISTS = {
     ),
 }
 _ABSENT = object()
+_DECIMAL = re.compile(r"[-+]?\d+(\.\d+)?")  # "1.5" is Redmine's 1.5; "nan" stays text
 
 
 @dataclass(frozen=True)
@@ -95,10 +97,7 @@ def _norm(value: Any) -> Any:
         return round(float(value), 6)
     if isinstance(value, str):
         text = value.replace("\r\n", "\n").strip()
-        try:
-            return round(float(text), 6)
-        except ValueError:
-            return text
+        return round(float(text), 6) if _DECIMAL.fullmatch(text) else text
     if isinstance(value, list | tuple):
         return sorted(str(_norm(v)) for v in value)
     return value
