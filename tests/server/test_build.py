@@ -56,7 +56,9 @@ def test_lint_errors_only_warn_when_not_strict(caplog: pytest.LogCaptureFixture)
     assert "tool definition problem" in caplog.text
 
 
-def test_strict_comes_from_the_environment_which_the_pytest_plugin_sets(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_strict_comes_from_the_environment_which_the_pytest_plugin_sets(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     assert os.environ.get("MCPKIT_STRICT") == "1", "the mcpkit.testing plugin turns strict mode on"
     with pytest.raises(ToolDefinitionError):
         build_server("s", "1", [tool(description="a_b")], tool_filter=ToolFilter())
