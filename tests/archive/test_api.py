@@ -11,9 +11,10 @@ import pytest
 
 from mcpkit.archive import api as api_module
 from mcpkit.archive import safetensors_io
-from mcpkit.archive.api import ApiError, ArchiveAPI, chunk_pairs, default_db_path
+from mcpkit.archive.api import ArchiveAPI, chunk_pairs, default_db_path
 from mcpkit.archive.embedding import embed_missing
 from mcpkit.archive.importers import import_csv
+from mcpkit.jsonrpc import JsonRpcError
 
 from .helpers import HashEmbedder, row, write_csv
 
@@ -34,8 +35,8 @@ async def api(tmp_path: Path) -> AsyncIterator[ArchiveAPI]:
     opened.close()
 
 
-async def _error(api: ArchiveAPI, method: str, params: object) -> ApiError:
-    with pytest.raises(ApiError) as info:
+async def _error(api: ArchiveAPI, method: str, params: object) -> JsonRpcError:
+    with pytest.raises(JsonRpcError) as info:
         await api.call(method, params)  # type: ignore[arg-type]
     return info.value
 
@@ -52,6 +53,7 @@ def test_method_table() -> None:
         "get_status",
         "embed_text",
         "get_user_list",
+        "check_init",
     }
     assert api.is_streaming("vector_search") and not api.is_streaming("search_similar")
     assert not api.is_streaming("nope")

@@ -12,6 +12,7 @@ from mcpkit.archive import safetensors_io
 from mcpkit.archive.engine import Engine, ids_of
 from mcpkit.archive.errors import ImportFormatError, ModelMismatchError
 from mcpkit.archive.importers.twilog_search import import_twilog_search
+from mcpkit.archive.query import parse_terms
 from mcpkit.archive.store import Store
 from mcpkit.archive.vectors import VectorSpace, describe, vectors_root
 
@@ -84,7 +85,7 @@ def test_import_brings_posts_vectors_and_enrichments(upstream: Path, tmp_path: P
     assert describe(vectors_root(store.path))["content"] == {"model": MODEL, "dim": 8, "count": 12}
     space = VectorSpace.open(vectors_root(store.path), "content")
     assert space is not None and np.allclose(space.matrix, np.load(tmp_path / "content.npy"), atol=1e-6)
-    assert [p["post_id"] for p in store.text_search("要約 1", 10, "summary")] == [10, 1]
+    assert [p["post_id"] for p in store.text_search(parse_terms('"要約 1"'), 10, "summary")] == [10, 1]
     post = store.posts_by_ids([3])[3]
     assert post["reasoning"] == "理由 3" and post["tags"] == ["タグ", "t0"]
     assert store.counts()["total_tags"] == 4

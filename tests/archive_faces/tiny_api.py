@@ -12,15 +12,10 @@ import asyncio
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
+from mcpkit.jsonrpc import JsonRpcError
 
-class TinyError(Exception):
-    """Shaped like ``ApiError``: the server puts code/message/data on the wire."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.data = data
+TinyError = JsonRpcError
+"""The server puts code/message/data on the wire."""
 
 
 class TinyAPI:
@@ -68,6 +63,9 @@ class TinyAPI:
         if method == "big":
             return "x" * int(args.get("n", 10))
         raise TinyError(-32601, f"Method not found: {method}")
+
+    async def aclose(self) -> None:
+        return None
 
     async def stream(self, method: str, params: Mapping[str, Any] | list[Any] | None) -> AsyncIterator[Any]:
         args = self._args(params)

@@ -26,6 +26,7 @@ Decisions the faces rely on
                                                                          model, data_stats, ...}
   embed_text           text*                                             {vector: base64 safetensors}
   get_user_list        -                                                 [user, ...] by post count
+  check_init           -                                                 {status: "init_completed"}
   ==================== ================================================= ==========================
 
   ``post`` = ``{post_id:int, content, timestamp, url, user}`` plus ``reasoning, summary, tags``
@@ -36,7 +37,7 @@ Decisions the faces rely on
   (20,000 pairs per chunk, at least one chunk). The RPC face sends one message per chunk with
   ``"more": true|false`` at the top level. ``call("vector_search")`` returns
   ``{"streaming": [chunks...]}`` as upstream's server did internally.
-* Errors: :class:`ApiError` with ``code`` -32601 ``"Method not found: X"``, -32602 for bad
+* Errors: :class:`~mcpkit.jsonrpc.JsonRpcError` with ``code`` -32601 ``"Method not found: X"``, -32602 for bad
   params (upstream's texts: ``"Invalid params: query is required"``, ``"top_k must be between
   1 and 100, got 0"``, ``"limit must be between 1 and 1000, got 0"``...), -32603 for any
   other failure (``ArchiveError`` text, e.g. a model mismatch or a space not embedded yet).
@@ -67,24 +68,16 @@ from mcpkit.archive.settings import (
     parse_weights,
 )
 from mcpkit.errors import McpkitError, ValidationError
+from mcpkit.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, JsonRpcError
 
 logger = logging.getLogger("mcpkit.archive")
 
 __all__ = [
-    "INTERNAL_ERROR",
-    "INVALID_PARAMS",
-    "INVALID_REQUEST",
-    "METHOD_NOT_FOUND",
     "STREAM_CHUNK_SIZE",
-    "ApiError",
     "ArchiveAPI",
     "default_db_path",
 ]
 
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
 STREAM_CHUNK_SIZE = 20_000
 
 
@@ -95,16 +88,6 @@ def default_db_path() -> Path:
         return Path(explicit).expanduser()
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base).expanduser() / "mcpkit" / "archive.db"
-
-
-class ApiError(Exception):
-    """A JSON-RPC-shaped failure: faces put ``code``/``message``/``data`` on the wire as is."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.data = data
 
 
 Params = Mapping[str, Any] | list[Any] | None
@@ -143,6 +126,7 @@ class ArchiveAPI:
             "get_status": _Method(("websocket_url",), self._status),
             "embed_text": _Method(("text",), self._embed_text),
             "get_user_list": _Method((), self._user_list),
+            "check_init": _Method((), self._check_init),
         }
 
     @classmethod
@@ -152,6 +136,10 @@ class ArchiveAPI:
 
     def close(self) -> None:
         self.engine.close()
+
+    async def aclose(self) -> None:
+        """:class:`ArchivePort`'s way to release the database (faces hold either backend)."""
+        self.close()
 
     def warm_in_background(self) -> None:
         """Prepare filter columns and vector indexes in a daemon thread (long-lived faces:
@@ -172,7 +160,7 @@ class ArchiveAPI:
         return entry is not None and entry.streaming
 
     async def call(self, method: str, params: Params) -> Any:
-        """Run ``method``; raises :class:`ApiError` with the JSON-RPC code on any failure."""
+        """Run ``method``; raises :class:`~mcpkit.jsonrpc.JsonRpcError` with the JSON-RPC code on any failure."""
         entry, args = self._resolve(method, params)
         return await self._guard(entry.handler(args))
 
@@ -189,32 +177,32 @@ class ArchiveAPI:
     def _resolve(self, method: str, params: Params) -> tuple[_Method, dict[str, Any]]:
         entry = self._methods.get(method)
         if entry is None:
-            raise ApiError(METHOD_NOT_FOUND, f"Method not found: {method}")
+            raise JsonRpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
         if params is None:
             return entry, {}
         if isinstance(params, Mapping):
             return entry, dict(params)
         if isinstance(params, list):
             if len(params) > len(entry.names):
-                raise ApiError(
+                raise JsonRpcError(
                     INVALID_PARAMS,
                     f"Invalid params: {method} takes at most {len(entry.names)} positional params",
                 )
             return entry, dict(zip(entry.names, params, strict=False))
-        raise ApiError(INVALID_PARAMS, "Invalid params: params must be an object or an array")
+        raise JsonRpcError(INVALID_PARAMS, "Invalid params: params must be an object or an array")
 
     @staticmethod
     async def _guard(awaitable: Awaitable[Any]) -> Any:
         try:
             return await awaitable
-        except ApiError:
+        except JsonRpcError:
             raise
         except ValidationError as exc:
-            raise ApiError(INVALID_PARAMS, str(exc)) from exc
+            raise JsonRpcError(INVALID_PARAMS, str(exc)) from exc
         except (ArchiveError, McpkitError) as exc:
-            raise ApiError(INTERNAL_ERROR, str(exc)) from exc
+            raise JsonRpcError(INTERNAL_ERROR, str(exc)) from exc
         except Exception as exc:
-            raise ApiError(INTERNAL_ERROR, f"Internal error: {type(exc).__name__}: {exc}") from exc
+            raise JsonRpcError(INTERNAL_ERROR, f"Internal error: {type(exc).__name__}: {exc}") from exc
 
     # -- handlers: validate, then run the engine in a worker thread ---------------------------
 
@@ -262,6 +250,10 @@ class ArchiveAPI:
     async def _embed_text(self, args: dict[str, Any]) -> Any:
         text = _required_text(args, "text")
         return await anyio.to_thread.run_sync(lambda: self.engine.embed_text(text))
+
+    async def _check_init(self, args: dict[str, Any]) -> Any:
+        """Upstream's readiness probe: this archive is ready as soon as it is open."""
+        return {"status": "init_completed"}
 
     async def _user_list(self, args: dict[str, Any]) -> Any:
         return await anyio.to_thread.run_sync(self.engine.user_list)

@@ -20,10 +20,11 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from mcpkit.archive import texts
-from mcpkit.archive.rpc.api_port import ArchivePort, error_fields
+from mcpkit.archive.rpc.api_port import ArchivePort
 from mcpkit.archive.rpc.client import ENV_URL, RpcClient, default_url
 from mcpkit.archive.rpc.security import ENV_TOKEN, SecurityConfigError, origins_from_env
 from mcpkit.errors import McpkitError
+from mcpkit.jsonrpc import error_fields
 from mcpkit.log import setup_logging
 
 app = typer.Typer(
@@ -110,7 +111,7 @@ def import_cmd(
     except McpkitError as exc:
         raise _fail(f"import failed: {exc}") from None
     finally:
-        _close(store)
+        store.close()
     report = summary.as_dict()
     if as_json:
         _print_json({"db": str(path), **report})
@@ -140,7 +141,7 @@ def import_twilog_search_cmd(
     except McpkitError as exc:
         raise _fail(f"import failed: {exc}") from None
     finally:
-        _close(store)
+        store.close()
     if as_json:
         _print_json(report)
     else:
@@ -176,7 +177,7 @@ def embed_cmd(
     except McpkitError as exc:
         raise _fail(f"embed failed: {exc}", 2 if isinstance(exc, ValueError) else 1) from None
     finally:
-        _close(store)
+        store.close()
     if as_json:
         _print_json(summary.as_dict())
     else:
@@ -184,12 +185,6 @@ def embed_cmd(
             f"{summary.space}: {summary.embedded} embedded, {summary.already} already, "
             f"{summary.empty} empty after stripping ({summary.model})"
         )
-
-
-def _close(obj: object) -> None:
-    closer = getattr(obj, "close", None)
-    if callable(closer):
-        closer()
 
 
 # -- the server ---------------------------------------------------------------------------------
@@ -338,14 +333,6 @@ async def _backend(server: str | None, db: Path | None) -> ArchivePort:
     return ArchiveAPI.open(path)
 
 
-async def _release(api: ArchivePort) -> None:
-    closer = getattr(api, "aclose", None)
-    if closer is not None:
-        await closer()
-    else:
-        _close(api)
-
-
 def _query(
     server: str | None,
     db: Path | None,
@@ -359,7 +346,7 @@ def _query(
         try:
             return await api.call(method, params)
         finally:
-            await _release(api)
+            await api.aclose()
 
     try:
         result = _run(go())
@@ -497,8 +484,9 @@ def mcp_cmd(
     if db is not None:
         from mcpkit.archive.api import ArchiveAPI
 
-        backend = ArchiveAPI.open(db)
-        backend.warm_in_background()
+        local = ArchiveAPI.open(db)
+        local.warm_in_background()
+        backend = local
         url = None
     else:
         url = websocket or default_url()

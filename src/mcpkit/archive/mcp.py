@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcpkit import __version__
 from mcpkit.archive import texts
-from mcpkit.archive.rpc.api_port import ArchivePort, error_fields
+from mcpkit.archive.rpc.api_port import ArchivePort
 from mcpkit.archive.rpc.client import (
     ConnectionLostError,
     RpcClient,
@@ -25,6 +25,7 @@ from mcpkit.archive.rpc.client import (
     ServerTimeoutError,
 )
 from mcpkit.errors import McpkitError
+from mcpkit.jsonrpc import error_fields
 from mcpkit.tools import ToolSpec, params
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ MSG_TIMEOUT = "サーバーへの接続がタイムアウトしました"
 MSG_CLOSED = "WebSocket接続が予期せず終了しました"
 
 
-class ToolFailure(McpkitError):
+class ToolFailedError(McpkitError):
     """A failed tool call; its text is the whole one-line ``isError`` message."""
 
 
@@ -70,13 +71,13 @@ class ArchiveTools:
         try:
             return await self.backend.call(method, dict(args))
         except Exception as exc:
-            raise ToolFailure(f"エラー: {failure}: {describe_failure(exc)}") from exc
+            raise ToolFailedError(f"エラー: {failure}: {describe_failure(exc)}") from exc
 
     @staticmethod
     def _required(args: Mapping[str, Any], name: str, message: str) -> str:
         value = args.get(name)
         if not isinstance(value, str) or not value:
-            raise ToolFailure(f"エラー: {message}")
+            raise ToolFailedError(f"エラー: {message}")
         return value
 
     async def search_similar(self, args: dict[str, Any]) -> str:
@@ -100,7 +101,7 @@ class ArchiveTools:
         try:
             status = await backend.call("get_status", {})
         except Exception as exc:
-            raise ToolFailure(f"Twilog Serverに接続できません: {describe_failure(exc)}") from exc
+            raise ToolFailedError(f"Twilog Serverに接続できません: {describe_failure(exc)}") from exc
         finally:
             if temporary is not None:
                 await temporary.aclose()

@@ -33,6 +33,7 @@ import numpy.typing as npt
 
 from mcpkit.archive.errors import ArchiveError
 from mcpkit.archive.posts import Post, fold, timestamp_epoch
+from mcpkit.archive.query import TextFilter
 
 SOURCES = ("content", "reasoning", "summary")
 
@@ -342,64 +343,53 @@ class Store:
                 out[post["post_id"]] = post
         return out
 
-    def text_search(self, term: str, limit: int, source: str = "content") -> list[dict[str, Any]]:
-        """Posts whose ``source`` text contains ``term`` case-insensitively, newest first.
+    def text_search(
+        self, text_filter: TextFilter, limit: int, source: str = "content"
+    ) -> list[dict[str, Any]]:
+        """Posts whose ``source`` text passes ``text_filter``, newest first, with enrichments.
 
-        The answer is by definition that of :meth:`naive_text_search`; FTS5 trigram only finds
-        candidates faster (terms of three or more characters), and a term that matches very many
-        posts is served by walking the time index instead, which is then the faster path.
+        A post without that text (not enriched) is matched as an empty text, as upstream.
         """
-        needle = fold(term)
+        return [post for post, _ in itertools.islice(self.matching_posts(text_filter, source), limit)]
+
+    def matching_posts(
+        self, text_filter: TextFilter, source: str = "content"
+    ) -> Iterator[tuple[dict[str, Any], int | None]]:
+        """``(post, ts)`` newest first for every post whose ``source`` text passes the filter.
+
+        The answer is by definition that of a scan testing every post (tests/archive/naive.py);
+        FTS5 trigram only finds candidates faster (include terms of three or more characters),
+        and terms that match very many posts are served by walking the time index instead,
+        which is then the faster path.
+        """
         conn = self.reader
-        text_col, join = _source_sql(source)
-        base = f"SELECT {_POST_COLUMNS}, {text_col} FROM posts p LEFT JOIN users u ON u.user_id = p.user_id{join}"
-        if len(needle) >= 3:
+        text_col = _source_column(source)
+        base = (
+            f"SELECT {_POST_COLUMNS}, e.reasoning, e.summary, e.tags, p.ts, {text_col} FROM posts p "
+            "LEFT JOIN users u ON u.user_id = p.user_id LEFT JOIN enrichments e ON e.post_id = p.post_id"
+        )
+        order = " ORDER BY p.timestamp DESC, p.post_id DESC"
+        long_terms = [t for t in text_filter.folded_includes if len(t) >= 3]
+        rows: Iterable[Sequence[Any]] | None = None
+        if long_terms:
             table = f"fts_{source}"
-            query = trigram_query([needle])
+            query = trigram_query(long_terms)
             probe = conn.execute(
                 f"SELECT count(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?)",
                 (query, _FTS_PROBE),
             ).fetchone()[0]
             if probe < _FTS_PROBE:
                 rows = conn.execute(
-                    f"{base} WHERE p.post_id IN (SELECT rowid FROM {table} WHERE {table} MATCH ?) "
-                    "ORDER BY p.timestamp DESC, p.post_id DESC",
+                    f"{base} WHERE p.post_id IN (SELECT rowid FROM {table} WHERE {table} MATCH ?){order}",
                     (query,),
                 )
-                return _take_matching(rows, needle, limit)
-        rows = conn.execute(f"{base} ORDER BY p.timestamp DESC, p.post_id DESC")
-        return _take_matching(rows, needle, limit)
-
-    def posts_newest_first(self, terms: Sequence[str]) -> Iterator[Sequence[Any]]:
-        """Rows ``(post_id, user, timestamp, url, content, ts, reasoning, summary, tags)`` newest
-        first, narrowed by FTS to posts containing every term of three or more characters.
-
-        The narrowing is a superset of the true matches; callers still test each row.
-        """
-        long_terms = [fold(t) for t in terms if len(fold(t)) >= 3]
-        where = ""
-        params: list[Any] = []
-        if long_terms:
-            where = " WHERE p.post_id IN (SELECT rowid FROM fts_content WHERE fts_content MATCH ?)"
-            params.append(trigram_query(long_terms))
-        yield from self.reader.execute(
-            "SELECT p.post_id, coalesce(u.name, ''), p.timestamp, p.url, p.content, p.ts, "
-            "e.reasoning, e.summary, e.tags FROM posts p LEFT JOIN users u ON u.user_id = p.user_id "
-            f"LEFT JOIN enrichments e ON e.post_id = p.post_id{where} "
-            "ORDER BY p.timestamp DESC, p.post_id DESC",
-            params,
-        )
-
-    def naive_text_search(self, term: str, limit: int, source: str = "content") -> list[dict[str, Any]]:
-        """The reference semantics: scan everything in Python, sort newest first (for tests, bench)."""
-        needle = fold(term)
-        text_col, join = _source_sql(source)
-        rows = self.reader.execute(
-            f"SELECT {_POST_COLUMNS}, {text_col} FROM posts p LEFT JOIN users u ON u.user_id = p.user_id{join}"
-        ).fetchall()
-        hits = [row for row in rows if row[5] is not None and needle in fold(row[5])]
-        hits.sort(key=lambda r: (r[2], r[0]), reverse=True)
-        return [post_dict(r) for r in hits[:limit]]
+        if rows is None:
+            rows = conn.execute(base + order)
+        for row in rows:
+            if text_filter.matches(row[9]):
+                post = post_dict(row)
+                add_enrichment(post, row[5], row[6], row[7])
+                yield post, row[8]
 
     def post_arrays(self) -> PostArrays:
         """Filter columns for every post, built with numpy (about a second per million posts)."""
@@ -454,25 +444,11 @@ class Store:
         if source == "content":
             sql = "SELECT post_id, content FROM posts ORDER BY post_id"
         else:
-            _source_sql(source)
+            _source_column(source)
             sql = f"SELECT post_id, {source} FROM enrichments WHERE {source} IS NOT NULL ORDER BY post_id"
         for post_id, text in self.reader.execute(sql):
             if text:
                 yield int(post_id), str(text)
-
-    def texts_for(self, ids: Sequence[int], source: str) -> dict[int, str]:
-        """The raw ``source`` text of posts, for the query text filter."""
-        text_col, join = _source_sql(source)
-        out: dict[int, str] = {}
-        id_list = [int(i) for i in ids]
-        for start in range(0, len(id_list), 500):
-            part = id_list[start : start + 500]
-            marks = ",".join("?" * len(part))
-            for post_id, text in self.reader.execute(
-                f"SELECT p.post_id, {text_col} FROM posts p{join} WHERE p.post_id IN ({marks})", part
-            ):
-                out[int(post_id)] = text or ""
-        return out
 
 
 class PostWriter:
@@ -599,11 +575,12 @@ def add_enrichment(
             post["tags"] = []
 
 
-def _source_sql(source: str) -> tuple[str, str]:
+def _source_column(source: str) -> str:
+    """The SQL column of a text source in :meth:`Store.matching_posts`'s join."""
     if source == "content":
-        return "p.content", ""
+        return "p.content"
     if source in ("reasoning", "summary"):
-        return f"e.{source}", " JOIN enrichments e ON e.post_id = p.post_id"
+        return f"e.{source}"
     raise ArchiveError(f"unknown text source {source!r}")
 
 
@@ -631,14 +608,3 @@ def _values_sql(head: str, columns: int, rows: int) -> str:
     """``head`` followed by ``rows`` groups of ``columns`` placeholders."""
     group = "(" + ",".join("?" * columns) + ")"
     return head + ",".join([group] * rows)
-
-
-def _take_matching(rows: Iterable[Sequence[Any]], needle: str, limit: int) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for row in rows:
-        text = row[5]
-        if text is not None and needle in fold(text):
-            out.append(post_dict(row))
-            if len(out) >= limit:
-                break
-    return out

@@ -17,11 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
+from mcpkit.jsonrpc import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR
 
 JsonId = str | int | None
 

@@ -22,10 +22,8 @@ from typing import Any
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
-from mcpkit.archive.rpc.api_port import ArchivePort, error_fields, open_stream
+from mcpkit.archive.rpc.api_port import ArchivePort, open_stream
 from mcpkit.archive.rpc.protocol import (
-    INTERNAL_ERROR,
-    INVALID_REQUEST,
     Invalid,
     Request,
     dumps,
@@ -34,6 +32,7 @@ from mcpkit.archive.rpc.protocol import (
     result_message,
 )
 from mcpkit.archive.rpc.security import AccessPolicy
+from mcpkit.jsonrpc import INTERNAL_ERROR, INVALID_REQUEST, error_fields
 
 logger = logging.getLogger("mcpkit.archive.rpc")
 
