@@ -61,7 +61,7 @@ def _stored(store: Store) -> dict[int, tuple[str, str, int]]:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(ENTRY, max_size=25))
+@given(st.lists(ENTRY, min_size=1, max_size=25))
 def test_import_round_trips_content_and_keeps_larger_log_type(entries) -> None:
     rows = []
     want: dict[int, tuple[str, str, int]] = {}

@@ -59,6 +59,7 @@ import anyio.to_thread
 from mcpkit.archive.embedders import Embedder
 from mcpkit.archive.engine import Engine
 from mcpkit.archive.errors import ArchiveError
+from mcpkit.archive.limits import InputLimits, check_depth, check_text
 from mcpkit.archive.settings import (
     LIMIT_MAX,
     SPACES,
@@ -100,13 +101,6 @@ class _Method:
     streaming: bool = False
 
 
-def _required_text(args: Mapping[str, Any], name: str) -> str:
-    value = args.get(name)
-    if not value or not isinstance(value, str):
-        raise ValidationError(f"Invalid params: {name} is required")
-    return value
-
-
 def _optional_range(args: Mapping[str, Any], name: str, default: int, high: int) -> int:
     value = args.get(name)
     return default if value is None else check_range(name, value, 1, high)
@@ -115,8 +109,9 @@ def _optional_range(args: Mapping[str, Any], name: str, default: int, high: int)
 class ArchiveAPI:
     """Validates params, runs the engine off the event loop, shapes results as upstream."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, limits: InputLimits | None = None) -> None:
         self.engine = engine
+        self.limits = limits or InputLimits()
         self._methods: dict[str, _Method] = {
             "search_similar": _Method(("query", "settings", "mode", "weights"), self._search_similar),
             "vector_search": _Method(("query", "top_k", "mode", "weights"), self._vector_search, True),
@@ -130,9 +125,14 @@ class ArchiveAPI:
         }
 
     @classmethod
-    def open(cls, db_path: Path, *, embedder: Embedder | None = None) -> ArchiveAPI:
+    def open(
+        cls, db_path: Path, *, embedder: Embedder | None = None, limits: InputLimits | None = None
+    ) -> ArchiveAPI:
         """Open (creating/migrating) the archive at ``db_path``; the model loads lazily."""
-        return cls(Engine.open(Path(db_path), embedder=embedder))
+        return cls(Engine.open(Path(db_path), embedder=embedder), limits)
+
+    def _text(self, args: Mapping[str, Any], name: str) -> str:
+        return check_text(name, args.get(name), self.limits.max_text_chars)
 
     def close(self) -> None:
         self.engine.close()
@@ -180,6 +180,10 @@ class ArchiveAPI:
             raise JsonRpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
         if params is None:
             return entry, {}
+        try:
+            check_depth(params, self.limits.max_depth)
+        except ValidationError as exc:
+            raise JsonRpcError(INVALID_PARAMS, str(exc)) from None
         if isinstance(params, Mapping):
             return entry, dict(params)
         if isinstance(params, list):
@@ -207,7 +211,7 @@ class ArchiveAPI:
     # -- handlers: validate, then run the engine in a worker thread ---------------------------
 
     async def _search_similar(self, args: dict[str, Any]) -> Any:
-        query = _required_text(args, "query")
+        query = self._text(args, "query")
         raw_settings = args.get("settings")
         if raw_settings is None and any(k in args for k in ("top_k", "user_filter", "date_filter")):
             raw_settings = {k: args.get(k) for k in ("top_k", "user_filter", "date_filter")}
@@ -219,7 +223,7 @@ class ArchiveAPI:
         )
 
     async def _vector_search(self, args: dict[str, Any]) -> Any:
-        query = _required_text(args, "query")
+        query = self._text(args, "query")
         raw_top_k = args.get("top_k")
         top_k = None if raw_top_k is None else check_range("top_k", raw_top_k, 1, 2**31)
         mode = parse_mode(args.get("mode"))
@@ -230,7 +234,7 @@ class ArchiveAPI:
         return {"streaming": chunk_pairs(pairs)}
 
     async def _search_text(self, args: dict[str, Any]) -> Any:
-        term = _required_text(args, "search_term")
+        term = self._text(args, "search_term")
         limit = _optional_range(args, "limit", 50, LIMIT_MAX)
         source = args.get("source") or "content"
         if source not in SPACES:
@@ -248,7 +252,7 @@ class ArchiveAPI:
         return await anyio.to_thread.run_sync(self.engine.status)
 
     async def _embed_text(self, args: dict[str, Any]) -> Any:
-        text = _required_text(args, "text")
+        text = self._text(args, "text")
         return await anyio.to_thread.run_sync(lambda: self.engine.embed_text(text))
 
     async def _check_init(self, args: dict[str, Any]) -> Any:

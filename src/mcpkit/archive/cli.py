@@ -9,23 +9,34 @@ Exit codes: 0 ok, 1 failure, 2 usage (bad flags or bad params).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import sqlite3
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from mcpkit.archive import texts
+from mcpkit.archive.importers.export_file import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES
+from mcpkit.archive.limits import DEFAULT_MAX_TEXT_CHARS, InputLimits
 from mcpkit.archive.rpc.api_port import ArchivePort
 from mcpkit.archive.rpc.client import ENV_URL, RpcClient, default_url
 from mcpkit.archive.rpc.security import ENV_TOKEN, SecurityConfigError, origins_from_env
-from mcpkit.errors import McpkitError
+from mcpkit.errors import McpkitError, ValidationError
 from mcpkit.jsonrpc import error_fields
 from mcpkit.log import setup_logging
+from mcpkit.server.options import HostOpt as McpHostOpt
+from mcpkit.server.options import PortOpt as McpPortOpt
+from mcpkit.server.options import TransportChoice, TransportOpt
+
+if TYPE_CHECKING:
+    from mcpkit.archive.api import ArchiveAPI
+    from mcpkit.archive.store import Store
 
 app = typer.Typer(
     help="Search a post archive: import Twilog exports, embed offline, search by meaning or words.",
@@ -66,6 +77,23 @@ def _db_path(db: Path | None) -> Path:
     return Path(db) if db is not None else default_db_path()
 
 
+def _open_api(path: Path, limits: InputLimits | None = None) -> ArchiveAPI:
+    """The API on an existing archive; a missing one is refused (a mistyped --db must not
+    quietly create an empty archive), a database fault is one line naming the cause."""
+    from mcpkit.archive.api import ArchiveAPI
+
+    require_archive(path)
+    try:
+        return ArchiveAPI.open(path, limits=limits)
+    except McpkitError as exc:
+        raise _fail(f"cannot open {path}: {exc}") from None
+
+
+def require_archive(path: Path) -> None:
+    if not path.exists():
+        raise _fail(f"no archive at {path}: run `mcpkit archive import FILE --db {path}` first")
+
+
 def _run(coro: Coroutine[Any, Any, T]) -> T:
     return asyncio.run(coro)
 
@@ -85,33 +113,65 @@ def _progress() -> Progress:
 # -- data in ------------------------------------------------------------------------------------
 
 
+MaxBytesOpt = Annotated[
+    int, typer.Option("--max-bytes", min=1, help="Largest export accepted, in bytes once decompressed.")
+]
+MaxLineOpt = Annotated[int, typer.Option("--max-line-bytes", min=1, help="Longest line accepted, in bytes.")]
+CreateOpt = Annotated[bool, typer.Option("--create", help="Create the archive when --db does not exist.")]
+
+
+@contextlib.contextmanager
+def _opened_store(db: Path | None, action: str, *, create: bool) -> Iterator[Store]:
+    """The store at ``--db`` for one command; every failure becomes one line and exit 1 (2 for
+    a bad parameter). An archive this command created is removed again when it fails, so a
+    refused import leaves nothing behind."""
+    from mcpkit.archive.store import Store, describe_db_error, remove_database
+
+    path = _db_path(db)
+    existed = path.exists()
+    if not existed and not create:
+        raise _fail(f"no archive at {path}: run `mcpkit archive import FILE --db {path}` first")
+    try:
+        store = Store(path)
+    except McpkitError as exc:
+        raise _fail(f"{action} failed: {exc}") from None
+    done = False
+    try:
+        yield store
+        done = True
+    except sqlite3.Error as exc:
+        raise _fail(f"{action} failed: {describe_db_error(path, exc)}") from None
+    except McpkitError as exc:
+        raise _fail(f"{action} failed: {exc}", 2 if isinstance(exc, ValidationError) else 1) from None
+    finally:
+        store.close()
+        if not done and not existed:
+            remove_database(path)
+
+
 @app.command("import")
 def import_cmd(
     file: Annotated[Path, typer.Argument(help="Twilog CSV export, plain, .gz or .zip.")],
     db: DbOpt = None,
+    max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
+    max_line_bytes: MaxLineOpt = DEFAULT_MAX_LINE_BYTES,
     as_json: JsonOpt = False,
 ) -> None:
     """Import a Twilog CSV export; re-importing adds nothing twice."""
     from mcpkit.archive.importers import import_csv
-    from mcpkit.archive.store import Store
+    from mcpkit.archive.importers.export_file import ReadLimits
 
     setup_logging()
     path = _db_path(db)
-    store = Store(path)
-    try:
-        with _progress() as bar:
-            tasks: dict[str, Any] = {}
+    with _opened_store(db, "import", create=True) as store, _progress() as bar:
+        tasks: dict[str, Any] = {}
 
-            def progress(stage: str, done: int, total: int) -> None:
-                if stage not in tasks:
-                    tasks[stage] = bar.add_task("reading" if stage == "read" else "writing", total=total)
-                bar.update(tasks[stage], completed=done, total=total)
+        def progress(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task("reading" if stage == "read" else "writing", total=total)
+            bar.update(tasks[stage], completed=done, total=total)
 
-            summary = import_csv(file, store, progress=progress)
-    except McpkitError as exc:
-        raise _fail(f"import failed: {exc}") from None
-    finally:
-        store.close()
+        summary = import_csv(file, store, progress=progress, limits=ReadLimits(max_bytes, max_line_bytes))
     report = summary.as_dict()
     if as_json:
         _print_json({"db": str(path), **report})
@@ -128,24 +188,23 @@ def import_cmd(
 def import_twilog_search_cmd(
     directory: Annotated[Path, typer.Argument(help="A twilog-search installation directory.")],
     db: DbOpt = None,
+    csv_path: Annotated[
+        Path | None, typer.Option("--csv", help="The Twilog CSV, when meta.json does not lead to it.")
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Bring posts, enrichments and vectors across from a twilog-search installation."""
     from mcpkit.archive.importers.twilog_search import import_twilog_search
-    from mcpkit.archive.store import Store
 
     setup_logging()
-    store = Store(_db_path(db))
-    try:
-        report = import_twilog_search(directory, store)
-    except McpkitError as exc:
-        raise _fail(f"import failed: {exc}") from None
-    finally:
-        store.close()
+    with _opened_store(db, "import", create=True) as store:
+        report = import_twilog_search(directory, store, csv_path=csv_path)
     if as_json:
         _print_json(report)
-    else:
-        typer.echo(json.dumps(report, ensure_ascii=False, indent=2, default=str))
+        return
+    typer.echo(json.dumps(report, ensure_ascii=False, indent=2, default=str))
+    for bad in report.get("skipped_lines", [])[:20]:
+        _err(f"  {bad['file']} line {bad['line']}: {bad['reason']}")
 
 
 @app.command("embed")
@@ -154,30 +213,32 @@ def embed_cmd(
     model: Annotated[
         str | None, typer.Option("--model", help="Embedding model; default the bundled multilingual model.")
     ] = None,
+    fresh: Annotated[
+        bool, typer.Option("--fresh", help="Delete the space's vectors first, to re-embed with another model.")
+    ] = False,
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Embed what is missing in a vector space (resumable after a kill)."""
     from mcpkit.archive.embedders import create_embedder
     from mcpkit.archive.embedding import embed_missing
-    from mcpkit.archive.store import Store
+    from mcpkit.archive.settings import SPACES
+    from mcpkit.archive.vectors import drop_space, vectors_root
 
     setup_logging()
-    store = Store(_db_path(db))
-    try:
+    if space not in SPACES:
+        raise _fail(f"--space must be one of {', '.join(SPACES)}, got {space!r}", 2)
+    with _opened_store(db, "embed", create=False) as store, _progress() as bar:
         embedder = create_embedder(model)
-        with _progress() as bar:
-            task = bar.add_task(f"embedding {space}", total=None)
-            summary = embed_missing(
-                store,
-                space,
-                embedder,
-                progress=lambda done, total: bar.update(task, completed=done, total=total),
-            )
-    except McpkitError as exc:
-        raise _fail(f"embed failed: {exc}", 2 if isinstance(exc, ValueError) else 1) from None
-    finally:
-        store.close()
+        if fresh and drop_space(vectors_root(store.path), space):
+            _err(f"deleted the {space} vectors; embedding every post again with {embedder.name}")
+        task = bar.add_task(f"embedding {space}", total=None)
+        summary = embed_missing(
+            store,
+            space,
+            embedder,
+            progress=lambda done, total: bar.update(task, completed=done, total=total),
+        )
     if as_json:
         _print_json(summary.as_dict())
     else:
@@ -196,6 +257,14 @@ OriginOpt = Annotated[
     list[str] | None, typer.Option("--allow-origin", help="Browser origin allowed to connect (repeatable).")
 ]
 MaxOpt = Annotated[int, typer.Option("--max-message-bytes", min=1024, help="Largest request accepted.")]
+TextCapOpt = Annotated[
+    int, typer.Option("--max-text-chars", min=1, help="Longest query, search term or embed text.")
+]
+ConnCapOpt = Annotated[int, typer.Option("--max-connections", min=1, help="Open connections at most.")]
+BatchOpt = Annotated[int, typer.Option("--max-batch", min=1, help="Requests in one JSON-RPC batch at most.")]
+IdleOpt = Annotated[
+    float, typer.Option("--idle-timeout", min=0, help="Seconds before a silent connection is closed; 0 never.")
+]
 
 
 @app.command("serve")
@@ -206,10 +275,13 @@ def serve_cmd(
     token: TokenOpt = None,
     allow_origin: OriginOpt = None,
     max_message_bytes: MaxOpt = 1 << 20,
+    max_text_chars: TextCapOpt = DEFAULT_MAX_TEXT_CHARS,
+    max_connections: ConnCapOpt = 256,
+    max_batch: BatchOpt = 100,
+    idle_timeout: IdleOpt = 300.0,
     trace: Annotated[bool, typer.Option("--trace", help="Log every JSON-RPC message to stderr.")] = False,
 ) -> None:
     """Serve the archive over WebSocket JSON-RPC 2.0 in the foreground."""
-    from mcpkit.archive.api import ArchiveAPI
     from mcpkit.archive.rpc.server import ServerOptions, run_server
 
     setup_logging("info")
@@ -219,13 +291,13 @@ def serve_cmd(
         token=token or os.environ.get(ENV_TOKEN) or None,
         allowed_origins=tuple(allow_origin or origins_from_env()),
         max_message_bytes=max_message_bytes,
+        max_connections=max_connections,
+        max_batch=max_batch,
+        idle_timeout=idle_timeout,
         trace=trace,
     )
     path = _db_path(db)
-    try:
-        api = ArchiveAPI.open(path)
-    except McpkitError as exc:
-        raise _fail(f"cannot open {path}: {exc}") from None
+    api = _open_api(path, InputLimits(max_text_chars=max_text_chars))
     api.warm_in_background()  # filter columns and vector indexes; queries meanwhile run exact
     try:
         _run(
@@ -324,13 +396,11 @@ async def _backend(server: str | None, db: Path | None) -> ArchivePort:
         else:
             _err(f"using the archive server at {url}")
             return client
-    from mcpkit.archive.api import ArchiveAPI
 
     path = _db_path(db)
-    if not path.exists():
-        raise _fail(f"no archive at {path}: run `mcpkit archive import FILE` first (or pass --db)")
+    api = _open_api(path)
     _err(f"in-process on {path}")
-    return ArchiveAPI.open(path)
+    return api
 
 
 def _query(
@@ -468,9 +538,10 @@ def mcp_cmd(
         str | None, typer.Option("--websocket", "--ws", help="Forward to the archive server at this URL.")
     ] = None,
     db: DbOpt = None,
-    transport: Annotated[str, typer.Option("--transport", help="stdio or http.")] = "stdio",
-    host: Annotated[str, typer.Option("--host", help="Address for --transport http.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", help="Port for --transport http.")] = 8000,
+    transport: TransportOpt = TransportChoice.stdio,
+    host: McpHostOpt = "127.0.0.1",
+    port: McpPortOpt = 8000,
+    max_text_chars: TextCapOpt = DEFAULT_MAX_TEXT_CHARS,
 ) -> None:
     """Run the MCP server: a thin wrapper over the archive server, or in-process with --db."""
     from mcpkit.archive.mcp import build_archive_mcp
@@ -478,13 +549,9 @@ def mcp_cmd(
 
     if websocket and db:
         raise _fail("give --websocket or --db, not both", 2)
-    if transport not in ("stdio", "http"):
-        raise _fail("--transport is stdio or http", 2)
     backend: ArchivePort
     if db is not None:
-        from mcpkit.archive.api import ArchiveAPI
-
-        local = ArchiveAPI.open(db)
+        local = _open_api(db, InputLimits(max_text_chars=max_text_chars))
         local.warm_in_background()
         backend = local
         url = None
@@ -492,7 +559,7 @@ def mcp_cmd(
         url = websocket or default_url()
         backend = RpcClient(url)
     server = build_archive_mcp(backend, websocket_url=url)
-    serve(server, transport="http" if transport == "http" else "stdio", host=host, port=port)
+    serve(server, transport=transport.value, host=host, port=port)
 
 
 if __name__ == "__main__":  # `python -m mcpkit.archive.cli`: works without the top-level mount

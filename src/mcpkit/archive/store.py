@@ -18,6 +18,7 @@ Why this shape:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import sqlite3
@@ -128,23 +129,59 @@ def post_dict(row: Sequence[Any]) -> dict[str, Any]:
     return {"post_id": int(row[0]), "content": row[4], "timestamp": row[2], "url": row[3], "user": row[1]}
 
 
+class DatabaseError(ArchiveError):
+    """The archive database cannot be opened, read or written; the message names the cause."""
+
+
+def describe_db_error(path: Path, exc: BaseException) -> str:
+    """One line saying what is wrong with the database at ``path``, in the user's terms."""
+    text = str(exc)
+    lowered = text.lower()
+    if path.is_dir():
+        return f"{path} is a directory, not an archive database"
+    if "readonly" in lowered or "read-only" in lowered:
+        return f"{path} is read-only: the archive cannot be written ({text})"
+    if "disk is full" in lowered or "no space" in lowered:
+        return f"no space left writing {path}: {text}"
+    if "not a database" in lowered:
+        return f"{path} is not an archive database: {text}"
+    if "unable to open" in lowered:
+        return f"cannot open {path}: {text} (does its directory exist and is it writable?)"
+    if "locked" in lowered or "busy" in lowered:
+        return f"{path} is locked by another process: {text}"
+    return f"database error on {path}: {text}"
+
+
+def remove_database(path: Path) -> None:
+    """Delete an archive database with its WAL files (used to undo a failed creation)."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            Path(f"{path}{suffix}").unlink()
+
+
 class Store:
     """The archive database. Thread-safe: writes serialise, reads use per-thread connections."""
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
         self._write_lock = threading.Lock()
         self._connections: list[sqlite3.Connection] = []
         self._conn_lock = threading.Lock()
-        self._writer = self._connect()
-        self._writer.create_function("mcpkit_fold", 1, fold, deterministic=True)
-        self._writer.execute("PRAGMA journal_mode=WAL")
-        # statement journals (every multi-row INSERT keeps one) in memory, not in a temp file:
-        # they only serve to undo one statement, a crash is recovered from the WAL
-        self._writer.execute("PRAGMA temp_store=MEMORY")
-        self._migrate()
+        if self.path.is_dir():
+            raise DatabaseError(describe_db_error(self.path, OSError("is a directory")))
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._writer = self._connect()
+            self._writer.create_function("mcpkit_fold", 1, fold, deterministic=True)
+            self._writer.execute("PRAGMA journal_mode=WAL")
+            # statement journals (every multi-row INSERT keeps one) in memory, not in a temp
+            # file: they only serve to undo one statement, a crash is recovered from the WAL
+            self._writer.execute("PRAGMA temp_store=MEMORY")
+            self._migrate()
+        except (sqlite3.Error, OSError) as exc:
+            self.close()
+            raise DatabaseError(describe_db_error(self.path, exc)) from exc
         self._user_ids: dict[str, int] = {}
         self._variables = self._writer.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
 
@@ -199,7 +236,7 @@ class Store:
                     self._writer.execute(f"PRAGMA user_version={version + 1}")
                     self._writer.execute("COMMIT")
                 except BaseException:
-                    self._writer.execute("ROLLBACK")
+                    _rollback(self._writer)
                     raise
 
     @contextmanager
@@ -213,7 +250,7 @@ class Store:
                 conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
                 conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                _rollback(conn)
                 self._user_ids.clear()
                 raise
 
@@ -573,6 +610,15 @@ def add_enrichment(
             post["tags"] = json.loads(tags)
         except ValueError:
             post["tags"] = []
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    """Undo the open transaction, if SQLite has not already: after "database or disk is full"
+    it rolls back by itself, and a second ROLLBACK would replace the real cause with
+    "cannot rollback - no transaction is active"."""
+    if conn.in_transaction:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
 
 
 def _source_column(source: str) -> str:
