@@ -214,7 +214,8 @@ def embed_cmd(
         str | None, typer.Option("--model", help="Embedding model; default the bundled multilingual model.")
     ] = None,
     fresh: Annotated[
-        bool, typer.Option("--fresh", help="Delete the space's vectors first, to re-embed with another model.")
+        bool,
+        typer.Option("--fresh", help="Delete the space's vectors first, to re-embed with another model."),
     ] = False,
     db: DbOpt = None,
     as_json: JsonOpt = False,
@@ -263,7 +264,8 @@ TextCapOpt = Annotated[
 ConnCapOpt = Annotated[int, typer.Option("--max-connections", min=1, help="Open connections at most.")]
 BatchOpt = Annotated[int, typer.Option("--max-batch", min=1, help="Requests in one JSON-RPC batch at most.")]
 IdleOpt = Annotated[
-    float, typer.Option("--idle-timeout", min=0, help="Seconds before a silent connection is closed; 0 never.")
+    float,
+    typer.Option("--idle-timeout", min=0, help="Seconds before a silent connection is closed; 0 never."),
 ]
 
 
