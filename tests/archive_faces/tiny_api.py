@@ -21,6 +21,7 @@ TinyError = JsonRpcError
 class TinyAPI:
     def __init__(self) -> None:
         self.notes: list[str] = []
+        self.started: list[str] = []  # every call, in the order the server started them
         self.gate = asyncio.Event()
         self.streams_opened = 0
         self.streams_closed = 0
@@ -42,6 +43,7 @@ class TinyAPI:
 
     async def call(self, method: str, params: Mapping[str, Any] | list[Any] | None) -> Any:
         args = self._args(params)
+        self.started.append(method)
         if method == "add":
             a, b = args.get("a", args.get(0)), args.get("b", args.get(1))
             if not isinstance(a, int) or not isinstance(b, int):
