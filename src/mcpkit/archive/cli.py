@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import sqlite3
 import sys
@@ -77,12 +78,13 @@ def _db_path(db: Path | None) -> Path:
     return Path(db) if db is not None else default_db_path()
 
 
-def _open_api(path: Path, limits: InputLimits | None = None) -> ArchiveAPI:
-    """The API on an existing archive; a missing one is refused (a mistyped --db must not
-    quietly create an empty archive), a database fault is one line naming the cause."""
+def _open_api(path: Path, limits: InputLimits | None = None, *, create: bool = False) -> ArchiveAPI:
+    """The API on an existing archive; a missing one is refused unless ``create`` (a mistyped
+    --db must not quietly create an empty archive), a database fault is one line naming the cause."""
     from mcpkit.archive.api import ArchiveAPI
 
-    require_archive(path)
+    if not create:
+        require_archive(path)
     try:
         return ArchiveAPI.open(path, limits=limits)
     except McpkitError as exc:
@@ -282,11 +284,15 @@ def serve_cmd(
     max_batch: BatchOpt = 100,
     idle_timeout: IdleOpt = 300.0,
     trace: Annotated[bool, typer.Option("--trace", help="Log every JSON-RPC message to stderr.")] = False,
+    create: CreateOpt = False,
 ) -> None:
     """Serve the archive over WebSocket JSON-RPC 2.0 in the foreground."""
     from mcpkit.archive.rpc.server import ServerOptions, run_server
 
+    if not create:
+        require_archive(_db_path(db))
     setup_logging("info")
+    logging.getLogger("faiss.loader").setLevel(logging.WARNING)  # which CPU build it picked
     options = ServerOptions(
         host=host,
         port=port,
@@ -299,7 +305,7 @@ def serve_cmd(
         trace=trace,
     )
     path = _db_path(db)
-    api = _open_api(path, InputLimits(max_text_chars=max_text_chars))
+    api = _open_api(path, InputLimits(max_text_chars=max_text_chars), create=create)
     api.warm_in_background()  # filter columns and vector indexes; queries meanwhile run exact
     try:
         _run(
@@ -329,6 +335,11 @@ def start_cmd(
     ready_timeout: Annotated[
         float, typer.Option("--ready-timeout", help="Seconds to wait for readiness.")
     ] = 120.0,
+    max_text_chars: TextCapOpt = DEFAULT_MAX_TEXT_CHARS,
+    max_connections: ConnCapOpt = 256,
+    max_batch: BatchOpt = 100,
+    idle_timeout: IdleOpt = 300.0,
+    create: CreateOpt = False,
 ) -> None:
     """Start the server in the background; returns once it answers."""
     from mcpkit.archive import daemon
@@ -339,9 +350,14 @@ def start_cmd(
         AccessPolicy.for_bind(host, token)
     except SecurityConfigError as exc:
         raise _fail(str(exc), 2) from None
+    if not create:
+        require_archive(_db_path(db))
     if token:
         os.environ[ENV_TOKEN] = token  # to the child through its environment, never its argv
     args = ["--host", host, "--port", str(port), "--db", str(_db_path(db))]
+    args += ["--max-text-chars", str(max_text_chars), "--max-connections", str(max_connections)]
+    args += ["--max-batch", str(max_batch), "--idle-timeout", str(idle_timeout)]
+    args += ["--create"] if create else []
     for origin in allow_origin or []:
         args += ["--allow-origin", origin]
     try:
@@ -544,6 +560,7 @@ def mcp_cmd(
     host: McpHostOpt = "127.0.0.1",
     port: McpPortOpt = 8000,
     max_text_chars: TextCapOpt = DEFAULT_MAX_TEXT_CHARS,
+    create: CreateOpt = False,
 ) -> None:
     """Run the MCP server: a thin wrapper over the archive server, or in-process with --db."""
     from mcpkit.archive.mcp import build_archive_mcp
@@ -553,7 +570,7 @@ def mcp_cmd(
         raise _fail("give --websocket or --db, not both", 2)
     backend: ArchivePort
     if db is not None:
-        local = _open_api(db, InputLimits(max_text_chars=max_text_chars))
+        local = _open_api(db, InputLimits(max_text_chars=max_text_chars), create=create)
         local.warm_in_background()
         backend = local
         url = None
