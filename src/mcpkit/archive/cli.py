@@ -251,6 +251,122 @@ def embed_cmd(
         )
 
 
+@app.command("enrich")
+def enrich_cmd(
+    endpoint: Annotated[
+        str | None,
+        typer.Option("--endpoint", help="OpenAI-compatible /v1 URL; default $MCPKIT_ENRICH_URL or ollama's."),
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option("--model", help="Chat model; default $MCPKIT_ENRICH_MODEL or qwen3:4b.")
+    ] = None,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", min=1, max=256, help="Requests in flight.")
+    ] = 8,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="Enrich at most N posts this run.")
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Only count the posts due and estimate the tokens.")
+    ] = False,
+    embed: Annotated[
+        bool,
+        typer.Option("--embed/--no-embed", help="Embed the reasoning and summary spaces afterwards."),
+    ] = True,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Add reasoning, summary and tags to posts with an LLM (resumable, idempotent)."""
+    from mcpkit.archive.enrich import DEFAULT_ENDPOINT, DEFAULT_MODEL, EnrichClient, plan_enrichment
+    from mcpkit.archive.enrich import enrich as run_enrich
+
+    setup_logging()
+    endpoint = endpoint or os.environ.get("MCPKIT_ENRICH_URL") or DEFAULT_ENDPOINT
+    model = model or os.environ.get("MCPKIT_ENRICH_MODEL") or DEFAULT_MODEL
+    with _opened_store(db, "enrich", create=False) as store:
+        plan = plan_enrichment(store, limit)
+        if dry_run:
+            report = {"endpoint": endpoint, "model": model, **plan.as_dict()}
+            if as_json:
+                _print_json(report)
+            else:
+                typer.echo(
+                    f"{report['due']:,} posts to enrich ({report['done_before']:,} done before, "
+                    f"{report['failed_before']:,} of them failed before, {report['imported']:,} imported, "
+                    f"{report['empty']:,} empty); about {report['estimated_input_tokens']:,} input and "
+                    f"{report['estimated_output_tokens']:,} output tokens with {model} at {endpoint}"
+                )
+            return
+        client = EnrichClient(endpoint, model)
+        with _enrich_progress() as bar:
+            task = bar.add_task("enriching", total=len(plan.due), tokens=0)
+
+            def progress(done: int, total: int, tokens: int) -> None:
+                bar.update(task, completed=done, total=total, tokens=tokens)
+
+            async def go() -> Any:
+                try:
+                    return await run_enrich(store, client, plan, concurrency=concurrency, progress=progress)
+                finally:
+                    await client.aclose()
+
+            summary = _run(go())
+        embedded = _embed_enrichments(store) if embed and summary.enriched else []
+    report = {"endpoint": endpoint, "model": model, **summary.as_dict(), "embedded": embedded}
+    if as_json:
+        _print_json(report)
+    else:
+        rate = summary.enriched / summary.seconds if summary.seconds else 0.0
+        typer.echo(
+            f"{summary.enriched:,} enriched, {summary.failed:,} failed in {summary.seconds:.1f} s "
+            f"({rate:.1f} posts/s, {summary.prompt_tokens + summary.completion_tokens:,} tokens)"
+        )
+        for item in embedded:
+            typer.echo(f"{item['space']}: {item['embedded']:,} embedded ({item['model']})")
+    for post_id, reason in summary.failures[:20]:
+        _err(f"  post {post_id}: {reason}")
+    if summary.failed:
+        _err(f"{summary.failed:,} posts failed; the next run tries them again")
+
+
+def _enrich_progress() -> Progress:
+    """Bar, count, rate, tokens used, elapsed and remaining time."""
+    from rich.progress import ProgressColumn, Task, TimeRemainingColumn
+    from rich.text import Text
+
+    class RateColumn(ProgressColumn):
+        def render(self, task: Task) -> Text:
+            speed = task.finished_speed or task.speed
+            return Text("-- posts/s" if speed is None else f"{speed:.1f} posts/s")
+
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        RateColumn(),
+        TextColumn("{task.fields[tokens]:,} tokens"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        disable=not sys.stderr.isatty(),
+    )
+
+
+def _embed_enrichments(store: Store) -> list[dict[str, Any]]:
+    """Embed the reasoning and summary spaces with the content space's model (so the hybrid
+    modes compare like with like), or the default model when there is no content space."""
+    from mcpkit.archive.embedders import create_embedder
+    from mcpkit.archive.embedding import embed_missing
+    from mcpkit.archive.vectors import describe, vectors_root
+
+    content = describe(vectors_root(store.path)).get("content")
+    embedder = create_embedder(content["model"] if content else None)
+    done = []
+    for space in ("reasoning", "summary"):
+        summary = embed_missing(store, space, embedder)
+        done.append({"space": space, "embedded": summary.embedded, "model": summary.model})
+    return done
+
+
 # -- the server ---------------------------------------------------------------------------------
 
 

@@ -429,6 +429,7 @@ class Engine:
             "total_posts": counts["total_posts"],
             "total_users": counts["total_users"],
             "date_range": {"earliest": earliest, "latest": latest},
+            "enrichment": self.store.enrichment_coverage(),
         }
 
     def status(self) -> dict[str, Any]:
@@ -445,6 +446,7 @@ class Engine:
             "embeddings_loaded": content["count"] if content else 0,
             "search_engine_ready": True,
             "spaces": spaces,
+            "enrichment": self.store.enrichment_coverage(),
             "vector_index": self.scans.status(),
         }
 

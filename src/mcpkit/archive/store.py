@@ -81,6 +81,19 @@ _MIGRATIONS: tuple[str, ...] = (
     INSERT INTO fts_summary(rowid, body)
         SELECT post_id, mcpkit_fold(summary) FROM enrichments WHERE coalesce(summary, '') != ''
     """,
+    # 3: what ``archive enrich`` did to each post: the text and prompt it enriched (a post is
+    # due again when either changes), and failures with their reason (retried next run)
+    """
+    CREATE TABLE enrich_state (
+        post_id INTEGER PRIMARY KEY,
+        content_hash TEXT NOT NULL,
+        prompt_version TEXT NOT NULL,
+        model TEXT NOT NULL,
+        ok INTEGER NOT NULL,
+        error TEXT,
+        tokens INTEGER NOT NULL DEFAULT 0
+    )
+    """,
 )
 
 SCHEMA_VERSION = len(_MIGRATIONS)
@@ -357,7 +370,34 @@ class Store:
             count += 1
         return count
 
+    def record_enrichment_states(
+        self, conn: sqlite3.Connection, states: Iterable[tuple[int, str, str, str, bool, str | None, int]]
+    ) -> None:
+        """``(post_id, content_hash, prompt_version, model, ok, error, tokens)`` per post."""
+        conn.executemany("INSERT OR REPLACE INTO enrich_state VALUES (?, ?, ?, ?, ?, ?, ?)", states)
+
     # -- reads -------------------------------------------------------------------------------
+
+    def enrichment_states(self) -> dict[int, tuple[str, str, bool]]:
+        """``post_id -> (content_hash, prompt_version, ok)`` of every post ``enrich`` has seen."""
+        rows = self.reader.execute("SELECT post_id, content_hash, prompt_version, ok FROM enrich_state")
+        return {int(pid): (h, v, bool(ok)) for pid, h, v, ok in rows}
+
+    def enriched_ids(self) -> set[int]:
+        """Posts with an enrichment, however it came (``enrich`` or an upstream migration)."""
+        return {int(r[0]) for r in self.reader.execute("SELECT post_id FROM enrichments")}
+
+    def enrichment_coverage(self) -> dict[str, int]:
+        """How much of the archive is enriched: for ``stats`` and ``get_status``."""
+        one: Callable[[str], int] = lambda sql: int(self.reader.execute(sql).fetchone()[0])  # noqa: E731
+        return {
+            "total_posts": one("SELECT count(*) FROM posts"),
+            "enriched": one(
+                "SELECT count(*) FROM enrichments e JOIN posts p ON p.post_id = e.post_id "
+                "WHERE coalesce(e.summary, '') != '' OR coalesce(e.reasoning, '') != ''"
+            ),
+            "failed": one("SELECT count(*) FROM enrich_state WHERE ok = 0"),
+        }
 
     def posts_by_ids(self, ids: Sequence[int], *, enrich: bool = True) -> dict[int, dict[str, Any]]:
         """Post dicts for ``ids`` (missing ids are absent), with enrichments when present."""

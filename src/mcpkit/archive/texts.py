@@ -81,7 +81,18 @@ def format_database_stats(stats: Mapping[str, Any]) -> str:
     date_range = stats.get("date_range")
     if date_range:
         out.append(f"データ期間: {date_range.get('earliest')} ～ {date_range.get('latest')}")
+    out += format_enrichment(stats.get("enrichment"))
     return "\n".join(out) + "\n"
+
+
+def format_enrichment(coverage: Any) -> list[str]:
+    """One line of enrichment coverage (an mcpkit addition; nothing when there is none)."""
+    if not isinstance(coverage, Mapping) or not (coverage.get("enriched") or coverage.get("failed")):
+        return []
+    line = f"エンリッチ済み: {num(coverage.get('enriched') or 0)} / {num(coverage.get('total_posts') or 0)}件"
+    if coverage.get("failed"):
+        line += f" (失敗 {num(coverage['failed'])}件)"
+    return [line]
 
 
 def format_status(status: Mapping[str, Any]) -> str:
@@ -101,6 +112,7 @@ def format_status(status: Mapping[str, Any]) -> str:
             out.append(f"・要約数: {num(data['total_summaries'])}件")
         if data.get("total_tags"):
             out.append(f"・タグ数: {num(data['total_tags'])}件")
+    out += ["・" + line for line in format_enrichment(status.get("enrichment"))]
     return "\n".join(out) + "\n"
 
 
