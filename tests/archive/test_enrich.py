@@ -179,7 +179,7 @@ async def test_wrong_model_or_url_stops_the_run_in_one_line(
     assert "404 for model 'no-such-model'" in str(info.value) and "\n" not in str(info.value)
     assert failing_store.enrichment_coverage()["enriched"] == 0
     client = EnrichClient("http://127.0.0.1:9/v1", MODEL, max_attempts=2, backoff=0.01)
-    with pytest.raises(EndpointError, match="cannot reach http://127.0.0.1:9/v1"):
+    with pytest.raises(EndpointError, match=r"cannot reach http://127\.0\.0\.1:9/v1"):
         await enrich(failing_store, client, plan_enrichment(failing_store))
     await client.aclose()
 
