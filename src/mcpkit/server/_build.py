@@ -1,0 +1,483 @@
+"""build_server: an MCP server on the SDK's low-level ``Server`` that only says what is true.
+
+Why not the SDK's high-level ``MCPServer``: it registers resource and prompt handlers even
+when there are none, so a tools-only server advertises capabilities it does not serve (the
+seed 003 bug). Here a capability exists exactly when its handler does.
+
+Every ``tools/call`` ends in a valid ``CallToolResult``: unknown or hidden tools, arguments
+that do not match the input schema, and handler exceptions all become ``isError`` results
+with one human-readable line; tracebacks go to the log only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+import anyio
+import mcp_types
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.models import InitializationOptions
+
+from mcpkit.compat import DEFAULT_PROFILES, Finding, lint
+from mcpkit.errors import McpkitError
+from mcpkit.results import error_result, text_result
+from mcpkit.server._arguments import ArgumentError, ArgumentValidator
+from mcpkit.server._extras import PromptSpec, ResourceSpec
+from mcpkit.server._filters import ToolFilter
+from mcpkit.tools import ToolContext, ToolSpec
+from mcpkit.tools._context import takes_context
+
+if TYPE_CHECKING:
+    from mcp.server.context import ServerRequestContext
+
+    Ctx = ServerRequestContext[Any, Any]
+else:
+    Ctx = Any
+
+logger = logging.getLogger("mcpkit.server")
+
+
+class ToolDefinitionError(McpkitError):
+    """Tool definitions that cannot be served: duplicate names, or definitions a target client
+    would reject or crash on (strict mode)."""
+
+    def __init__(self, findings: Sequence[Finding] = (), message: str | None = None) -> None:
+        self.findings = list(findings)
+        if message is None:
+            lines = [f"{f.tool}: {f.rule} {f.pointer} {f.message}" for f in self.findings[:20]]
+            more = f"\n... and {len(self.findings) - 20} more" if len(self.findings) > 20 else ""
+            message = (
+                f"{len(self.findings)} tool definition error(s) for the chosen client profiles:\n"
+                + "\n".join(lines)
+                + more
+            )
+        super().__init__(message)
+
+
+STRICT_ENV = "MCPKIT_STRICT"
+
+
+def strict_from_env() -> bool:
+    """``MCPKIT_STRICT=1`` makes lint errors fatal; the ``mcpkit.testing`` pytest plugin sets it.
+
+    Production servers warn instead of refusing to start, so one odd description never takes
+    a working server down; tests must fail on it, so a client-breaking definition never ships.
+    """
+    return os.environ.get(STRICT_ENV, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+class _CompiledTool:
+    """A visible tool with its argument validator compiled once."""
+
+    __slots__ = ("_output", "spec", "validator", "with_context")
+
+    def __init__(self, spec: ToolSpec, *, check: bool) -> None:
+        self.spec = spec
+        self.with_context = takes_context(spec.handler)
+        self.validator = ArgumentValidator(spec.input_schema, check=check)
+        self._output: Any = None
+        if check:
+            self.output_validator()
+
+    def output_validator(self) -> Any:
+        """The output schema's validator (compiled on first use), or ``None`` without one."""
+        if self._output is None and self.spec.output_schema is not None:
+            from jsonschema import Draft202012Validator
+
+            self._output = Draft202012Validator(dict(self.spec.output_schema))
+        return self._output
+
+
+DRAIN_SECONDS = 10.0
+_SETTLE_SECONDS = 0.05
+
+
+def _header_map(request: Any) -> dict[str, str]:
+    """Lower-case header names of an HTTP request (a Starlette ``Request``); ``{}`` for stdio."""
+    headers = getattr(request, "headers", None)
+    if headers is None:
+        return {}
+    return {str(k).lower(): str(v) for k, v in headers.items()}
+
+
+class _HonestServer(Server[Any]):
+    """The SDK's low-level server, minus one empty capability object.
+
+    mcp 2.3.0's ``create_initialization_options`` passes the server's (empty) extension map on
+    explicitly, so every ``initialize`` answer carried ``"extensions": {}``: an empty capability
+    object, which is what made a client misread capabilities in seed 003. An empty map is now
+    left out; a server with real extensions still announces them.
+    """
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        options = super().create_initialization_options(
+            notification_options, experimental_capabilities, extensions
+        )
+        if options.capabilities.extensions == {}:
+            capabilities = options.capabilities.model_copy(update={"extensions": None})
+            options = options.model_copy(update={"capabilities": capabilities})
+        return options
+
+
+class McpkitServer:
+    """A built server: the visible tools, the SDK server, and runners for stdio and HTTP."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        version: str,
+        tools: Sequence[ToolSpec],
+        hidden: Mapping[str, str] | None = None,
+        resources: Sequence[ResourceSpec] = (),
+        prompts: Sequence[PromptSpec] = (),
+        instructions: str | None = None,
+        findings: Sequence[Finding] | Callable[[], Sequence[Finding]] = (),
+        client_logging: bool = False,
+    ) -> None:
+        self.name = name
+        self.version = version
+        self.tools: list[ToolSpec] = list(tools)
+        self.hidden: dict[str, str] = dict(hidden or {})
+        self.resources = list(resources)
+        self.prompts = list(prompts)
+        deferred = callable(findings)
+        self._lint: Callable[[], Sequence[Finding]] | None = findings if callable(findings) else None
+        self._findings: list[Finding] | None = None if callable(findings) else list(findings)
+        self._findings_lock = threading.Lock()
+        self._compiled = {t.name: _CompiledTool(t, check=not deferred) for t in self.tools}
+        self._in_flight = 0
+        self._idle = anyio.Event()
+        self._idle.set()
+        self._log_level: str | None = None
+        self._tool_list = mcp_types.ListToolsResult(tools=[t.to_mcp() for t in self.tools])
+        handlers: dict[str, Any] = {"on_list_tools": self._list_tools, "on_call_tool": self._call_tool}
+        if self.resources:
+            self._resources = {r.uri: r for r in self.resources}
+            handlers["on_list_resources"] = self._list_resources
+            handlers["on_read_resource"] = self._read_resource
+        if self.prompts:
+            self._prompts = {p.name: p for p in self.prompts}
+            handlers["on_list_prompts"] = self._list_prompts
+            handlers["on_get_prompt"] = self._get_prompt
+        if client_logging:
+            self._log_level = "info"
+            handlers["on_set_logging_level"] = self._set_logging_level
+        with warnings.catch_warnings():
+            # logging/setLevel is deprecated from 2026-07-28 on, still served for older clients.
+            warnings.filterwarnings("ignore", message="The logging capability is deprecated")
+            self.lowlevel: Server[Any] = _HonestServer(
+                name, version=version, instructions=instructions, **handlers
+            )
+
+    @property
+    def findings(self) -> list[Finding]:
+        """Lint findings of the visible tools; a deferred lint runs (and logs) on first use."""
+        with self._findings_lock:
+            if self._findings is None:
+                self._findings = list(self._lint() if self._lint is not None else ())
+                _log_findings(self._findings)
+        return self._findings
+
+    def _warm(self) -> None:
+        """Deferred start-up work: lint (logging what a client would reject), compile validators."""
+        _ = self.findings
+        for compiled in self._compiled.values():
+            with contextlib.suppress(Exception):  # a broken schema is reported when called
+                compiled.validator.compiled()
+                compiled.output_validator()
+
+    async def _warm_up(self) -> None:
+        """Run :meth:`_warm` in a worker thread once serving has begun (never delays ``initialize``)."""
+        await anyio.to_thread.run_sync(self._warm, abandon_on_cancel=True)
+
+    # -- tools -------------------------------------------------------------------------------
+
+    async def _list_tools(self, ctx: Ctx, params: mcp_types.PaginatedRequestParams | None) -> Any:
+        return self._tool_list
+
+    async def _call_tool(self, ctx: Ctx, params: mcp_types.CallToolRequestParams) -> mcp_types.CallToolResult:
+        self._in_flight += 1
+        self._idle = anyio.Event() if self._in_flight == 1 else self._idle
+        try:
+            return await self.call(params.name, params.arguments, self._tool_context(ctx, params.name))
+        finally:
+            self._in_flight -= 1
+            if not self._in_flight:
+                self._idle.set()
+
+    def _tool_context(self, ctx: Ctx, name: str) -> ToolContext:
+        """The handler's view of this request: who calls, its headers, progress and log senders."""
+        session = ctx.session
+        client = session.client_params.client_info.name if session.client_params else None
+        request_id = ctx.request_id
+
+        async def send_progress(progress: float, total: float | None, message: str | None) -> None:
+            # Scoped to this request by the SDK; a no-op when the client gave no progress token.
+            await session.report_progress(progress, total, message)
+
+        async def send_log(level: str, message: str) -> None:
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message="The logging capability is deprecated")
+                await session.send_log_message(
+                    cast(Any, level), message, logger=self.name, related_request_id=request_id
+                )
+
+        return ToolContext(
+            tool=name,
+            request_id=request_id,
+            client_name=client,
+            request_headers=_header_map(ctx.request),
+            _send_progress=send_progress,
+            _send_log=send_log,
+            _log_threshold=lambda: self._log_level,
+        )
+
+    async def _set_logging_level(self, ctx: Ctx, params: mcp_types.SetLevelRequestParams) -> Any:
+        self._log_level = str(params.level)
+        return mcp_types.EmptyResult()
+
+    async def _drain(self) -> None:
+        """At the end of stdin: let calls already read finish and their answers reach stdout.
+
+        Bounded by ``DRAIN_SECONDS`` so a hung tool cannot keep an abandoned server alive.
+        """
+        with anyio.move_on_after(DRAIN_SECONDS):
+            await anyio.sleep(_SETTLE_SECONDS)  # requests just read reach their handlers
+            await self._idle.wait()
+            await anyio.sleep(_SETTLE_SECONDS)  # the last answers reach the writer
+
+    async def call(
+        self, name: str, arguments: Mapping[str, Any] | None, context: ToolContext | None = None
+    ) -> mcp_types.CallToolResult:
+        """Run one tool call exactly as a client's ``tools/call`` would (used by tests too)."""
+        compiled = self._compiled.get(name)
+        if compiled is None:
+            if name in self.hidden:
+                return error_result(f"Tool {name!r} is not available: {self.hidden[name]}.")
+            known = ", ".join(sorted(self._compiled)[:30])
+            return error_result(f"Unknown tool {name!r}. Available tools: {known or 'none'}.")
+        try:
+            args = compiled.validator.prepare(arguments or {})
+        except ArgumentError as exc:
+            return error_result(f"Invalid arguments for {name}: {exc}")
+        ctx = context if context is not None else ToolContext(tool=name)
+        try:
+            if compiled.with_context:
+                out = await cast(Any, compiled.spec.handler)(args, ctx)
+            else:
+                out = await cast(Any, compiled.spec.handler)(args)
+        except anyio.get_cancelled_exc_class():
+            ctx.cancelled.set()
+            raise
+        except McpkitError as exc:
+            return error_result(str(exc) or type(exc).__name__)
+        except Exception as exc:
+            logger.exception("tool %s raised", name)
+            return error_result(
+                f"Tool {name} failed with an internal error {type(exc).__name__}; the server log has details."
+            )
+        result = text_result(out) if isinstance(out, str) else out
+        return self._checked(compiled, result)
+
+    def _checked(self, compiled: _CompiledTool, result: mcp_types.CallToolResult) -> mcp_types.CallToolResult:
+        """Refuse to send a result that breaks the tool's own output schema (clients reject those)."""
+        validator = compiled.output_validator()
+        if validator is None or result.is_error:
+            return result
+        structured = result.structured_content
+        if structured is None:
+            logger.error(
+                "tool %s declares an output schema but returned no structured content", compiled.spec.name
+            )
+            return error_result(
+                f"Tool {compiled.spec.name} returned no structured content for its output schema."
+            )
+        error = next(iter(validator.iter_errors(structured)), None)
+        if error is not None:
+            logger.error("tool %s structured content breaks its output schema: %s", compiled.spec.name, error)
+            return error_result(
+                f"Tool {compiled.spec.name} returned a result that does not match its output schema."
+            )
+        return result
+
+    # -- resources and prompts (only registered when given) ----------------------------------
+
+    async def _list_resources(self, ctx: Ctx, params: mcp_types.PaginatedRequestParams | None) -> Any:
+        return mcp_types.ListResourcesResult(
+            resources=[
+                mcp_types.Resource(uri=r.uri, name=r.name, description=r.description, mime_type=r.mime_type)
+                for r in self.resources
+            ]
+        )
+
+    async def _read_resource(self, ctx: Ctx, params: mcp_types.ReadResourceRequestParams) -> Any:
+        from mcp.shared.exceptions import MCPError
+
+        spec = self._resources.get(str(params.uri))
+        if spec is None:
+            raise MCPError(code=-32002, message=f"Resource not found: {params.uri}")
+        text = await spec.read()
+        return mcp_types.ReadResourceResult(
+            contents=[mcp_types.TextResourceContents(uri=spec.uri, mime_type=spec.mime_type, text=text)]
+        )
+
+    async def _list_prompts(self, ctx: Ctx, params: mcp_types.PaginatedRequestParams | None) -> Any:
+        return mcp_types.ListPromptsResult(
+            prompts=[
+                mcp_types.Prompt(
+                    name=p.name,
+                    description=p.description,
+                    arguments=[
+                        mcp_types.PromptArgument(name=a.name, description=a.description, required=a.required)
+                        for a in p.arguments
+                    ],
+                )
+                for p in self.prompts
+            ]
+        )
+
+    async def _get_prompt(self, ctx: Ctx, params: mcp_types.GetPromptRequestParams) -> Any:
+        from mcp.shared.exceptions import MCPError
+
+        spec = self._prompts.get(params.name)
+        if spec is None:
+            raise MCPError(code=-32602, message=f"Unknown prompt: {params.name}")
+        args = dict(params.arguments or {})
+        missing = [a.name for a in spec.arguments if a.required and a.name not in args]
+        if missing:
+            raise MCPError(code=-32602, message=f"Missing required prompt arguments: {', '.join(missing)}")
+        text = await spec.render(args)
+        return mcp_types.GetPromptResult(
+            description=spec.description,
+            messages=[
+                mcp_types.PromptMessage(role="user", content=mcp_types.TextContent(type="text", text=text))
+            ],
+        )
+
+    # -- running -----------------------------------------------------------------------------
+
+    def capabilities(self) -> dict[str, Any]:
+        """The ``capabilities`` object this server announces in ``initialize``, in wire form."""
+        caps = self.lowlevel.create_initialization_options().capabilities
+        return caps.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+    async def run_stdio(self) -> None:
+        """Serve one client over this process's stdin/stdout until stdin closes."""
+        from mcp.server.stdio import stdio_server
+
+        from mcpkit.server._stdin import claimed_stdin
+
+        with claimed_stdin(self._drain) as lines:
+            async with (
+                stdio_server(stdin=cast(Any, lines)) as (read_stream, write_stream),
+                anyio.create_task_group() as tg,
+            ):
+                tg.start_soon(self._warm_up)
+                await self.lowlevel.run(
+                    read_stream, write_stream, self.lowlevel.create_initialization_options()
+                )
+                tg.cancel_scope.cancel()
+
+    async def run_http(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        path: str = "/mcp",
+        *,
+        stateless: bool = False,
+        allowed_origins: Sequence[str] = (),
+        bearer_token: str | None = None,
+    ) -> None:
+        """Serve streamable HTTP at ``http://host:port/path`` until cancelled (see :mod:`.http`)."""
+        from mcpkit.server._http import HttpOptions, serve_http
+
+        options = HttpOptions(
+            host=host,
+            port=port,
+            path=path,
+            stateless=stateless,
+            allowed_origins=tuple(allowed_origins),
+            bearer_token=bearer_token,
+        )
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self._warm_up)
+            await serve_http(self.lowlevel, options, name=self.name)
+            tg.cancel_scope.cancel()
+
+
+def _log_findings(findings: Sequence[Finding]) -> None:
+    for f in findings:
+        if f.severity == "error":
+            logger.warning("tool definition problem: %s %s %s: %s", f.tool, f.rule, f.pointer, f.message)
+        else:
+            logger.debug("tool definition warning: %s %s %s: %s", f.tool, f.rule, f.pointer, f.message)
+
+
+def build_server(
+    name: str,
+    version: str,
+    tools: Iterable[ToolSpec],
+    *,
+    resources: Sequence[ResourceSpec] | None = None,
+    prompts: Sequence[PromptSpec] | None = None,
+    profiles: Sequence[str] = DEFAULT_PROFILES,
+    strict: bool | None = None,
+    tool_filter: ToolFilter | None = None,
+    instructions: str | None = None,
+    client_logging: bool = False,
+) -> McpkitServer:
+    """Build an honest server from tool specs.
+
+    - Tool names must be unique (:class:`ToolDefinitionError` otherwise).
+    - Definitions are linted against ``profiles``. When ``strict`` (``None``: ``MCPKIT_STRICT=1``,
+      which the ``mcpkit.testing`` pytest plugin sets) that happens here and errors raise
+      :class:`ToolDefinitionError`; otherwise it happens in the background once the server is
+      serving (or on first use of ``server.findings``) and errors are logged, so start-up is
+      not slowed by checks whose outcome is only a log line.
+    - ``client_logging`` declares the logging capability: ``ToolContext.log`` then reaches the
+      client too, at the level it sets with ``logging/setLevel``.
+    - ``tool_filter`` (default: from ``MCPKIT_TOOLS_INCLUDE``/``_EXCLUDE``/``MCPKIT_READ_ONLY``)
+      hides tools; hidden tools are refused on call with the reason.
+    - Capabilities: tools always; resources and prompts only when some are given.
+    """
+    all_tools = list(tools)
+    seen: set[str] = set()
+    for tool in all_tools:
+        if tool.name in seen:
+            raise ToolDefinitionError(message=f"duplicate tool name {tool.name!r}: tool names must be unique")
+        seen.add(tool.name)
+    active_filter = tool_filter if tool_filter is not None else ToolFilter.from_env()
+    visible, hidden = active_filter.apply(all_tools)
+
+    def run_lint() -> list[Finding]:
+        return lint(visible, list(profiles), server_name=name) if profiles else []
+
+    findings: list[Finding] | Callable[[], list[Finding]] = run_lint
+    if strict if strict is not None else strict_from_env():
+        findings = run_lint()
+        errors = [f for f in findings if f.severity == "error"]
+        if errors:
+            raise ToolDefinitionError(errors)
+    return McpkitServer(
+        name=name,
+        version=version,
+        tools=visible,
+        hidden=hidden,
+        resources=list(resources or ()),
+        prompts=list(prompts or ()),
+        instructions=instructions,
+        findings=findings,
+        client_logging=client_logging,
+    )
