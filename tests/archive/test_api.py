@@ -117,13 +117,14 @@ def test_method_table() -> None:
             "source must be one of content, reasoning, summary, got 'tags'",
         ),
         ("get_user_stats", {"limit": 0}, -32602, "limit must be between 1 and 1000, got 0"),
+        ("get_user_stats", {"offset": -1}, -32602, "offset must be between 0 and 100000, got -1"),
         ("embed_text", {}, -32602, "Invalid params: text is required"),
         ("get_user_stats", "nonsense", -32602, "Invalid params: params must be an object or an array"),
         (
             "get_user_stats",
-            [1, 2],
+            [1, 2, 3],
             -32602,
-            "Invalid params: get_user_stats takes at most 1 positional params",
+            "Invalid params: get_user_stats takes at most 2 positional params",
         ),
         (
             "search_similar",
@@ -156,6 +157,7 @@ async def test_result_shapes(api: ArchiveAPI) -> None:
         "total_posts": 20,
         "total_users": 2,
         "date_range": {"earliest": "2024-01-01 00:00:00", "latest": "2024-01-20 00:00:00"},
+        "enrichment": {"total_posts": 20, "enriched": 0, "failed": 0},
     }
     status = await api.call("get_status", {})
     assert status["data_stats"] == {

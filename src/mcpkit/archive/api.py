@@ -16,10 +16,11 @@ Decisions the faces rely on
   method               params                                            result
   ==================== ================================================= ==========================
   search_similar       query*, settings{top_k 1..100 =10, user_filter,   [{rank, score, post}]
-                       date_filter}, mode="content", weights[3]
+                       date_filter}, mode="content", weights[3], offset
   vector_search        query*, top_k=None (all), mode, weights           STREAMED chunks
-  search_posts_by_text search_term*, limit=50 (1..1000), source=content  [post] newest first
-  get_user_stats       limit=50 (1..1000)                                [{user, post_count}]
+  search_posts_by_text search_term*, limit=50 (1..1000), source=content, [post] newest first
+                       offset
+  get_user_stats       limit=50 (1..1000), offset                        [{user, post_count}]
   get_database_stats   -                                                 {total_posts, total_users,
                                                                          date_range{earliest,latest}}
   get_status           websocket_url (ignored here, MCP face uses it)    {status, ready, server_type,
@@ -41,6 +42,8 @@ Decisions the faces rely on
   params (upstream's texts: ``"Invalid params: query is required"``, ``"top_k must be between
   1 and 100, got 0"``, ``"limit must be between 1 and 1000, got 0"``...), -32603 for any
   other failure (``ArchiveError`` text, e.g. a model mismatch or a space not embedded yet).
+* ``offset`` (0..100,000, default 0) is mcpkit's paging extension of the three list methods:
+  skip that many results first (ranks keep counting). Upstream's clients never send it.
 * Post ids are JSON integers as upstream (beware: > 2**53 for real tweets in JS clients).
 """
 
@@ -106,6 +109,15 @@ def _optional_range(args: Mapping[str, Any], name: str, default: int, high: int)
     return default if value is None else check_range(name, value, 1, high)
 
 
+OFFSET_MAX = 100_000
+
+
+def _offset(args: Mapping[str, Any]) -> int:
+    """mcpkit's paging extension: skip this many results (0 when absent, as upstream sends)."""
+    value = args.get("offset")
+    return 0 if value is None else check_range("offset", value, 0, OFFSET_MAX)
+
+
 class ArchiveAPI:
     """Validates params, runs the engine off the event loop, shapes results as upstream."""
 
@@ -113,10 +125,12 @@ class ArchiveAPI:
         self.engine = engine
         self.limits = limits or InputLimits()
         self._methods: dict[str, _Method] = {
-            "search_similar": _Method(("query", "settings", "mode", "weights"), self._search_similar),
+            "search_similar": _Method(
+                ("query", "settings", "mode", "weights", "offset"), self._search_similar
+            ),
             "vector_search": _Method(("query", "top_k", "mode", "weights"), self._vector_search, True),
-            "search_posts_by_text": _Method(("search_term", "limit", "source"), self._search_text),
-            "get_user_stats": _Method(("limit",), self._user_stats),
+            "search_posts_by_text": _Method(("search_term", "limit", "source", "offset"), self._search_text),
+            "get_user_stats": _Method(("limit", "offset"), self._user_stats),
             "get_database_stats": _Method((), self._database_stats),
             "get_status": _Method(("websocket_url",), self._status),
             "embed_text": _Method(("text",), self._embed_text),
@@ -218,8 +232,9 @@ class ArchiveAPI:
         settings = parse_settings(raw_settings)
         mode = parse_mode(args.get("mode"))
         weights = parse_weights(args.get("weights"))
+        offset = _offset(args)
         return await anyio.to_thread.run_sync(
-            lambda: self.engine.search_similar(query, settings, mode=mode, weights=weights)
+            lambda: self.engine.search_similar(query, settings, mode=mode, weights=weights, offset=offset)
         )
 
     async def _vector_search(self, args: dict[str, Any]) -> Any:
@@ -239,11 +254,15 @@ class ArchiveAPI:
         source = args.get("source") or "content"
         if source not in SPACES:
             raise ValidationError(f"source must be one of {', '.join(SPACES)}, got {source!r}")
-        return await anyio.to_thread.run_sync(lambda: self.engine.search_posts_by_text(term, limit, source))
+        offset = _offset(args)
+        return await anyio.to_thread.run_sync(
+            lambda: self.engine.search_posts_by_text(term, limit, source, offset)
+        )
 
     async def _user_stats(self, args: dict[str, Any]) -> Any:
         limit = _optional_range(args, "limit", 50, LIMIT_MAX)
-        return await anyio.to_thread.run_sync(lambda: self.engine.user_stats(limit))
+        offset = _offset(args)
+        return await anyio.to_thread.run_sync(lambda: self.engine.user_stats(limit, offset))
 
     async def _database_stats(self, args: dict[str, Any]) -> Any:
         return await anyio.to_thread.run_sync(self.engine.database_stats)

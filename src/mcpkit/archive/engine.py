@@ -315,16 +315,24 @@ class Engine:
         *,
         mode: str = "content",
         weights: tuple[float, float, float] | None = None,
+        offset: int = 0,
     ) -> list[dict[str, Any]]:
-        """Ranked, filtered, deduplicated results: ``[{rank, score, post}]``."""
+        """Ranked, filtered, deduplicated results ``[{rank, score, post}]``: ``top_k`` of them
+        after skipping the best ``offset`` (ranks keep counting from ``offset + 1``)."""
         settings = settings or SearchSettings()
         parsed = parse_query(query)
+        wanted = offset + settings.top_k
         if parsed.text_only:
-            return self._text_only(parsed, settings, text_source(mode))
-        ranking = self._ranking(
-            parsed.vector_text, mode, weights, self._filter_mask(settings.user_filter, settings.date_filter)
-        )
-        return self._walk(ranking, settings.top_k, parsed.text_filter, text_source(mode))
+            found = self._text_only(parsed, settings, text_source(mode), wanted)
+        else:
+            ranking = self._ranking(
+                parsed.vector_text,
+                mode,
+                weights,
+                self._filter_mask(settings.user_filter, settings.date_filter),
+            )
+            found = self._walk(ranking, wanted, parsed.text_filter, text_source(mode))
+        return found[offset:]
 
     def _walk(
         self, ranking: _Ranking, wanted: int, text_filter: TextFilter, source: str
@@ -360,7 +368,9 @@ class Engine:
             done = len(order)
             k *= 4
 
-    def _text_only(self, parsed: ParsedQuery, settings: SearchSettings, source: str) -> list[dict[str, Any]]:
+    def _text_only(
+        self, parsed: ParsedQuery, settings: SearchSettings, source: str, wanted: int
+    ) -> list[dict[str, Any]]:
         """``| T`` queries: every post matching T scores 1.0, newest first, filters and dedup applied."""
         user_filter, date_filter = settings.user_filter, settings.date_filter
         counts = self.store.user_counts() if user_filter.active else {}
@@ -375,7 +385,7 @@ class Engine:
                 continue
             seen_keys.add(key)
             results.append({"rank": len(results) + 1, "score": 1.0, "post": post})
-            if len(results) >= settings.top_k:
+            if len(results) >= wanted:
                 break
         return results
 
@@ -410,14 +420,14 @@ class Engine:
         return [(int(ranking.space.ids[row]), float(score)) for row, score in zip(order, scores, strict=True)]
 
     def search_posts_by_text(
-        self, term: str, limit: int = 50, source: str = "content"
+        self, term: str, limit: int = 50, source: str = "content", offset: int = 0
     ) -> list[dict[str, Any]]:
         """Posts whose ``source`` text matches the terms of ``term``, newest first."""
-        return self.store.text_search(parse_terms(term), limit, source)
+        return self.store.text_search(parse_terms(term), limit, source, offset)
 
-    def user_stats(self, limit: int = 50) -> list[dict[str, Any]]:
+    def user_stats(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
         counts = sorted(self.store.user_counts().values(), key=lambda item: (-item[1], item[0]))
-        return [{"user": name, "post_count": count} for name, count in counts[:limit]]
+        return [{"user": name, "post_count": count} for name, count in counts[offset : offset + limit]]
 
     def user_list(self) -> list[str]:
         return [item["user"] for item in self.user_stats(limit=2**31)]

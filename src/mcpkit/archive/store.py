@@ -421,13 +421,15 @@ class Store:
         return out
 
     def text_search(
-        self, text_filter: TextFilter, limit: int, source: str = "content"
+        self, text_filter: TextFilter, limit: int, source: str = "content", offset: int = 0
     ) -> list[dict[str, Any]]:
-        """Posts whose ``source`` text passes ``text_filter``, newest first, with enrichments.
+        """Posts whose ``source`` text passes ``text_filter``, newest first, with enrichments,
+        ``limit`` of them after the first ``offset``.
 
         A post without that text (not enriched) is matched as an empty text, as upstream.
         """
-        return [post for post, _ in itertools.islice(self.matching_posts(text_filter, source), limit)]
+        found = itertools.islice(self.matching_posts(text_filter, source), offset, offset + limit)
+        return [post for post, _ in found]
 
     def matching_posts(
         self, text_filter: TextFilter, source: str = "content"
