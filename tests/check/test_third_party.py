@@ -64,12 +64,13 @@ def test_server_everything() -> None:
     code, report, err = run_check("--probe", "--timeout", "60", "--", str(EVERYTHING), timeout=300)
     assert code == 1, err
     assert report["serverInfo"]["name"] == "mcp-servers/everything"
-    assert len(report["tools"]) == 13 and "echo" in report["tools"]
+    assert len(report["tools"]) == 17 and "echo" in report["tools"]
     assert {"tools", "prompts", "resources", "logging", "completions"} <= set(report["capabilities"])
     assert rules(report, "error") == {"desktop-description-parentheses", "desktop-description-underscores"}
     assert {t for t, _ in _findings(report, "desktop-description-parentheses")} == {
         "get-resource-links",
         "simulate-research-query",
+        "trigger-url-elicitation",
     }
     assert rules(report, "warning") == set()  # unknown tool and bad arguments are isError results
     skipped = {t for t, _ in _findings(report, "probe-skipped-write")}
@@ -78,5 +79,8 @@ def test_server_everything() -> None:
         "toggle-simulated-logging",
         "toggle-subscriber-updates",
         "simulate-research-query",
+        "trigger-sampling-request",
+        "trigger-elicitation-request",
+        "trigger-url-elicitation",
     }
     assert "echo" in report["probed"] and "result-invalid" not in rules(report)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from mcp_types import METHOD_NOT_FOUND
 
 from mcpkit.check.model import CheckFinding, Report
-from mcpkit.client import ClientError, RpcError, Session
+from mcpkit.client import ClientError, JsonRpcError, Session
 
 LIST_METHODS = {"tools": "tools/list", "resources": "resources/list", "prompts": "prompts/list"}
 # Capabilities whose empty object says nothing useful (``logging: {}`` and ``completions: {}``
@@ -45,7 +45,7 @@ async def check_capabilities(session: Session, report: Report, timeout: float) -
 async def _declared(session: Session, report: Report, name: str, method: str, timeout: float) -> None:
     try:
         await session.request(method, None, timeout=timeout)
-    except ClientError as exc:
+    except (ClientError, JsonRpcError) as exc:
         report.add(
             CheckFinding(
                 "declared-method-fails",
@@ -61,7 +61,7 @@ async def _declared(session: Session, report: Report, name: str, method: str, ti
 async def _undeclared(session: Session, report: Report, name: str, method: str, timeout: float) -> None:
     try:
         await session.request(method, None, timeout=timeout)
-    except RpcError as exc:
+    except JsonRpcError as exc:
         if exc.code != METHOD_NOT_FOUND:
             report.add(
                 CheckFinding(

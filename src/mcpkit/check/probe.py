@@ -12,7 +12,7 @@ from typing import Any
 
 from mcpkit.check.argsgen import example_arguments
 from mcpkit.check.model import CheckFinding, Report
-from mcpkit.client import CallTimeout, ClientError, RpcError, ServerExited, Session
+from mcpkit.client import CallTimeoutError, ClientError, JsonRpcError, ServerExitedError, Session
 from mcpkit.results import validate_result
 
 UNKNOWN_TOOL = "mcpkit_check_no_such_tool"
@@ -70,7 +70,7 @@ async def _call(
     """Call and validate; report transport-level failures; None when there is no result."""
     try:
         raw = await session.request("tools/call", {"name": name, "arguments": args}, timeout=timeout)
-    except ServerExited as exc:
+    except ServerExitedError as exc:
         report.add(
             CheckFinding(
                 "server-crashed",
@@ -82,7 +82,7 @@ async def _call(
             )
         )
         raise ServerGone from exc
-    except CallTimeout:
+    except CallTimeoutError:
         report.add(
             CheckFinding(
                 "probe-timeout",
@@ -94,7 +94,7 @@ async def _call(
             )
         )
         return None
-    except RpcError as exc:
+    except JsonRpcError as exc:
         report.add(
             CheckFinding(
                 "call-rpc-error",
@@ -156,7 +156,7 @@ async def _expect_error(
     """A call that must fail as an isError result."""
     try:
         raw = await session.request("tools/call", {"name": name, "arguments": args}, timeout=timeout)
-    except RpcError as exc:
+    except JsonRpcError as exc:
         report.add(
             CheckFinding(
                 f"{rule}-not-iserror",
@@ -169,7 +169,7 @@ async def _expect_error(
             )
         )
         return
-    except ServerExited as exc:
+    except ServerExitedError as exc:
         report.add(
             CheckFinding(
                 "server-crashed", "error", "results", f"the server died on {rule}: {exc}", "", tool=name

@@ -9,7 +9,7 @@ from mcpkit.check.handshake import check_handshake, check_stdout
 from mcpkit.check.model import CheckFinding, CheckOptions, Report
 from mcpkit.check.probe import probe_tools
 from mcpkit.check.tooldefs import check_tool_definitions
-from mcpkit.client import ClientError, ServerConfig, Session, Tracer, resolve_target
+from mcpkit.client import ClientError, JsonRpcError, ServerConfig, Session, Tracer, resolve_target
 
 
 async def check(
@@ -41,7 +41,7 @@ async def check_session(session: Session, options: CheckOptions, *, target: str 
     if "tools" in session.capabilities:
         try:
             tools = await session.list_tools()
-        except ClientError:
+        except (ClientError, JsonRpcError):
             tools = []  # reported by the capability check
         check_tool_definitions(tools, report, options.profiles)
         if options.probe or options.probe_all:

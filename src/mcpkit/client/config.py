@@ -37,7 +37,7 @@ CONFIG_ENV = "MCPKIT_CONFIG"
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
-class ConfigError(ConnectError):
+class ServerConfigError(ConnectError):
     """The server configuration file is missing, unreadable or malformed."""
 
 
@@ -103,40 +103,40 @@ def load_config(path: str | Path) -> dict[str, ServerConfig]:
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ConfigError(f"cannot read config {p}: {exc.strerror or exc}") from exc
+        raise ServerConfigError(f"cannot read config {p}: {exc.strerror or exc}") from exc
     try:
         data: Any = tomllib.loads(text) if p.suffix.lower() == ".toml" else json.loads(text)
     except (ValueError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"config {p} is not valid {p.suffix.lstrip('.') or 'JSON'}: {exc}") from exc
+        raise ServerConfigError(f"config {p} is not valid {p.suffix.lstrip('.') or 'JSON'}: {exc}") from exc
     return parse_config(data, source=str(p))
 
 
 def parse_config(data: Any, *, source: str = "config") -> dict[str, ServerConfig]:
     """Validate the ``mcpServers`` table and build one ServerConfig per entry."""
     if not isinstance(data, Mapping) or not isinstance(data.get("mcpServers"), Mapping):
-        raise ConfigError(f"{source}: expected a top-level 'mcpServers' table")
+        raise ServerConfigError(f"{source}: expected a top-level 'mcpServers' table")
     return {str(name): _entry(str(name), entry, source) for name, entry in data["mcpServers"].items()}
 
 
 def _entry(name: str, entry: Any, source: str) -> ServerConfig:
     where = f"{source}: server {name!r}"
     if not isinstance(entry, Mapping):
-        raise ConfigError(f"{where} must be a table")
+        raise ServerConfigError(f"{where} must be a table")
     command, url = entry.get("command"), entry.get("url")
     if bool(command) == bool(url):
-        raise ConfigError(f"{where} needs exactly one of 'command' or 'url'")
+        raise ServerConfigError(f"{where} needs exactly one of 'command' or 'url'")
     args = entry.get("args", [])
     if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-        raise ConfigError(f"{where}: 'args' must be a list of strings")
+        raise ServerConfigError(f"{where}: 'args' must be a list of strings")
     transport = str(entry.get("type") or entry.get("transport") or "auto").lower()
     transport = {"streamable-http": "http", "streamable_http": "http", "streamablehttp": "http"}.get(
         transport, transport
     )
     if transport not in ("stdio", "http", "sse", "auto"):
-        raise ConfigError(f"{where}: unknown type {transport!r} (stdio, http or sse)")
+        raise ServerConfigError(f"{where}: unknown type {transport!r} (stdio, http or sse)")
     timeout = entry.get("timeout")
     if timeout is not None and (not isinstance(timeout, int | float) or timeout <= 0):
-        raise ConfigError(f"{where}: 'timeout' must be a positive number of seconds")
+        raise ServerConfigError(f"{where}: 'timeout' must be a positive number of seconds")
     return ServerConfig(
         name=name,
         command=[expand_vars(str(command)), *(expand_vars(a) for a in args)] if command else [],
@@ -153,7 +153,7 @@ def _entry(name: str, entry: Any, source: str) -> ServerConfig:
 def _table(entry: Mapping[str, Any], key: str, where: str) -> Mapping[str, Any]:
     value = entry.get(key) or {}
     if not isinstance(value, Mapping):
-        raise ConfigError(f"{where}: {key!r} must be a table of strings")
+        raise ServerConfigError(f"{where}: {key!r} must be a table of strings")
     return value
 
 
@@ -181,7 +181,7 @@ def resolve_target(
         if target in servers:
             return servers[target]
         if config and not any(c.isspace() for c in target):
-            raise ConfigError(
+            raise ServerConfigError(
                 f"no server {target!r} in {path} (known: {', '.join(sorted(servers)) or 'none'})"
             )
     argv = shlex.split(target)
