@@ -25,6 +25,7 @@ from mcpkit.client.args import parse_json_args, parse_pairs
 from mcpkit.client.config import ServerConfig
 from mcpkit.client.errors import ClientError, ToolError
 from mcpkit.client.session import DEFAULT_TIMEOUT, Session
+from mcpkit.client.signals import SignalledError, run_command
 from mcpkit.client.target_cli import (
     ConfigOpt,
     EnvOpt,
@@ -75,7 +76,10 @@ def run_session(
             return await body(session)
 
     try:
-        return anyio.run(main)
+        return run_command(main)
+    except SignalledError as exc:
+        typer.echo(f"interrupted: {exc}", err=True)
+        raise typer.Exit(exc.exit_code) from None
     except ClientError as exc:
         fail(str(exc))
     except JsonRpcError as exc:
