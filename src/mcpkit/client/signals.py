@@ -43,12 +43,23 @@ async def run_until_signal(body: Callable[[], Awaitable[T]]) -> T:
                 scope.cancel()
                 return
 
+    failed: list[Exception] = []
+
+    async def run(scope: anyio.CancelScope) -> None:
+        try:
+            done.append(await body())
+        except Exception as exc:  # re-raised plain below, not wrapped in an exception group
+            failed.append(exc)
+        finally:
+            scope.cancel()
+
     async with anyio.create_task_group() as tg:
         tg.start_soon(watch, tg.cancel_scope)
-        done.append(await body())
-        tg.cancel_scope.cancel()
+        tg.start_soon(run, tg.cancel_scope)
     if caught:
         raise SignalledError(caught[0])
+    if failed:
+        raise failed[0]
     return done[0]
 
 
