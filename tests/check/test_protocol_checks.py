@@ -17,7 +17,7 @@ import pytest
 
 from mcpkit.check.rules import CATALOG, compat_rules
 from tests.check.test_check_fixtures import MCPKIT, protocol, rules, run_check
-from tests.client.procs import raw, start_misbehaving_http
+from tests.client.procs import raw, start_http_server, start_misbehaving_http
 
 SARIF_SCHEMA = Path(__file__).resolve().parents[1] / "data" / "sarif-schema-2.1.0.json"
 
@@ -218,3 +218,17 @@ def test_every_rule_cites_its_evidence() -> None:
         assert rule.evidence and rule.help_uri.startswith("https://"), rule.id
         if rule.unconfirmed:
             assert rule.level != "error", rule.id
+
+
+def test_the_python_sdk_http_server_passes_every_check() -> None:
+    """A real SDK server over streamable HTTP: its Origin check holds and nothing else is found."""
+    proc, port = start_http_server("--http")
+    try:
+        code, report, err = run_check(
+            "--probe", "--fail-on", "warning", "--url", f"http://127.0.0.1:{port}/mcp"
+        )
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    assert code == 0, err
+    assert report["serverInfo"]["name"] == "sdk-echo" and report["findings"] == []
