@@ -207,3 +207,10 @@ def test_cli_max_body_option() -> None:
         assert out.returncode == 1 and "over the 1 MB limit" in out.stderr
         out = mcpkit("call", "huge", "megabytes=2", "--max-body", "3", "--url", url)
         assert out.returncode == 0 and len(out.stdout) == 2 * 1024 * 1024 + 1
+
+
+def test_sse_fallback_says_why_in_one_line(sse_server: int) -> None:
+    out = mcpkit("call", "echo", "text=old", "--url", f"http://127.0.0.1:{sse_server}/sse")
+    assert out.returncode == 0 and out.stdout.strip() == "old"
+    reason = [line for line in out.stderr.splitlines() if "SSE" in line]
+    assert len(reason) == 1 and "POST answered HTTP 405" in reason[0]
