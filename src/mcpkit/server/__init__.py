@@ -4,12 +4,16 @@
 >>> serve(server, transport="stdio")                   # doctest: +SKIP
 """
 
-from mcpkit.server.build import McpkitServer, ToolDefinitionError, build_server
-from mcpkit.server.extras import PromptArgumentSpec, PromptSpec, ResourceSpec
-from mcpkit.server.filters import ToolFilter
-from mcpkit.server.runner import serve
+from mcpkit.server._arguments import ArgumentError, coerce_arguments
+from mcpkit.server._build import McpkitServer, ToolDefinitionError, build_server
+from mcpkit.server._extras import PromptArgumentSpec, PromptSpec, ResourceSpec
+from mcpkit.server._filters import ToolFilter
+from mcpkit.server._http import HttpOptions
+from mcpkit.server._runner import serve
 
 __all__ = [
+    "ArgumentError",
+    "HttpOptions",
     "McpkitServer",
     "PromptArgumentSpec",
     "PromptSpec",
@@ -17,5 +21,6 @@ __all__ = [
     "ToolDefinitionError",
     "ToolFilter",
     "build_server",
+    "coerce_arguments",
     "serve",
 ]
