@@ -64,6 +64,10 @@ def check_command(
     fail_on: Annotated[str, typer.Option("--fail-on", help="error or warning.")] = "error",
     timeout: Annotated[float, typer.Option("--timeout", "-t", help="Seconds per request.")] = 30.0,
     trace: TraceOpt = None,
+    client_name: Annotated[
+        str | None,
+        typer.Option("--client-name", help="clientInfo.name to send, e.g. cursor-vscode; default mcpkit."),
+    ] = None,
 ) -> None:
     """Grade an MCP server: handshake, capabilities, tool definitions, and results with --probe."""
     if as_json and sarif:
@@ -77,6 +81,7 @@ def check_command(
         probe_all=probe_all,
         call_timeout=timeout,
         connect_timeout=timeout,
+        client_name=client_name,
     )
 
     async def main() -> Report:

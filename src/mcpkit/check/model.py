@@ -37,6 +37,8 @@ class CheckOptions:
     probe_all: bool = False
     call_timeout: float = 30.0
     connect_timeout: float = 30.0
+    client_name: str | None = None
+    """``clientInfo.name`` to present (default mcpkit): a gateway adapts its tools to the client."""
 
 
 @dataclass

@@ -27,6 +27,7 @@ async def check(
         connect_timeout=opts.connect_timeout,
         tracer=tracer,
         raise_on_error=False,
+        client_info={"name": opts.client_name, "version": "0"} if opts.client_name else None,
     ) as session:
         return await check_session(
             session, opts, target=server.url or " ".join(server.command) or server.name
