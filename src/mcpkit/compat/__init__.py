@@ -22,6 +22,7 @@ operations:
 from mcpkit.compat.adapt import AdaptResult, adapt, adapt_all
 from mcpkit.compat.lint import errors, lint
 from mcpkit.compat.model import Change, Finding, NameConstraint, Profile, Rule, Severity
+from mcpkit.compat.names import name_hash
 from mcpkit.compat.profiles import DEFAULT_PROFILES, PROFILES, UnknownProfileError, get_profile, get_profiles
 from mcpkit.compat.table import markdown_table
 
@@ -43,4 +44,5 @@ __all__ = [
     "get_profiles",
     "lint",
     "markdown_table",
+    "name_hash",
 ]

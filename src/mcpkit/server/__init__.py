@@ -8,6 +8,7 @@ from mcpkit.server.build import McpkitServer, ToolDefinitionError, build_server
 from mcpkit.server.extras import PromptArgumentSpec, PromptSpec, ResourceSpec
 from mcpkit.server.filters import ToolFilter
 from mcpkit.server.runner import serve
+from mcpkit.server.stdin import claimed_stdin
 
 __all__ = [
     "McpkitServer",
@@ -17,5 +18,6 @@ __all__ = [
     "ToolDefinitionError",
     "ToolFilter",
     "build_server",
+    "claimed_stdin",
     "serve",
 ]
