@@ -19,6 +19,7 @@ from typing import Any
 import anyio
 import anyio.abc
 import mcp_types
+from mcp.server.connection import Connection
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
@@ -54,7 +55,8 @@ class Gateway:
         }
         self.routes: dict[str, tuple[Route, dict[str, Any]]] = {}
         self._views: dict[tuple[str, ...], View] = {}
-        self._clients: weakref.WeakKeyDictionary[ServerSession, tuple[str, ...]] = weakref.WeakKeyDictionary()
+        # Keyed by the SDK's per-connection object: a ServerSession is made anew for each request.
+        self._clients: weakref.WeakKeyDictionary[Connection, tuple[str, ...]] = weakref.WeakKeyDictionary()
         self._progress: dict[str, tuple[ServerSession, str | int, Any]] = {}
         self._tokens = itertools.count(1)
         self._prompts: dict[str, Route] = {}
@@ -115,9 +117,9 @@ class Gateway:
             await self._broadcast_list_changed()
 
     async def _broadcast_list_changed(self) -> None:
-        for session in list(self._clients):
+        for connection in list(self._clients):
             try:
-                await session.send_tool_list_changed()
+                await connection.outbound.notify("notifications/tools/list_changed", None)
             except Exception as exc:  # a client that went away must not stop the others
                 logger.debug("list_changed not delivered: %s", exc)
 
@@ -125,8 +127,8 @@ class Gateway:
 
     def profiles_of(self, ctx: Ctx) -> tuple[str, ...]:
         """The profile set of the client behind ``ctx`` (chosen once per connection)."""
-        session = ctx.session
-        known = self._clients.get(session)
+        connection = _connection(ctx)
+        known = self._clients.get(connection)
         if known is not None:
             return known
         name = _client_name(ctx)
@@ -135,7 +137,7 @@ class Gateway:
         forced = self.forced if self.forced != "auto" else _query_profile(ctx)
         profiles = profiles_for(name, forced)
         logger.info("client %r gets profiles %s", name, "+".join(profiles))
-        self._clients[session] = profiles
+        self._clients[connection] = profiles
         return profiles
 
     # -- tools -------------------------------------------------------------------------------
@@ -228,9 +230,9 @@ class Gateway:
 
     def _progress_token(self, ctx: Ctx | None) -> str | None:
         """A gateway-wide token standing for the client's own, when the client asked for progress."""
-        meta = ctx.meta if ctx is not None else None
-        client_token = getattr(meta, "progress_token", None) if meta is not None else None
-        if ctx is None or client_token is None:
+        meta: Mapping[str, Any] = (ctx.meta or {}) if ctx is not None else {}
+        client_token = meta.get("progress_token")
+        if ctx is None or not isinstance(client_token, str | int):
             return None
         token = f"gw-{next(self._tokens)}"
         self._progress[token] = (ctx.session, client_token, ctx.request_id)
@@ -386,6 +388,12 @@ class _GatewayServer(Server[Any]):
             capabilities = options.capabilities.model_copy(update={"extensions": None})
             options = options.model_copy(update={"capabilities": capabilities})
         return options
+
+
+def _connection(ctx: Ctx) -> Connection:
+    """The connection behind a request (private in the SDK; the only per-connection object)."""
+    connection: Connection = ctx.session._connection
+    return connection
 
 
 def _client_name(ctx: Ctx) -> str | None:

@@ -229,13 +229,23 @@ class Downstream:
     async def _ready_session(self, timeout: float | None) -> Session:
         """The live session, waiting through a restart (bounded by ``timeout``)."""
         with anyio.move_on_after(timeout):
-            while self.state in ("starting", "restarting") and not self._stop.is_set():
-                await self._changed.wait()
+            while not self._stop.is_set():
+                if self.state in ("starting", "restarting"):
+                    await self._changed.wait()
+                elif self.state == "ready" and self._session is not None and self._dead(self._session):
+                    self._broken.set()  # exited since the last watch: wait for the restart
+                    await self._changed.wait()
+                else:
+                    break
         session = self._session
         if self.state != "ready" or session is None:
             reason = f": {self.error}" if self.error else ""
             raise DownstreamUnavailableError(f"server {self.name!r} is {self.state}{reason}")
         return session
+
+    @staticmethod
+    def _dead(session: Session) -> bool:
+        return session.server.kind == "stdio" and session.returncode is not None
 
     async def request(
         self, method: str, params: Mapping[str, Any], timeout: float | None = None
