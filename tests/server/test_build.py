@@ -33,7 +33,7 @@ def tool(name: str = "ok", **kw: Any) -> ToolSpec:
 
 
 def test_duplicate_names_refused() -> None:
-    with pytest.raises(ValueError, match="duplicate tool name 'ok'"):
+    with pytest.raises(ToolDefinitionError, match="duplicate tool name 'ok'"):
         build_server("s", "1", [tool(), tool()], tool_filter=ToolFilter())
 
 

@@ -108,7 +108,7 @@ def test_calls_and_errors_are_results() -> None:
 
         missing = _call(client, "echo", {})
         assert missing["isError"] is True
-        assert "'text' is required" in missing["content"][0]["text"]
+        assert "text is required" in missing["content"][0]["text"]
 
         wrong_type = _call(client, "divide", {"a": "x", "b": 1})
         assert wrong_type["isError"] is True and "a:" in wrong_type["content"][0]["text"]

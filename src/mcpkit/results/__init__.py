@@ -1,13 +1,15 @@
 """What a tool returns: builders that cannot produce an invalid result, and a strict validator.
 
 Every result mcpkit sends is built here (seed 002): text with an explicit size cap, XML that is
-well-formed by construction, errors as one line with ``isError`` true. :func:`validate_result`
+well-formed by construction, errors as one line with ``isError`` true, lists that say where they
+stand and which call reads the rest (:func:`page_of`, :func:`text_page`). :func:`validate_result`
 checks any raw result (ours or another server's) against the protocol version in use, and
 :func:`to_wire` gives the exact JSON a client receives, so tests check what goes on the wire.
 """
 
 from mcpkit.results.chars import clean_xml_chars, scrub_surrogates
 from mcpkit.results.errors import ERROR_MESSAGE_LIMIT, error_result, one_line
+from mcpkit.results.paging import Window, page_of, text_page
 from mcpkit.results.text import DEFAULT_TEXT_LIMIT, cap_text, text_result
 from mcpkit.results.validate import validate_result
 from mcpkit.results.wire import to_wire
@@ -19,6 +21,7 @@ __all__ = [
     "ERROR_MESSAGE_LIMIT",
     "XML_NOTE_MAX",
     "Element",
+    "Window",
     "cap_text",
     "cap_xml",
     "clean_xml_chars",
@@ -26,9 +29,11 @@ __all__ = [
     "escape_attr",
     "escape_text",
     "one_line",
+    "page_of",
     "parse_xml",
     "render",
     "scrub_surrogates",
+    "text_page",
     "text_result",
     "to_wire",
     "validate_result",

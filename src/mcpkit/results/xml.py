@@ -110,9 +110,13 @@ class Element:
     ``tail`` is text after this element inside its parent (mixed content, as in
     :mod:`xml.etree`); builders rarely need it, :func:`parse_xml` sets it.
     ``comment`` is rendered as the last node inside the element (used for truncation notes).
+    ``more`` says how to read this element in full when a size cap cuts it (for example
+    "get_issue with id=9 returns the full description"); ``page`` marks a list built by
+    :func:`mcpkit.results.page_of`, which a cap shortens at an item boundary, never silently.
+    Neither is rendered: they only steer :func:`mcpkit.results.cap_xml`.
     """
 
-    __slots__ = ("attrs", "children", "comment", "tag", "tail", "text")
+    __slots__ = ("attrs", "children", "comment", "more", "page", "tag", "tail", "text")
 
     def __init__(self, tag: str, attrs: Mapping[str, object] | None = None, text: object = None) -> None:
         self.tag: str = check_name(tag)
@@ -123,6 +127,8 @@ class Element:
         self.children: list[Element] = []
         self.tail: str | None = None
         self.comment: str | None = None
+        self.more: str | None = None
+        self.page: Any = None
 
     def set(self, name: str, value: object) -> Element:
         """Set (or with ``None`` remove) one attribute; returns self."""
@@ -151,6 +157,7 @@ class Element:
         """A shallow copy: own attribute dict and child list, shared child elements."""
         twin = Element.__new__(Element)
         twin.tag, twin.text, twin.tail, twin.comment = self.tag, self.text, self.tail, self.comment
+        twin.more, twin.page = self.more, self.page
         twin.attrs = dict(self.attrs)
         twin.children = list(self.children)
         return twin

@@ -1,10 +1,17 @@
-"""XML results with a size cap that keeps the document well-formed.
+"""XML results with a size cap that keeps the document well-formed and loses nothing silently.
 
 Cutting rendered XML at a character count leaves open tags behind: exactly the malformed output
-seed 002 was about. So the cap works on the tree: it keeps the first children of the root that
-fit, marks the root ``truncated="true"`` and leaves a comment saying how many were omitted. If
-even one child is too big, long texts and attribute values are shortened (each saying how much
-was cut) before giving up on that child.
+seed 002 was about. So the cap works on the tree, in this order, stopping as soon as it fits:
+
+1. lists built by :func:`mcpkit.results.page_of` are shortened at an item boundary (the whole
+   answer's list first, then the longest lists inside it), keeping at least one item, with
+   ``next_offset`` moved and a sentence saying which call reads the rest;
+2. the longest texts and attribute values are cut, each ending in a marker that says how many
+   characters went and, where the tree says how (``Element.more``, a list's ``item_call``),
+   which call reads them in full;
+3. only if many small fields still do not fit, trailing children of the root are left out,
+   with a comment saying how many.
+The root is marked ``truncated="true"`` whenever anything was cut.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from collections.abc import Iterator
 
 import mcp_types
 
+from mcpkit.results.paging import PageMark
 from mcpkit.results.text import DEFAULT_TEXT_LIMIT
 from mcpkit.results.xml import Element, parse_xml, render
 
@@ -23,43 +31,166 @@ MIN_KEPT = 40
 """Characters a shortened text or attribute value keeps at least."""
 
 _MAX_SHRINK_ROUNDS = 200
-_MARKER_ROOM = 30  # len(_cut_marker(n)) for any n below 10**10
 
 
-def _cut_marker(dropped: int) -> str:
-    return f"… [cut {dropped} characters]"
+def _cut_marker(dropped: int, total: int, reader: str | None) -> str:
+    where = f"; {reader}" if reader else ""
+    return f"… [cut {dropped} of {total} characters{where}]"
 
 
-def _with_first(root: Element, count: int) -> Element:
-    head = root.copy()
-    head.children = root.children[:count]
-    return head
+class _Fitter:
+    """One capping run over a private deep copy of the caller's tree."""
+
+    def __init__(self, root: Element, limit: int) -> None:
+        self.root = root.deep_copy()
+        self.limit = limit
+        self.parent: dict[int, Element] = {}
+        todo = [self.root]
+        while todo:
+            node = todo.pop()
+            for child in node.children:
+                self.parent[id(child)] = node
+                todo.append(child)
+
+    def fits(self) -> bool:
+        return len(render(self.root)) <= self.limit
+
+    # -- step 1: lists shortened at item boundaries ------------------------------------------
+
+    def pages(self) -> list[Element]:
+        """Page lists, the root first, then the others by rendered size, largest first."""
+        found = [n for n in self._walk(self.root) if isinstance(n.page, PageMark) and n is not self.root]
+        found.sort(key=lambda n: len(render(n, declaration=False)), reverse=True)
+        return [self.root, *found] if isinstance(self.root.page, PageMark) else found
+
+    def shorten(self, page: Element) -> bool:
+        """Keep the most leading items of ``page`` that fit (at least one); whether it changed."""
+        mark: PageMark = page.page
+        items = list(page.children)
+        if len(items) <= 1:
+            return False
+
+        def keep(count: int) -> None:
+            page.children = items[:count]
+            mark.apply(page, count, cap=self.limit)
+
+        low, high = 1, len(items)
+        while low < high:
+            middle = (low + high + 1) // 2
+            keep(middle)
+            if self.fits():
+                low = middle
+            else:
+                high = middle - 1
+        keep(low)
+        return low < len(items)
+
+    # -- step 2: long strings cut with a pointer ---------------------------------------------
+
+    def _walk(self, top: Element) -> Iterator[Element]:
+        todo = [top]
+        while todo:
+            node = todo.pop()
+            yield node
+            todo.extend(node.children)
+
+    def reader(self, node: Element) -> str | None:
+        """How to read ``node`` in full: its own ``more``, an ancestor's, or its list's item call."""
+        current: Element | None = node
+        while current is not None:
+            if current.more:
+                return current.more
+            up = self.parent.get(id(current))
+            if up is not None and isinstance(up.page, PageMark):
+                call = up.page.item_reader(current)
+                if call:
+                    return f"call {call} to read it in full"
+            current = up
+        return None
+
+    def shrink_strings(self) -> bool:
+        """Cut the longest strings (in place) until the tree fits; whether it does.
+
+        Each round cuts the currently longest value, keeping a prefix of its original text and a
+        marker. Every round makes a value strictly shorter and none goes below ``MIN_KEPT``, so
+        the loop ends.
+        """
+        originals: dict[tuple[int, str, str], str] = {}
+        markers: dict[tuple[int, str, str], int] = {}
+        for _ in range(_MAX_SHRINK_ROUNDS):
+            excess = len(render(self.root)) - self.limit
+            if excess <= 0:
+                return True
+            best: tuple[Element, str, str] | None = None
+            best_len = 0
+            for slot in self._slots():
+                key = (id(slot[0]), slot[1], slot[2])
+                length = len(_get(slot))
+                room = markers.get(key, 0)
+                if length - room > MIN_KEPT + 20 and length > best_len:
+                    best, best_len = slot, length
+            if best is None:
+                return False
+            key = (id(best[0]), best[1], best[2])
+            original = originals.setdefault(key, _get(best))
+            reader = self.reader(best[0])
+            sample = _cut_marker(len(original), len(original), reader)
+            keep = max(MIN_KEPT, len(_get(best)) - excess - len(sample))
+            if keep >= len(original):
+                return False
+            marker = _cut_marker(len(original) - keep, len(original), reader)
+            markers[key] = len(marker)
+            _put(best, original[:keep] + marker)
+        return False
+
+    def _slots(self) -> Iterator[tuple[Element, str, str]]:
+        for node in self._walk(self.root):
+            if node.text:
+                yield node, "text", ""
+            if node.tail:
+                yield node, "tail", ""
+            for key in node.attrs:
+                if key not in _PAGING_ATTRS:
+                    yield node, "attr", key
+
+    # -- step 3: last resort -------------------------------------------------------------------
+
+    def drop_trailing(self) -> None:
+        """Keep the leading root children that fit; a comment says how many were left out."""
+        total = len(self.root.children)
+        items = list(self.root.children)
+        reader = self.root.more
+        tail = f"; {reader}" if reader else ""
+
+        def keep(count: int) -> None:
+            self.root.children = items[:count]
+            self.root.comment = (
+                f"truncated: {total - count} of {total} child elements omitted to stay within "
+                f"{self.limit} characters{tail}"
+            )
+
+        low, high = 0, total
+        while low < high:
+            middle = (low + high + 1) // 2
+            keep(middle)
+            if self.fits():
+                low = middle
+            else:
+                high = middle - 1
+        keep(low)
+
+    def run(self) -> str:
+        self.root.set("truncated", "true")
+        for page in self.pages():
+            if self.fits():
+                break
+            self.shorten(page)
+        if not self.fits() and not self.shrink_strings() and not isinstance(self.root.page, PageMark):
+            self.drop_trailing()
+        return render(self.root)
 
 
-def _largest_fitting(root: Element, limit: int) -> int:
-    """How many leading children of ``root`` fit in ``limit`` (binary search over renders)."""
-    low, high = 0, len(root.children)
-    while low < high:
-        middle = (low + high + 1) // 2
-        if len(render(_with_first(root, middle))) <= limit:
-            low = middle
-        else:
-            high = middle - 1
-    return low
-
-
-def _slots(root: Element) -> Iterator[tuple[Element, str, str]]:
-    """Every shortenable string in the tree: (element, kind, key) with kind text/tail/attr."""
-    todo = [root]
-    while todo:
-        node = todo.pop()
-        if node.text:
-            yield node, "text", ""
-        if node.tail:
-            yield node, "tail", ""
-        for key in node.attrs:
-            yield node, "attr", key
-        todo.extend(node.children)
+_PAGING_ATTRS = frozenset({"id", "offset", "limit", "returned", "total_count", "next_offset", "type"})
 
 
 def _get(slot: tuple[Element, str, str]) -> str:
@@ -79,57 +210,20 @@ def _put(slot: tuple[Element, str, str], value: str) -> None:
         node.tail = value
 
 
-def _shrink_strings(tree: Element, limit: int) -> bool:
-    """Shorten the longest strings of ``tree`` (in place) until it fits; whether it does.
-
-    Each round cuts the currently longest value, keeping a prefix of its original text and a
-    marker saying how many characters went. Every round makes a value strictly shorter and no
-    value goes below ``MIN_KEPT``, so the loop ends.
-    """
-    originals: dict[tuple[int, str, str], str] = {}
-    for _ in range(_MAX_SHRINK_ROUNDS):
-        excess = len(render(tree)) - limit
-        if excess <= 0:
-            return True
-        candidates = [s for s in _slots(tree) if len(_get(s)) > MIN_KEPT + _MARKER_ROOM]
-        if not candidates:
-            return False
-        slot = max(candidates, key=lambda s: len(_get(s)))
-        original = originals.setdefault((id(slot[0]), slot[1], slot[2]), _get(slot))
-        keep = max(MIN_KEPT, len(_get(slot)) - excess - _MARKER_ROOM)
-        _put(slot, original[:keep] + _cut_marker(len(original) - keep))
-    return False
-
-
 def cap_xml(root: Element, limit: int) -> str:
     """``render(root)`` if it fits in ``limit`` characters, else a well-formed shortened document.
 
-    The caller's tree is never changed. The result is at most ``limit + XML_NOTE_MAX``
-    characters unless ``limit`` is smaller than the root element alone (with shortened values).
+    The caller's tree is never changed. Nothing is cut without a mark: shortened lists carry
+    ``next_offset`` and a sentence naming the next call, cut values end in a marker. The result
+    is at most ``limit + XML_NOTE_MAX`` characters unless one list item, kept whole in identity
+    and small fields, is larger than that on its own.
     """
     if limit < 0:
         raise ValueError(f"limit must be zero or more, got {limit}")
     full = render(root)
     if len(full) <= limit:
         return full
-    total = len(root.children)
-    kept = _largest_fitting(root, limit)
-    head = _with_first(root, kept)
-    shortened = False
-    if kept == 0:
-        # Not even the first child fits: shorten its long values, else keep only the root.
-        for count in (1, 0) if total else (0,):
-            head = _with_first(root, count).deep_copy()
-            shortened = True
-            if _shrink_strings(head, limit):
-                break
-        kept = len(head.children)
-    note = f"truncated: {total - kept} of {total} child elements omitted"
-    if shortened:
-        note += ", long values shortened"
-    head.set("truncated", "true")
-    head.comment = f"{note} to stay within {limit} characters"
-    return render(head)
+    return _Fitter(root, limit).run()
 
 
 def xml_result(root: Element | str, *, limit: int | None = DEFAULT_TEXT_LIMIT) -> mcp_types.CallToolResult:

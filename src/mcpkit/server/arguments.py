@@ -1,11 +1,29 @@
-"""Argument validation against a tool's input schema, before its handler runs.
+"""Tool arguments as models really send them: coerced where the meaning is clear, then validated.
 
-Handlers can then trust types, bounds and required names, and a model that sent bad
-arguments gets one line that says which argument and what was expected.
+Models copy ids out of text and send ``"12"`` for an integer, write booleans as ``"true"``, lists
+as ``"journals,watchers"``, a bare ``"journals"`` or a JSON string, and send ``null`` for an
+optional parameter they mean to leave out. Refusing those loses a turn (or the whole task), and
+the SDK's own high-level ``MCPServer`` accepts some of them. So before JSON Schema validation each
+argument is coerced to the type its schema declares, only where the meaning is unambiguous:
+
+* integer / number from a numeric string (``"135"``, ``" 12 "``; ``"2.5"`` only for number);
+  whole numbers stay within int64;
+* boolean from true/false, yes/no, on/off, 1/0 (any case), as text or 0/1;
+* array from a JSON array string, a comma-separated string when the items are scalars, or a
+  single value (one element);
+* object from a JSON object string;
+* ``null`` (or the text ``null`` for a non-string parameter) for an optional parameter: absent;
+* a string parameter keeps its value exactly; a number sent for it becomes its decimal text.
+
+What is still invalid is refused in one line that names the parameter, what was given and an
+example of a valid value.
 """
 
 from __future__ import annotations
 
+import json
+import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -13,12 +31,220 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError as SchemaError
 from jsonschema.exceptions import best_match
 
+from mcpkit.errors import ValidationError
+
+__all__ = ["ArgumentError", "ArgumentValidator", "coerce_arguments", "example_for"]
+
 _MAX_MESSAGE = 300
+_MAX_SHOWN = 60
+INT64_MAX = 2**63 - 1
+INT64_MIN = -(2**63)
+_INTEGER = re.compile(r"[+-]?\d+")
+_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+_TRUE = frozenset({"true", "yes", "y", "on", "1", "t"})
+_FALSE = frozenset({"false", "no", "n", "off", "0", "f"})
+_SCALARS = frozenset({"string", "integer", "number", "boolean"})
+_ABSENT = object()
 
 
-def _pointer(error: SchemaError) -> str:
-    path = "/".join(str(p) for p in error.absolute_path)
-    return path or "arguments"
+class ArgumentError(ValidationError):
+    """Arguments that no safe coercion makes valid; the message is one line for the model."""
+
+
+class _Refused(Exception):
+    """Raised inside coercion for a value that is clearly wrong (an integer beyond int64)."""
+
+
+def _declared(schema: Mapping[str, Any]) -> str | None:
+    kind = schema.get("type")
+    return kind if isinstance(kind, str) else None
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False) if _jsonable(value) else repr(value)
+    text = " ".join(text.split())
+    return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 3] + "..."
+
+
+def _jsonable(value: Any) -> bool:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _whole(value: int, where: str) -> int:
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise _Refused(
+            f"{where}: {_show(value)} is too large; whole numbers here fit in 64 bits, up to {INT64_MAX}"
+        )
+    return value
+
+
+def _to_integer(value: Any, where: str) -> Any:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return _whole(value, where)
+    if isinstance(value, float) and value.is_integer():
+        return _whole(int(value), where)
+    if isinstance(value, str):
+        text = value.strip()
+        if _INTEGER.fullmatch(text):
+            return _whole(int(text), where)
+        if _NUMBER.fullmatch(text):
+            number = float(text)
+            if math.isfinite(number) and number.is_integer():
+                return _whole(int(number), where)
+    return value
+
+
+def _to_number(value: Any, where: str) -> Any:
+    if isinstance(value, str):
+        text = value.strip()
+        if _INTEGER.fullmatch(text):
+            return _whole(int(text), where)
+        if _NUMBER.fullmatch(text):
+            number = float(text)
+            if math.isfinite(number):
+                return number
+    return value
+
+
+def _to_boolean(value: Any) -> Any:
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in _TRUE:
+            return True
+        if word in _FALSE:
+            return False
+    elif isinstance(value, int) and not isinstance(value, bool) and value in (0, 1):
+        return bool(value)
+    return value
+
+
+def _scalar_items(items: Mapping[str, Any]) -> bool:
+    return _declared(items) in _SCALARS or "enum" in items
+
+
+def _to_array(schema: Mapping[str, Any], value: Any, where: str) -> Any:
+    items = schema.get("items")
+    items = items if isinstance(items, Mapping) else {}
+    if isinstance(value, str):
+        text = value.strip()
+        parsed: Any = _ABSENT
+        if text.startswith("["):
+            try:
+                parsed = json.loads(text)
+            except (ValueError, RecursionError):
+                parsed = _ABSENT
+        if isinstance(parsed, list):
+            value = parsed
+        elif _declared(items) == "string" and "," not in value:
+            value = [value]
+        elif _scalar_items(items):
+            value = [part.strip() for part in value.split(",")] if text else []
+            if value and value[-1] == "":
+                value.pop()
+        else:
+            return value
+    elif not isinstance(value, list):
+        value = [value]
+    return [_coerce(items, item, f"{where}[{i}]") for i, item in enumerate(value)]
+
+
+def _to_object(schema: Mapping[str, Any], value: Any, where: str) -> Any:
+    if isinstance(value, str) and value.strip().startswith("{"):
+        try:
+            parsed = json.loads(value)
+        except (ValueError, RecursionError):
+            return value
+        value = parsed
+    if not isinstance(value, dict):
+        return value
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping):
+        return value
+    required = set(schema.get("required") or ())
+    out: dict[str, Any] = {}
+    for name, item in value.items():
+        sub = properties.get(name)
+        if isinstance(sub, Mapping):
+            if _means_absent(sub, item) and name not in required:
+                continue
+            out[name] = _coerce(sub, item, f"{where}.{name}" if where else name)
+        else:
+            out[name] = item
+    return out
+
+
+def _means_absent(schema: Mapping[str, Any], value: Any) -> bool:
+    if value is None:
+        return True
+    return isinstance(value, str) and value.strip() == "null" and _declared(schema) not in (None, "string")
+
+
+def _coerce(schema: Mapping[str, Any], value: Any, where: str) -> Any:
+    kind = _declared(schema)
+    if kind == "integer":
+        return _to_integer(value, where)
+    if kind == "number":
+        return _to_number(value, where)
+    if kind == "boolean":
+        return _to_boolean(value)
+    if kind == "array":
+        return _to_array(schema, value, where)
+    if kind == "object":
+        return _to_object(schema, value, where)
+    if kind == "string" and isinstance(value, int | float) and not isinstance(value, bool):
+        if isinstance(value, float) and not math.isfinite(value):
+            return value
+        return str(value) if isinstance(value, int) or not value.is_integer() else str(int(value))
+    return value
+
+
+def coerce_arguments(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """``arguments`` with each value coerced to the type ``schema`` declares for it (pure).
+
+    Raises :class:`ArgumentError` only for values that are clearly wrong whatever the schema
+    says otherwise (a whole number beyond int64); everything else is left for validation.
+    """
+    try:
+        out = _to_object(schema, dict(arguments), "")
+    except _Refused as exc:
+        raise ArgumentError(str(exc)) from None
+    return out if isinstance(out, dict) else dict(arguments)
+
+
+def example_for(schema: Mapping[str, Any]) -> Any:
+    """A valid-looking value for ``schema``, to show a model what would have been accepted."""
+    if schema.get("enum"):
+        return schema["enum"][0]
+    if "default" in schema:
+        return schema["default"]
+    kind = _declared(schema)
+    if kind in ("integer", "number"):
+        low, high = schema.get("minimum"), schema.get("maximum")
+        value = 12 if kind == "integer" else 2.5
+        if isinstance(low, int | float) and value < low:
+            value = low
+        if isinstance(high, int | float) and value > high:
+            value = high
+        return value
+    if kind == "boolean":
+        return True
+    if kind == "array":
+        items = schema.get("items")
+        return [example_for(items)] if isinstance(items, Mapping) else []
+    if kind == "object":
+        properties = schema.get("properties") or {}
+        return {
+            name: example_for(properties[name]) for name in schema.get("required") or () if name in properties
+        }
+    if schema.get("format") == "date":
+        return "2025-01-31"
+    return "text"
 
 
 def _short(message: str) -> str:
@@ -26,27 +252,78 @@ def _short(message: str) -> str:
     return message if len(message) <= _MAX_MESSAGE else message[: _MAX_MESSAGE - 3] + "..."
 
 
+def _expected(schema: Mapping[str, Any]) -> str:
+    kind = _declared(schema)
+    words = {
+        "integer": "a whole number",
+        "number": "a number",
+        "boolean": "true or false",
+        "array": "a list",
+        "object": "an object",
+        "string": "text",
+    }
+    return words.get(kind or "", "a value matching the schema")
+
+
 class ArgumentValidator:
-    """A compiled validator for one tool's input schema."""
+    """A compiled validator for one tool's input schema, with the coercion in front of it."""
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
-        Draft202012Validator.check_schema(dict(schema))
-        self._validator = Draft202012Validator(dict(schema))
-        self._properties: tuple[str, ...] = tuple(sorted(schema.get("properties", {})))
+        self.schema = dict(schema)
+        Draft202012Validator.check_schema(self.schema)
+        self._validator = Draft202012Validator(self.schema)
+        self._properties: tuple[str, ...] = tuple(sorted(self.schema.get("properties", {})))
 
-    def problem(self, arguments: Mapping[str, Any]) -> str | None:
-        """``None`` when ``arguments`` are valid, else a one-line description of the worst problem."""
+    def prepare(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """The arguments a handler gets: coerced and valid, else :class:`ArgumentError`."""
+        coerced = coerce_arguments(self.schema, arguments)
+        problem = self.problem(coerced, given=arguments)
+        if problem is not None:
+            raise ArgumentError(problem)
+        return coerced
+
+    def problem(self, arguments: Mapping[str, Any], *, given: Mapping[str, Any] | None = None) -> str | None:
+        """``None`` when ``arguments`` are valid, else one line on the worst problem."""
         errors = list(self._validator.iter_errors(dict(arguments)))
         if not errors:
             return None
         worst = best_match(errors)
         if worst is None:  # pragma: no cover - best_match returns one when errors exist
             return "arguments do not match the input schema"
-        if worst.validator == "additionalProperties" and not worst.absolute_path:
-            allowed = self._properties
-            extra = sorted(set(arguments) - set(allowed))
+        return _short(self._describe(worst, arguments, given if given is not None else arguments))
+
+    def _describe(self, error: SchemaError, arguments: Mapping[str, Any], given: Mapping[str, Any]) -> str:
+        path = list(error.absolute_path)
+        where = ".".join(str(p) if not isinstance(p, int) else f"[{p}]" for p in path).replace(".[", "[")
+        if error.validator == "additionalProperties":
+            container = error.schema if isinstance(error.schema, Mapping) else {}
+            allowed = sorted((container.get("properties") or {}).keys())
+            instance = error.instance if isinstance(error.instance, Mapping) else {}
+            extra = sorted(set(instance) - set(allowed))
             names = ", ".join(repr(e) for e in extra[:5])
-            return _short(f"unknown argument {names}; accepted arguments: {', '.join(allowed) or 'none'}")
-        if worst.validator == "required":
-            return _short(worst.message.replace("is a required property", "is required"))
-        return _short(f"{_pointer(worst)}: {worst.message}")
+            scope = f" in {where}" if where else ""
+            return f"unknown argument {names}{scope}; accepted arguments: {', '.join(allowed) or 'none'}"
+        if error.validator == "required":
+            container = error.schema if isinstance(error.schema, Mapping) else {}
+            instance = error.instance if isinstance(error.instance, Mapping) else {}
+            missing = [n for n in container.get("required", ()) if n not in instance]
+            name = missing[0] if missing else "an argument"
+            prop = (container.get("properties") or {}).get(name, {})
+            scope = f"{where}." if where else ""
+            return f"{scope}{name} is required, for example {name}={_show(example_for(prop))}"
+        schema = error.schema if isinstance(error.schema, Mapping) else {}
+        original: Any = given
+        for part in path:
+            try:
+                original = original[part]
+            except (KeyError, IndexError, TypeError):
+                original = error.instance
+                break
+        label = where or "arguments"
+        example = _show(example_for(schema))
+        if error.validator == "enum":
+            options = ", ".join(_show(v) for v in list(schema.get("enum", ()))[:8])
+            return f"{label}: got {_show(original)}; expected one of {options}"
+        if error.validator == "type":
+            return f"{label}: got {_show(original)}; expected {_expected(schema)}, for example {example}"
+        return f"{label}: got {_show(original)}; {error.message}; for example {example}"

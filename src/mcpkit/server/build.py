@@ -13,64 +13,72 @@ from __future__ import annotations
 
 import logging
 import os
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 import mcp_types
 from jsonschema import Draft202012Validator
-from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
-from mcp.server.stdio import stdio_server
 
 from mcpkit.compat import DEFAULT_PROFILES, Finding, lint
 from mcpkit.errors import McpkitError
 from mcpkit.results import error_result, text_result
-from mcpkit.server.arguments import ArgumentValidator
+from mcpkit.server.arguments import ArgumentError, ArgumentValidator
 from mcpkit.server.extras import PromptSpec, ResourceSpec
 from mcpkit.server.filters import ToolFilter
-from mcpkit.server.stdin import claimed_stdin
-from mcpkit.tools import ToolSpec
+from mcpkit.tools import ToolContext, ToolSpec
+from mcpkit.tools.context import takes_context
+
+if TYPE_CHECKING:
+    from mcp.server.context import ServerRequestContext
+
+    Ctx = ServerRequestContext[Any, Any]
+else:
+    Ctx = Any
 
 logger = logging.getLogger("mcpkit.server")
 
-Ctx = ServerRequestContext[Any, Any]
-
 
 class ToolDefinitionError(McpkitError):
-    """Tool definitions that a target client would reject or crash on (strict mode)."""
+    """Tool definitions that cannot be served: duplicate names, or definitions a target client
+    would reject or crash on (strict mode)."""
 
-    def __init__(self, findings: Sequence[Finding]) -> None:
+    def __init__(self, findings: Sequence[Finding] = (), message: str | None = None) -> None:
         self.findings = list(findings)
-        lines = [f"{f.tool}: {f.rule} {f.pointer} {f.message}" for f in self.findings[:20]]
-        more = f"\n... and {len(self.findings) - 20} more" if len(self.findings) > 20 else ""
-        super().__init__(
-            f"{len(self.findings)} tool definition error(s) for the chosen client profiles:\n"
-            + "\n".join(lines)
-            + more
-        )
+        if message is None:
+            lines = [f"{f.tool}: {f.rule} {f.pointer} {f.message}" for f in self.findings[:20]]
+            more = f"\n... and {len(self.findings) - 20} more" if len(self.findings) > 20 else ""
+            message = (
+                f"{len(self.findings)} tool definition error(s) for the chosen client profiles:\n"
+                + "\n".join(lines)
+                + more
+            )
+        super().__init__(message)
 
 
-def _strict_default() -> bool:
-    """Fail fast when developing or testing, warn in production.
+STRICT_ENV = "MCPKIT_STRICT"
 
-    ``MCPKIT_STRICT=1|0`` decides explicitly; otherwise strict under pytest, so a tool
-    definition that breaks a client can never pass a test run.
+
+def strict_from_env() -> bool:
+    """``MCPKIT_STRICT=1`` makes lint errors fatal; the ``mcpkit.testing`` pytest plugin sets it.
+
+    Production servers warn instead of refusing to start, so one odd description never takes
+    a working server down; tests must fail on it, so a client-breaking definition never ships.
     """
-    explicit = os.environ.get("MCPKIT_STRICT")
-    if explicit:
-        return explicit.strip().lower() in ("1", "true", "yes", "on")
-    return "PYTEST_CURRENT_TEST" in os.environ or "PYTEST_VERSION" in os.environ
+    return os.environ.get(STRICT_ENV, "").strip().lower() in ("1", "true", "yes", "on")
 
 
 class _CompiledTool:
     """A visible tool with its argument validator compiled once."""
 
-    __slots__ = ("output_validator", "spec", "validator")
+    __slots__ = ("output_validator", "spec", "validator", "with_context")
 
     def __init__(self, spec: ToolSpec) -> None:
         self.spec = spec
+        self.with_context = takes_context(spec.handler)
         self.validator = ArgumentValidator(spec.input_schema)
         self.output_validator = (
             Draft202012Validator(dict(spec.output_schema)) if spec.output_schema is not None else None
@@ -79,6 +87,14 @@ class _CompiledTool:
 
 DRAIN_SECONDS = 10.0
 _SETTLE_SECONDS = 0.05
+
+
+def _header_map(request: Any) -> dict[str, str]:
+    """Lower-case header names of an HTTP request (a Starlette ``Request``); ``{}`` for stdio."""
+    headers = getattr(request, "headers", None)
+    if headers is None:
+        return {}
+    return {str(k).lower(): str(v) for k, v in headers.items()}
 
 
 class _HonestServer(Server[Any]):
@@ -110,24 +126,29 @@ class McpkitServer:
 
     def __init__(
         self,
+        *,
         name: str,
         version: str,
         tools: Sequence[ToolSpec],
-        hidden: Mapping[str, str],
-        resources: Sequence[ResourceSpec],
-        prompts: Sequence[PromptSpec],
-        instructions: str | None,
-        findings: Sequence[Finding],
+        hidden: Mapping[str, str] | None = None,
+        resources: Sequence[ResourceSpec] = (),
+        prompts: Sequence[PromptSpec] = (),
+        instructions: str | None = None,
+        findings: Sequence[Finding] = (),
+        client_logging: bool = False,
     ) -> None:
         self.name = name
         self.version = version
         self.tools: list[ToolSpec] = list(tools)
-        self.hidden: dict[str, str] = dict(hidden)
+        self.hidden: dict[str, str] = dict(hidden or {})
         self.resources = list(resources)
         self.prompts = list(prompts)
         self.findings = list(findings)
         self._compiled = {t.name: _CompiledTool(t) for t in self.tools}
         self._in_flight = 0
+        self._idle = anyio.Event()
+        self._idle.set()
+        self._log_level: str | None = None
         self._tool_list = mcp_types.ListToolsResult(tools=[t.to_mcp() for t in self.tools])
         handlers: dict[str, Any] = {"on_list_tools": self._list_tools, "on_call_tool": self._call_tool}
         if self.resources:
@@ -138,9 +159,15 @@ class McpkitServer:
             self._prompts = {p.name: p for p in self.prompts}
             handlers["on_list_prompts"] = self._list_prompts
             handlers["on_get_prompt"] = self._get_prompt
-        self.lowlevel: Server[Any] = _HonestServer(
-            name, version=version, instructions=instructions, **handlers
-        )
+        if client_logging:
+            self._log_level = "info"
+            handlers["on_set_logging_level"] = self._set_logging_level
+        with warnings.catch_warnings():
+            # logging/setLevel is deprecated from 2026-07-28 on, still served for older clients.
+            warnings.filterwarnings("ignore", message="The logging capability is deprecated")
+            self.lowlevel: Server[Any] = _HonestServer(
+                name, version=version, instructions=instructions, **handlers
+            )
 
     # -- tools -------------------------------------------------------------------------------
 
@@ -149,10 +176,44 @@ class McpkitServer:
 
     async def _call_tool(self, ctx: Ctx, params: mcp_types.CallToolRequestParams) -> mcp_types.CallToolResult:
         self._in_flight += 1
+        self._idle = anyio.Event() if self._in_flight == 1 else self._idle
         try:
-            return await self.call(params.name, params.arguments)
+            return await self.call(params.name, params.arguments, self._tool_context(ctx, params.name))
         finally:
             self._in_flight -= 1
+            if not self._in_flight:
+                self._idle.set()
+
+    def _tool_context(self, ctx: Ctx, name: str) -> ToolContext:
+        """The handler's view of this request: who calls, its headers, progress and log senders."""
+        session = ctx.session
+        client = session.client_params.client_info.name if session.client_params else None
+        request_id = ctx.request_id
+
+        async def send_progress(progress: float, total: float | None, message: str | None) -> None:
+            # Scoped to this request by the SDK; a no-op when the client gave no progress token.
+            await session.report_progress(progress, total, message)
+
+        async def send_log(level: str, message: str) -> None:
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message="The logging capability is deprecated")
+                await session.send_log_message(
+                    cast(Any, level), message, logger=self.name, related_request_id=request_id
+                )
+
+        return ToolContext(
+            tool=name,
+            request_id=request_id,
+            client_name=client,
+            request_headers=_header_map(ctx.request),
+            _send_progress=send_progress,
+            _send_log=send_log,
+            _log_threshold=lambda: self._log_level,
+        )
+
+    async def _set_logging_level(self, ctx: Ctx, params: mcp_types.SetLevelRequestParams) -> Any:
+        self._log_level = str(params.level)
+        return mcp_types.EmptyResult()
 
     async def _drain(self) -> None:
         """At the end of stdin: let calls already read finish and their answers reach stdout.
@@ -161,11 +222,12 @@ class McpkitServer:
         """
         with anyio.move_on_after(DRAIN_SECONDS):
             await anyio.sleep(_SETTLE_SECONDS)  # requests just read reach their handlers
-            while self._in_flight:
-                await anyio.sleep(0.01)
+            await self._idle.wait()
             await anyio.sleep(_SETTLE_SECONDS)  # the last answers reach the writer
 
-    async def call(self, name: str, arguments: Mapping[str, Any] | None) -> mcp_types.CallToolResult:
+    async def call(
+        self, name: str, arguments: Mapping[str, Any] | None, context: ToolContext | None = None
+    ) -> mcp_types.CallToolResult:
         """Run one tool call exactly as a client's ``tools/call`` would (used by tests too)."""
         compiled = self._compiled.get(name)
         if compiled is None:
@@ -173,16 +235,21 @@ class McpkitServer:
                 return error_result(f"Tool {name!r} is not available: {self.hidden[name]}.")
             known = ", ".join(sorted(self._compiled)[:30])
             return error_result(f"Unknown tool {name!r}. Available tools: {known or 'none'}.")
-        args = dict(arguments or {})
-        problem = compiled.validator.problem(args)
-        if problem is not None:
-            return error_result(f"Invalid arguments for {name}: {problem}")
         try:
-            out = await compiled.spec.handler(args)
+            args = compiled.validator.prepare(arguments or {})
+        except ArgumentError as exc:
+            return error_result(f"Invalid arguments for {name}: {exc}")
+        ctx = context if context is not None else ToolContext(tool=name)
+        try:
+            if compiled.with_context:
+                out = await cast(Any, compiled.spec.handler)(args, ctx)
+            else:
+                out = await cast(Any, compiled.spec.handler)(args)
+        except anyio.get_cancelled_exc_class():
+            ctx.cancelled.set()
+            raise
         except McpkitError as exc:
             return error_result(str(exc) or type(exc).__name__)
-        except anyio.get_cancelled_exc_class():
-            raise
         except Exception as exc:
             logger.exception("tool %s raised", name)
             return error_result(
@@ -274,17 +341,38 @@ class McpkitServer:
 
     async def run_stdio(self) -> None:
         """Serve one client over this process's stdin/stdout until stdin closes."""
+        from mcp.server.stdio import stdio_server
+
+        from mcpkit.server.stdin import claimed_stdin
+
         with claimed_stdin(self._drain) as lines:
             async with stdio_server(stdin=cast(Any, lines)) as (read_stream, write_stream):
                 await self.lowlevel.run(
                     read_stream, write_stream, self.lowlevel.create_initialization_options()
                 )
 
-    async def run_http(self, host: str = "127.0.0.1", port: int = 8000, path: str = "/mcp") -> None:
-        """Serve streamable HTTP at ``http://host:port/path`` until cancelled."""
-        from mcpkit.server.runner import serve_http
+    async def run_http(
+        self,
+        host: str = "127.0.0.1",
+        port: int = 8000,
+        path: str = "/mcp",
+        *,
+        stateless: bool = False,
+        allowed_origins: Sequence[str] = (),
+        bearer_token: str | None = None,
+    ) -> None:
+        """Serve streamable HTTP at ``http://host:port/path`` until cancelled (see :mod:`.http`)."""
+        from mcpkit.server.http import HttpOptions, serve_http
 
-        await serve_http(self, host, port, path)
+        options = HttpOptions(
+            host=host,
+            port=port,
+            path=path,
+            stateless=stateless,
+            allowed_origins=tuple(allowed_origins),
+            bearer_token=bearer_token,
+        )
+        await serve_http(self.lowlevel, options, name=self.name)
 
 
 def build_server(
@@ -298,12 +386,16 @@ def build_server(
     strict: bool | None = None,
     tool_filter: ToolFilter | None = None,
     instructions: str | None = None,
+    client_logging: bool = False,
 ) -> McpkitServer:
     """Build an honest server from tool specs.
 
-    - Tool names must be unique (always an error).
+    - Tool names must be unique (:class:`ToolDefinitionError` otherwise).
     - Definitions are linted against ``profiles``; errors raise :class:`ToolDefinitionError`
-      when ``strict`` (default: under tests or ``MCPKIT_STRICT=1``) and are logged otherwise.
+      when ``strict`` (``None``: ``MCPKIT_STRICT=1``, which the ``mcpkit.testing`` pytest
+      plugin sets) and are logged otherwise.
+    - ``client_logging`` declares the logging capability: ``ToolContext.log`` then reaches the
+      client too, at the level it sets with ``logging/setLevel``.
     - ``tool_filter`` (default: from ``MCPKIT_TOOLS_INCLUDE``/``_EXCLUDE``/``MCPKIT_READ_ONLY``)
       hides tools; hidden tools are refused on call with the reason.
     - Capabilities: tools always; resources and prompts only when some are given.
@@ -312,14 +404,14 @@ def build_server(
     seen: set[str] = set()
     for tool in all_tools:
         if tool.name in seen:
-            raise ValueError(f"duplicate tool name {tool.name!r}")
+            raise ToolDefinitionError(message=f"duplicate tool name {tool.name!r}: tool names must be unique")
         seen.add(tool.name)
     active_filter = tool_filter if tool_filter is not None else ToolFilter.from_env()
     visible, hidden = active_filter.apply(all_tools)
     findings = lint(visible, list(profiles), server_name=name) if profiles else []
     errors = [f for f in findings if f.severity == "error"]
     if errors:
-        if strict if strict is not None else _strict_default():
+        if strict if strict is not None else strict_from_env():
             raise ToolDefinitionError(errors)
         for f in errors:
             logger.warning("tool definition problem: %s %s %s: %s", f.tool, f.rule, f.pointer, f.message)
@@ -327,12 +419,13 @@ def build_server(
         if f.severity != "error":
             logger.debug("tool definition warning: %s %s %s: %s", f.tool, f.rule, f.pointer, f.message)
     return McpkitServer(
-        name,
-        version,
-        visible,
-        hidden,
-        list(resources or ()),
-        list(prompts or ()),
-        instructions,
-        findings,
+        name=name,
+        version=version,
+        tools=visible,
+        hidden=hidden,
+        resources=list(resources or ()),
+        prompts=list(prompts or ()),
+        instructions=instructions,
+        findings=findings,
+        client_logging=client_logging,
     )

@@ -1,77 +1,33 @@
 """Run a built server on stdio or streamable HTTP until stdin closes or a signal arrives.
 
 A server started by a client must exit cleanly when the client goes away (stdin closes) or
-asks it to stop (SIGINT/SIGTERM), without a traceback on stderr and without leaving
+asks it to stop (SIGINT/SIGTERM/SIGHUP), without a traceback on stderr and without leaving
 half-written output.
 """
 
 from __future__ import annotations
 
-import contextlib
-import logging
-import signal
-from collections.abc import Iterator
-from typing import Any, Literal
+from collections.abc import Sequence
+from typing import Literal
 
 import anyio
 
 from mcpkit.log import setup_logging
 from mcpkit.server.build import McpkitServer
-
-logger = logging.getLogger("mcpkit.server")
+from mcpkit.server.signals import wait_for_stop_signal
 
 Transport = Literal["stdio", "http"]
 
 
-async def _until_signal(scope: anyio.CancelScope) -> None:
-    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        async for signum in signals:
-            logger.info("received %s, shutting down", signal.Signals(signum).name)
-            scope.cancel()
-            return
-
-
 async def _serve_stdio(server: McpkitServer) -> None:
     async with anyio.create_task_group() as tg:
-        tg.start_soon(_until_signal, tg.cancel_scope)
-        await server.run_stdio()
-        tg.cancel_scope.cancel()
 
+        async def stop_on_signal() -> None:
+            await wait_for_stop_signal()
+            tg.cancel_scope.cancel()
 
-def _uvicorn_server_class() -> type[Any]:
-    """uvicorn.Server whose own signal capture is switched off: the runner owns SIGINT/SIGTERM.
-
-    uvicorn (>= 0.29) swaps the process's signal handlers during ``serve`` and re-raises the
-    signal afterwards, which would kill the process instead of letting it shut down cleanly.
-    """
-    import uvicorn
-
-    class ServerWithoutSignalHandlers(uvicorn.Server):
-        @contextlib.contextmanager
-        def capture_signals(self) -> Iterator[None]:
-            yield
-
-    return ServerWithoutSignalHandlers
-
-
-async def serve_http(server: McpkitServer, host: str, port: int, path: str = "/mcp") -> None:
-    """Serve streamable HTTP until SIGINT/SIGTERM or cancellation; uvicorn shuts down gracefully."""
-    import uvicorn
-
-    app = server.lowlevel.streamable_http_app(streamable_http_path=path, host=host)
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
-    http = _uvicorn_server_class()(config)
-
-    async def stop_on_signal() -> None:
-        with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-            async for _ in signals:
-                http.should_exit = True
-                return
-
-    async with anyio.create_task_group() as tg:
         tg.start_soon(stop_on_signal)
-        logger.info("serving %s on http://%s:%d%s", server.name, host, port, path)
-        await http.serve()
+        await server.run_stdio()
         tg.cancel_scope.cancel()
 
 
@@ -81,12 +37,31 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 8000,
     path: str = "/mcp",
+    *,
+    stateless: bool = False,
+    allowed_origins: Sequence[str] = (),
+    bearer_token: str | None = None,
 ) -> None:
-    """Serve ``server`` (blocking) on the chosen transport; returns on stdin close or a signal."""
+    """Serve ``server`` (blocking) on the chosen transport; returns on stdin close or a signal.
+
+    HTTP options (see :mod:`mcpkit.server.http`): ``stateless`` for replicas behind a load
+    balancer, ``allowed_origins`` besides local ones, and an optional ``bearer_token``.
+    """
     setup_logging()
     if transport == "stdio":
         anyio.run(_serve_stdio, server)
     elif transport == "http":
-        anyio.run(serve_http, server, host, port, path)
+
+        async def run_http() -> None:
+            await server.run_http(
+                host,
+                port,
+                path,
+                stateless=stateless,
+                allowed_origins=allowed_origins,
+                bearer_token=bearer_token,
+            )
+
+        anyio.run(run_http)
     else:  # pragma: no cover - typer restricts the choice
         raise ValueError(f"unknown transport {transport!r}: use stdio or http")

@@ -20,6 +20,16 @@ Tool modules import from here only, so every tool looks the same::
 
 from mcpkit.tools import coerce, params
 from mcpkit.tools.coerce import as_number_or_special
+from mcpkit.tools.context import LOG_LEVELS, ToolContext
 from mcpkit.tools.spec import Handler, ToolResult, ToolSpec
 
-__all__ = ["Handler", "ToolResult", "ToolSpec", "as_number_or_special", "coerce", "params"]
+__all__ = [
+    "LOG_LEVELS",
+    "Handler",
+    "ToolContext",
+    "ToolResult",
+    "ToolSpec",
+    "as_number_or_special",
+    "coerce",
+    "params",
+]

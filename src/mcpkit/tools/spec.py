@@ -14,11 +14,17 @@ from typing import Any
 
 import mcp_types
 
+from mcpkit.tools.context import ToolContext
+
 ToolResult = mcp_types.CallToolResult | str
 """What a handler returns: a built result (see :mod:`mcpkit.results`) or plain text."""
 
-Handler = Callable[[dict[str, Any]], Awaitable[ToolResult]]
-"""An async function from validated arguments to a result; raise to report an error."""
+Handler = (
+    Callable[[dict[str, Any]], Awaitable[ToolResult]]
+    | Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult]]
+)
+"""An async function from validated arguments (and optionally a :class:`ToolContext`) to a
+result; raise to report an error."""
 
 
 @dataclass(frozen=True)

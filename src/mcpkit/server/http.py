@@ -1,0 +1,153 @@
+"""Streamable HTTP serving: the SDK's transport behind uvicorn, with the checks a URL needs.
+
+A server reachable by URL can be reached by any web page the user opens, so a browser request
+with a foreign ``Origin`` is refused (DNS rebinding; the MCP spec says servers MUST validate it):
+local origins are always allowed, others only when listed. An optional bearer token keeps
+everyone else out. ``stateless`` serves each request on its own, so replicas behind an ordinary
+load balancer need no shared session state. The process owns SIGINT/SIGTERM (see
+:mod:`mcpkit.server.signals`), so shutdown is graceful instead of uvicorn re-raising the signal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import logging
+from collections.abc import Awaitable, Callable, Iterator, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import anyio
+
+from mcpkit.server.signals import wait_for_stop_signal
+
+__all__ = ["HttpOptions", "origin_allowed", "serve_http"]
+
+logger = logging.getLogger("mcpkit.server")
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+App = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+_LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
+
+
+@dataclass(frozen=True)
+class HttpOptions:
+    """Where and how to serve: address, path, statelessness and the access checks."""
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    path: str = "/mcp"
+    stateless: bool = False
+    allowed_origins: tuple[str, ...] = ()
+    """Origins allowed besides local ones, e.g. ``https://app.example.com`` (``*`` allows any)."""
+    bearer_token: str | None = None
+
+
+def origin_allowed(origin: str | None, allowed: tuple[str, ...]) -> bool:
+    """Whether a request with this ``Origin`` header may use the server.
+
+    No header (a non-browser client) and local origins (any port) pass; other origins must be
+    listed exactly, or ``*`` must be listed.
+    """
+    if not origin:
+        return True
+    if "*" in allowed or origin.rstrip("/") in {a.rstrip("/") for a in allowed}:
+        return True
+    parts = urlsplit(origin)
+    return parts.scheme in ("http", "https") and (parts.hostname or "") in _LOCAL_HOSTS
+
+
+async def _refuse(
+    send: Send, status: int, text: str, headers: list[tuple[bytes, bytes]] | None = None
+) -> None:
+    body = (text + "\n").encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [(b"content-type", b"text/plain; charset=utf-8"), *(headers or [])],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def guard(app: App, options: HttpOptions) -> App:
+    """``app`` behind the Origin check and, when configured, the bearer token."""
+    token = options.bearer_token.encode() if options.bearer_token else None
+
+    async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("type") != "http":
+            await app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        origin = headers.get("origin")
+        if not origin_allowed(origin, options.allowed_origins):
+            logger.warning("refused a request from origin %r", origin)
+            await _refuse(send, 403, f"Origin {origin} is not allowed to use this server.")
+            return
+        if token is not None:
+            given = headers.get("authorization", "")
+            scheme, _, value = given.partition(" ")
+            if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode(), token):
+                await _refuse(
+                    send,
+                    401,
+                    "This server needs Authorization: Bearer TOKEN.",
+                    [(b"www-authenticate", b'Bearer realm="mcp"')],
+                )
+                return
+        await app(scope, receive, send)
+
+    return guarded
+
+
+def _uvicorn_server_class() -> type[Any]:
+    """uvicorn.Server whose own signal capture is switched off: the runner owns SIGINT/SIGTERM.
+
+    uvicorn (>= 0.29) swaps the process's signal handlers during ``serve`` and re-raises the
+    signal afterwards, which would kill the process instead of letting it shut down cleanly.
+    """
+    import uvicorn
+
+    class ServerWithoutSignalHandlers(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            yield
+
+    return ServerWithoutSignalHandlers
+
+
+async def serve_http(lowlevel: Any, options: HttpOptions, *, name: str = "mcp") -> None:
+    """Serve the SDK server ``lowlevel`` until SIGINT/SIGTERM or cancellation, then shut down."""
+    import uvicorn
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    # Host checking is the SDK's, for local binds that list no extra origins (the SDK would refuse
+    # those origins); Origin checking is ours, for every bind.
+    sdk_checks = options.host in _LOCAL_HOSTS and not options.allowed_origins
+    app = lowlevel.streamable_http_app(
+        streamable_http_path=options.path,
+        host=options.host,
+        stateless_http=options.stateless,
+        transport_security=None
+        if sdk_checks
+        else TransportSecuritySettings(enable_dns_rebinding_protection=False),
+    )
+    config = uvicorn.Config(
+        guard(app, options), host=options.host, port=options.port, log_level="warning", lifespan="on"
+    )
+    http = _uvicorn_server_class()(config)
+
+    async def stop_on_signal() -> None:
+        await wait_for_stop_signal()
+        http.should_exit = True
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(stop_on_signal)
+        logger.info("serving %s on http://%s:%d%s", name, options.host, options.port, options.path)
+        await http.serve()
+        tg.cancel_scope.cancel()

@@ -1,0 +1,28 @@
+"""The one place a server waits for the signals that mean "stop now" (SIGINT, SIGTERM, SIGHUP).
+
+A server started by a client must end cleanly when asked to, without a traceback and without
+half-written output; stdio and HTTP serving both wait here, so both stop the same way.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+
+import anyio
+
+__all__ = ["STOP_SIGNALS", "wait_for_stop_signal"]
+
+logger = logging.getLogger("mcpkit.server")
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+async def wait_for_stop_signal() -> signal.Signals:
+    """Return when one of :data:`STOP_SIGNALS` arrives (the signal received)."""
+    with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
+        async for signum in signals:
+            received = signal.Signals(signum)
+            logger.info("received %s, shutting down", received.name)
+            return received
+    raise RuntimeError("signal receiver ended")  # pragma: no cover - the iterator never ends
