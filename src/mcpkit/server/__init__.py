@@ -7,10 +7,13 @@
 from mcpkit.server.build import McpkitServer, ToolDefinitionError, build_server
 from mcpkit.server.extras import PromptArgumentSpec, PromptSpec, ResourceSpec
 from mcpkit.server.filters import ToolFilter
+from mcpkit.server.http import HttpOptions, serve_http
 from mcpkit.server.runner import serve
+from mcpkit.server.signals import wait_for_stop_signal
 from mcpkit.server.stdin import claimed_stdin
 
 __all__ = [
+    "HttpOptions",
     "McpkitServer",
     "PromptArgumentSpec",
     "PromptSpec",
@@ -20,4 +23,6 @@ __all__ = [
     "build_server",
     "claimed_stdin",
     "serve",
+    "serve_http",
+    "wait_for_stop_signal",
 ]
