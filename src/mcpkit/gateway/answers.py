@@ -36,22 +36,26 @@ def checked(
     adapted: Mapping[str, Any],
 ) -> dict[str, Any]:
     """The result to send for ``raw`` (a downstream ``tools/call`` result)."""
+    out = dict(raw)
     schema = original.get("outputSchema")
+    if (
+        "outputSchema" not in adapted
+        and "structuredContent" in out
+        and not isinstance(out["structuredContent"], dict)
+    ):
+        # The client was never shown this output schema (its root is not an object): a
+        # non-object structuredContent would break it, so it travels as text instead.
+        structured = out.pop("structuredContent")
+        if not out.get("content"):
+            out["content"] = [{"type": "text", "text": json.dumps(structured, ensure_ascii=False)}]
+        schema = None
+    expected = schema if isinstance(schema, Mapping) else None
     try:
-        problems = validate_result(
-            raw, protocol_version, output_schema=schema if isinstance(schema, Mapping) else None
-        )
+        problems = validate_result(out, protocol_version, output_schema=expected)
     except ValueError:  # a protocol version the SDK does not know: judge by the newest rules
-        problems = validate_result(raw, output_schema=schema if isinstance(schema, Mapping) else None)
+        problems = validate_result(out, output_schema=expected)
     if problems:
         logger.warning("%s/%s returned an invalid result: %s", server, tool, "; ".join(problems[:5]))
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         return failure(f"Server {server} returned an invalid result for {tool}: {problems[0]}{more}")
-    out = dict(raw)
-    if "structuredContent" in out and "outputSchema" not in adapted:
-        structured = out["structuredContent"]
-        if not isinstance(structured, dict):
-            del out["structuredContent"]
-            if not out.get("content"):
-                out["content"] = [{"type": "text", "text": json.dumps(structured, ensure_ascii=False)}]
     return out

@@ -28,13 +28,14 @@ from mcp.shared.exceptions import MCPError
 
 from mcpkit import __version__
 from mcpkit.client import CallTimeout, ClientError, RpcError
-from mcpkit.gateway import answers, metatools
+from mcpkit.gateway import answers, metatools, overflow
 from mcpkit.gateway.arguments import restore
 from mcpkit.gateway.clients import profiles_for
 from mcpkit.gateway.config import GatewayConfig
 from mcpkit.gateway.downstream import Downstream
 from mcpkit.gateway.errors import DownstreamUnavailableError
 from mcpkit.gateway.naming import NameMap, Route
+from mcpkit.gateway.overflow import Overflow
 from mcpkit.gateway.views import View, build_view
 
 logger = logging.getLogger("mcpkit.gateway")
@@ -61,6 +62,8 @@ class Gateway:
         self._tokens = itertools.count(1)
         self._prompts: dict[str, Route] = {}
         self._resources: dict[str, str] = {}
+        self._offered: set[str] = set()
+        self.overflow = Overflow(config.output_cap) if config.output_cap else None
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -71,6 +74,11 @@ class Gateway:
         for downstream in self.downstreams.values():
             await downstream.wait_settled()
         self._reroute()
+        for capability in ("prompts", "resources"):
+            for downstream in self._serving(capability):
+                if await self._all_pages(downstream, f"{capability}/list", capability):
+                    self._offered.add(capability)
+                    break
         up = sum(1 for d in self.downstreams.values() if d.healthy)
         logger.info(
             "gateway %s ready: %d of %d servers up, %d tools",
@@ -144,7 +152,10 @@ class Gateway:
 
     async def list_tools(self, ctx: Ctx, params: mcp_types.PaginatedRequestParams | None) -> Any:
         view = self.view(self.profiles_of(ctx))
-        return mcp_types.ListToolsResult(tools=[mcp_types.Tool.model_validate(t) for t in view.listed()])
+        listed = view.listed()
+        if self.overflow is not None:
+            listed += metatools.adapted([overflow.DEFINITION], view.profiles)
+        return mcp_types.ListToolsResult(tools=[mcp_types.Tool.model_validate(t) for t in listed])
 
     async def call_tool(self, ctx: Ctx, params: mcp_types.CallToolRequestParams) -> Any:
         view = self.view(self.profiles_of(ctx))
@@ -155,6 +166,11 @@ class Gateway:
         """One ``tools/call`` as the client of ``view`` sent it; always a valid result (wire form)."""
         if view.meta and name in metatools.NAMES:
             return await self._meta_call(view, name, arguments, ctx)
+        if self.overflow is not None and name == overflow.TOOL:
+            text = self.overflow.read(str(arguments.get("id") or ""), _int(arguments.get("offset"), 0))
+            if text is None:
+                return answers.failure("That cut answer is no longer kept; call the tool again.")
+            return {"content": [{"type": "text", "text": text}]}
         entry = view.entries.get(name)
         if entry is None:
             if name in view.quarantined:
@@ -182,7 +198,7 @@ class Gateway:
         finally:
             if token is not None:
                 self._progress.pop(token, None)
-        return answers.checked(
+        result = answers.checked(
             raw,
             server=route.server,
             tool=route.tool,
@@ -190,6 +206,7 @@ class Gateway:
             original=entry.original,
             adapted=entry.adapted,
         )
+        return self.overflow.apply(result) if self.overflow is not None else result
 
     async def _meta_call(
         self, view: View, name: str, arguments: dict[str, Any], ctx: Ctx | None
@@ -264,7 +281,9 @@ class Gateway:
     # -- resources and prompts (only when a downstream serves them) --------------------------
 
     def serves(self, capability: str) -> bool:
-        return any(capability in d.capabilities for d in self.downstreams.values() if d.healthy)
+        """Whether to declare prompts or resources: a downstream declares them and had at least
+        one when the gateway started (seed 003: no capability without something behind it)."""
+        return capability in self._offered
 
     async def list_prompts(self, ctx: Ctx, params: mcp_types.PaginatedRequestParams | None) -> Any:
         prompts = []
@@ -338,10 +357,9 @@ class Gateway:
 
     def lowlevel(self) -> Server[Any]:
         """The SDK server with exactly the handlers some downstream backs."""
-        handlers: dict[str, Any] = {}
-        if self.serves("tools") or not self.downstreams:
-            handlers["on_list_tools"] = self.list_tools
-            handlers["on_call_tool"] = self.call_tool
+        # Tools always: a downstream that failed to start may come back, and listChanged tells
+        # the client when its tools arrive. Prompts and resources only when some are served.
+        handlers: dict[str, Any] = {"on_list_tools": self.list_tools, "on_call_tool": self.call_tool}
         if self.serves("prompts"):
             handlers["on_list_prompts"] = self.list_prompts
             handlers["on_get_prompt"] = self.get_prompt

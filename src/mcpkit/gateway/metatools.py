@@ -13,6 +13,7 @@ while a string does. An object is accepted too.
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from typing import Any
 
 from mcpkit.compat import adapt
@@ -69,8 +70,13 @@ _DEFINITIONS: tuple[dict[str, Any], ...] = (
 
 def meta_tools(profiles: tuple[str, ...]) -> list[dict[str, Any]]:
     """The meta-tool definitions, adapted for ``profiles`` like any other tool."""
+    return adapted(_DEFINITIONS, profiles)
+
+
+def adapted(definitions: Sequence[dict[str, Any]], profiles: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The gateway's own tool ``definitions`` rewritten for ``profiles``."""
     out = []
-    for definition in _DEFINITIONS:
+    for definition in definitions:
         current = copy.deepcopy(definition)
         for profile in profiles:
             current, _ = adapt(current, profile)
