@@ -69,9 +69,9 @@ class StatusFile:
     async def keep_written(self) -> None:
         try:
             while True:
+                await anyio.sleep(INTERVAL)  # first write after start-up: clients come first
                 with contextlib.suppress(OSError):  # a courtesy: serving goes on without it
                     self.write()
-                await anyio.sleep(INTERVAL)
         finally:
             with contextlib.suppress(OSError):
                 self.path.unlink()
