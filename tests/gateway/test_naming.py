@@ -50,10 +50,17 @@ def test_names_are_unique_and_do_not_depend_on_other_servers(tools: dict[str, li
 
 def test_plain_names_stay_readable() -> None:
     table = NameMap(["time", "my-server"], "gateway", {}).assign(
-        {"time": ["get_current_time"], "my-server": ["list-items", "a.b"]}
+        {"time": ["get_current_time"], "my-server": ["list-items", "a.b", "a_b", "a-b"]}
     )
-    assert set(table) >= {"time_get_current_time", "myserver_list_items_" + table_hash("list-items")}
-    assert table["time_get_current_time"].tool == "get_current_time"
+    assert set(table) == {
+        "time_get_current_time",
+        "myserver_list_items",
+        "myserver_a_b",  # the tool really called a_b keeps the clean name
+        "myserver_a_b_" + table_hash("a.b"),
+        "myserver_a_b_" + table_hash("a-b"),
+    }
+    assert table["myserver_a_b"].tool == "a_b"
+    assert table["myserver_list_items"].tool == "list-items"
 
 
 def table_hash(tool: str) -> str:

@@ -10,9 +10,10 @@ Stability: a name depends only on its own server prefix and tool name, never on 
 tools exist, so a tool keeps its name when a server is added or restarts. That needs an
 unambiguous split, which is why a prefix holds no ``_``: ``SERVER`` is the server's config
 name with everything but letters and digits removed (``my-server`` -> ``myserver``), and two
-servers whose prefixes collide are a configuration error, not a silent rename. A tool name
-that had to change (an invalid character, too long) always gets a short hash of the original
-tool name, so two altered names cannot meet either.
+servers whose prefixes collide are a configuration error, not a silent rename. Within one
+server, characters a client refuses become ``_`` (``get-env`` -> ``get_env``); a name too
+long, or a cleaned name that meets another tool of the same server, ends in a short hash of
+the original tool name instead.
 """
 
 from __future__ import annotations
@@ -65,12 +66,19 @@ def check_name(name: str, budget: int) -> str | None:
     return None
 
 
-def public_name(prefix: str, tool: str, budget: int) -> str:
-    """The public name of ``tool`` on the server with ``prefix`` (see the module docstring)."""
+def public_name(prefix: str, tool: str, budget: int, *, hashed: bool = False) -> str:
+    """The public name of ``tool`` on the server with ``prefix`` (see the module docstring).
+
+    Invalid characters become ``_`` (``get-env`` -> ``get_env``); a name too long keeps its
+    start and ends in a hash of the tool name; ``hashed`` asks for the hash anyway (the
+    cleaned name would meet another tool of the same server).
+    """
     plain = f"{prefix}_{tool}"
-    if check_name(plain, budget) is None:
+    if not hashed and check_name(plain, budget) is None:
         return plain
-    cleaned = "".join(ch if ALLOWED.fullmatch(ch) else "_" for ch in tool)
+    cleaned = "".join(ch if ALLOWED.fullmatch(ch) else "_" for ch in tool) or "tool"
+    if not hashed and len(prefix) + 1 + len(cleaned) <= budget:
+        return f"{prefix}_{cleaned}"
     room = budget - len(prefix) - 1 - HASH_SUFFIX_LEN
     if room < 1:
         return f"{prefix}_{name_hash(tool)}"[:budget]
@@ -125,27 +133,35 @@ class NameMap:
             f"(servers: {', '.join(sorted(self.prefixes)) or 'none'})"
         )
 
-    def name(self, server: str, tool: str) -> str:
+    def name(self, server: str, tool: str, *, hashed: bool = False) -> str:
         """The public name of one downstream tool."""
-        route = Route(server, tool)
-        chosen = self.overrides.get(route)
+        chosen = self.overrides.get(Route(server, tool))
         if chosen is not None:
             return chosen
-        return public_name(self.prefixes[server], tool, self.budget)
+        return public_name(self.prefixes[server], tool, self.budget, hashed=hashed)
 
     def assign(self, tools: Mapping[str, Iterable[str]]) -> dict[str, Route]:
-        """Public name -> route for every listed tool; a clash (only with an override) is resolved
-        by giving the generated name a hash suffix, and the override keeps its name."""
+        """Public name -> route for every listed tool.
+
+        A name depends only on its own server's tool list: where two tools of one server
+        clean up to the same name (``get-env`` and ``get_env``), the one that needed no
+        cleaning keeps it and the other gets a hash suffix; a generated name that meets an
+        override gets one too.
+        """
         out: dict[str, Route] = {}
-        taken = set(self.overrides.values())
+        overridden = set(self.overrides.values())
         for server in sorted(tools):
-            for tool in tools[server]:
+            listed = list(dict.fromkeys(tools[server]))  # a tool listed twice: keep the first
+            plain = {t: self.name(server, t) for t in listed}
+            counts: dict[str, int] = {}
+            for name in plain.values():
+                counts[name] = counts.get(name, 0) + 1
+            for tool in listed:
                 route = Route(server, tool)
-                name = self.name(server, tool)
-                if route not in self.overrides and name in taken:
-                    name = public_name(self.prefixes[server], tool + "#", self.budget)
-                if name in out:  # the same tool listed twice by its server: keep the first
-                    continue
+                name = plain[tool]
+                if route not in self.overrides:
+                    unaltered = name == f"{self.prefixes[server]}_{tool}"
+                    if name in overridden or (counts[name] > 1 and not unaltered):
+                        name = self.name(server, tool, hashed=True)
                 out[name] = route
-                taken.add(name)
         return out
