@@ -38,9 +38,11 @@ lint: $(STAMP)
 	$(BIN)/ruff check src tests bench examples scripts
 	$(BIN)/ruff format --check src tests bench examples scripts
 	$(BIN)/mypy src
+	$(BIN)/lint-imports --no-cache
 
+# Every test, on all cores (pytest-xdist); `-m "not slow"` picks the quick ones while you work.
 test: $(STAMP) third-party redmine-up lint
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto
 
 bench: $(STAMP) third-party
 	$(BIN)/python bench/server_overhead.py

@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 
 from mcpkit.compat import adapt, adapt_all, errors, lint
-from mcpkit.compat.names import name_hash
+from mcpkit.compat._names import name_hash
 from mcpkit.tools import ToolSpec
 from mcpkit.tools import params as p
 from tests.compat.cases import params, tool

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from mcpkit.compat import markdown_table
-from mcpkit.compat.profiles import all_rules
+from mcpkit.compat._profiles import all_rules
 from tests.support.env import REPO, SHARED
 
 DOC = REPO / "docs" / "toolkit-compat.md"

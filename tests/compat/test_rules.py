@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from mcpkit.compat import PROFILES, adapt_all, lint
-from mcpkit.compat.profiles import all_rules
+from mcpkit.compat._profiles import all_rules
 from tests.compat.cases import CASES, Case
 
 

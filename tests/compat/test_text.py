@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcpkit.compat.text import (
+from mcpkit.compat._text import (
     append_sentence,
     fold_lines,
     line_count,

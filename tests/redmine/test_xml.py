@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcpkit.redmine.xml import Formatter, response, singular
-from mcpkit.results.xml import render
+from mcpkit.results._xml import render
 
 # Redmine-like JSON: realistic keys (including the special ones) with arbitrary text values.
 KEYS = st.sampled_from(

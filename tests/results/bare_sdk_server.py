@@ -15,7 +15,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from mcpkit.results import error_result, text_result, xml_result
-from mcpkit.results.xml import Element
+from mcpkit.results._xml import Element
 
 
 def build(kind: str, text: str) -> mcp_types.CallToolResult:

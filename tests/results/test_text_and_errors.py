@@ -17,7 +17,7 @@ from mcpkit.results import (
     to_wire,
     validate_result,
 )
-from mcpkit.results.text import truncation_note
+from mcpkit.results._text import truncation_note
 
 any_text = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x10FFFF, exclude_categories=()))
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from mcpkit.results import error_result, text_result, to_wire, validate_result, xml_result
-from mcpkit.results.xml import Element
+from mcpkit.results._xml import Element
 from tests.support.env import REPO
 from tests.support.raw_stdio import PROTOCOL_VERSION, RawStdioClient
 
@@ -160,7 +160,7 @@ def test_structured_content_against_output_schema() -> None:
 
 def test_sdk_second_opinion_is_consulted(monkeypatch: pytest.MonkeyPatch) -> None:
     """If mcpkit's rules miss something the SDK refuses, the SDK's complaint is reported."""
-    import mcpkit.results.validate as validate_module
+    import mcpkit.results._validate as validate_module
 
     monkeypatch.setattr(validate_module, "check_content_item", lambda report, item, path: None)
     problems = validate_result(result({"type": "text", "text": 5}), "2025-11-25")
@@ -199,3 +199,9 @@ def test_to_wire_matches_what_the_sdk_sends(kind: str) -> None:
     raw = reply["result"]
     assert raw == to_wire(build(kind, text), protocol_version=PROTOCOL_VERSION)
     assert validate_result(raw, PROTOCOL_VERSION) == []
+
+
+def test_a_result_object_is_checked_in_its_wire_form() -> None:
+    good = text_result("hello")
+    assert validate_result(good) == validate_result(to_wire(good)) == []
+    assert validate_result(error_result("failed"), "2026-07-28") == []

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcpkit.results import XML_NOTE_MAX, cap_xml, clean_xml_chars, to_wire, validate_result, xml_result
-from mcpkit.results.xml import DECLARATION, Element, escape_attr, escape_text, parse_xml, render
+from mcpkit.results._xml import DECLARATION, Element, escape_attr, escape_text, parse_xml, render
 
 # Any code point, lone surrogates and controls included.
 any_text = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x10FFFF, exclude_categories=()))

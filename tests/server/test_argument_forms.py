@@ -19,7 +19,7 @@ from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
 from mcpkit.server import build_server
-from mcpkit.server.arguments import INT64_MAX, ArgumentError, ArgumentValidator, coerce_arguments
+from mcpkit.server._arguments import INT64_MAX, ArgumentError, ArgumentValidator, coerce_arguments
 from mcpkit.tools import ToolSpec
 from mcpkit.tools import params as p
 

@@ -18,20 +18,21 @@ from mcpkit.tools import coerce
     [
         ("current", ["current"], "current"),
         ("me", ["me", "current"], "me"),
-        (42, [], "42"),
-        ("42", [], "42"),
-        (" 7 ", [], "7"),
-        ("+7", [], "7"),
-        ("-3", [], "-3"),
-        (12.0, [], "12"),
-        (1.5, [], "1.5"),
-        ("1e3", [], "1000"),
-        ("0.25", [], "0.25"),
-        ("007", [], "7"),
+        (42, [], 42),
+        ("42", [], 42),
+        (" 7 ", [], 7),
+        ("+7", [], 7),
+        ("-3", [], -3),
+        (12.0, [], 12),
+        (1.5, [], 1.5),
+        ("1e3", [], 1000),
+        ("0.25", [], 0.25),
+        ("007", [], 7),
     ],
 )
-def test_accepts(value: object, allow: list[str], expected: str) -> None:
-    assert coerce.as_number_or_special(value, allow) == expected
+def test_accepts(value: object, allow: list[str], expected: object) -> None:
+    out = coerce.as_number_or_special(value, allow)
+    assert out == expected and type(out) is type(expected), "whole numbers come back as int"
 
 
 @pytest.mark.parametrize(
@@ -54,9 +55,9 @@ def test_message_without_specials() -> None:
 
 @given(st.integers())
 def test_integers_round_trip(n: int) -> None:
-    assert coerce.as_number_or_special(n) == str(n)
-    assert coerce.as_number_or_special(str(n)) == str(n)
-    assert coerce.as_number_or_special(f"  {n}\t") == str(n)
+    assert coerce.as_number_or_special(n) == n
+    assert coerce.as_number_or_special(str(n)) == n
+    assert coerce.as_number_or_special(f"  {n}\t") == n
 
 
 @given(st.floats(allow_nan=False, allow_infinity=False))

@@ -19,12 +19,12 @@ operations:
 []
 """
 
-from mcpkit.compat.adapt import AdaptResult, adapt, adapt_all
-from mcpkit.compat.lint import errors, lint
-from mcpkit.compat.model import Change, Finding, NameConstraint, Profile, Rule, Severity
-from mcpkit.compat.names import name_hash
-from mcpkit.compat.profiles import DEFAULT_PROFILES, PROFILES, UnknownProfileError, get_profile, get_profiles
-from mcpkit.compat.table import markdown_table
+from mcpkit.compat._adapt import AdaptResult, adapt, adapt_all
+from mcpkit.compat._lint import errors, lint
+from mcpkit.compat._model import Change, Finding, NameConstraint, Profile, Rule, Severity
+from mcpkit.compat._names import name_hash
+from mcpkit.compat._profiles import DEFAULT_PROFILES, PROFILES, UnknownProfileError, get_profile, get_profiles
+from mcpkit.compat._table import markdown_table
 
 __all__ = [
     "DEFAULT_PROFILES",

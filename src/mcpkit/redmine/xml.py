@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from mcpkit.results.xml import Element
+from mcpkit.results import Element
 
 # Fields whose text was written by a Redmine user, not by Redmine.
 UNTRUSTED = frozenset({"subject", "description", "notes", "text", "comments", "title", "summary"})

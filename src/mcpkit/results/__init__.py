@@ -7,14 +7,14 @@ checks any raw result (ours or another server's) against the protocol version in
 :func:`to_wire` gives the exact JSON a client receives, so tests check what goes on the wire.
 """
 
-from mcpkit.results.chars import clean_xml_chars, scrub_surrogates
-from mcpkit.results.errors import ERROR_MESSAGE_LIMIT, error_result, one_line
-from mcpkit.results.paging import Window, page_of, text_page
-from mcpkit.results.text import DEFAULT_TEXT_LIMIT, cap_text, text_result
-from mcpkit.results.validate import validate_result
-from mcpkit.results.wire import to_wire
-from mcpkit.results.xml import Element, escape_attr, escape_text, parse_xml, render
-from mcpkit.results.xml_result import XML_NOTE_MAX, cap_xml, xml_result
+from mcpkit.results._chars import clean_xml_chars, scrub_surrogates
+from mcpkit.results._errors import ERROR_MESSAGE_LIMIT, error_result, one_line
+from mcpkit.results._paging import Window, page_of, text_page
+from mcpkit.results._text import DEFAULT_TEXT_LIMIT, cap_text, text_result
+from mcpkit.results._validate import validate_result
+from mcpkit.results._wire import to_wire
+from mcpkit.results._xml import Element, escape_attr, escape_text, parse_xml, render
+from mcpkit.results._xml_result import XML_NOTE_MAX, cap_xml, xml_result
 
 __all__ = [
     "DEFAULT_TEXT_LIMIT",

@@ -4,15 +4,17 @@
 >>> serve(server, transport="stdio")                   # doctest: +SKIP
 """
 
-from mcpkit.server.build import McpkitServer, ToolDefinitionError, build_server
-from mcpkit.server.extras import PromptArgumentSpec, PromptSpec, ResourceSpec
-from mcpkit.server.filters import ToolFilter
-from mcpkit.server.http import HttpOptions, serve_http
-from mcpkit.server.runner import serve
-from mcpkit.server.signals import wait_for_stop_signal
-from mcpkit.server.stdin import claimed_stdin
+from mcpkit.server._arguments import ArgumentError, coerce_arguments
+from mcpkit.server._build import McpkitServer, ToolDefinitionError, build_server
+from mcpkit.server._extras import PromptArgumentSpec, PromptSpec, ResourceSpec
+from mcpkit.server._filters import ToolFilter
+from mcpkit.server._http import HttpOptions, serve_http
+from mcpkit.server._runner import serve
+from mcpkit.server._signals import wait_for_stop_signal
+from mcpkit.server._stdin import claimed_stdin
 
 __all__ = [
+    "ArgumentError",
     "HttpOptions",
     "McpkitServer",
     "PromptArgumentSpec",
@@ -22,6 +24,7 @@ __all__ = [
     "ToolFilter",
     "build_server",
     "claimed_stdin",
+    "coerce_arguments",
     "serve",
     "serve_http",
     "wait_for_stop_signal",

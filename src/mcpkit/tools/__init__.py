@@ -19,9 +19,9 @@ Tool modules import from here only, so every tool looks the same::
 """
 
 from mcpkit.tools import coerce, params
+from mcpkit.tools._context import LOG_LEVELS, ToolContext
+from mcpkit.tools._spec import Handler, ToolResult, ToolSpec
 from mcpkit.tools.coerce import as_number_or_special
-from mcpkit.tools.context import LOG_LEVELS, ToolContext
-from mcpkit.tools.spec import Handler, ToolResult, ToolSpec
 
 __all__ = [
     "LOG_LEVELS",

@@ -12,7 +12,7 @@ import datetime as dt
 import math
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, overload
 
 from mcpkit.errors import ValidationError
 
@@ -33,25 +33,30 @@ def _allowed(allow: Sequence[str]) -> str:
     return ", ".join(repr(a) for a in allow)
 
 
-def _canonical(num: float) -> str:
-    """``12.0`` -> ``"12"``, ``1.5`` -> ``"1.5"``: what a number looks like in a URL or id."""
+def _whole_or_float(num: float) -> int | float:
+    """``12.0`` -> ``12``, ``1.5`` -> ``1.5``: whole numbers come back as ``int``."""
     if num.is_integer() and abs(num) < 2**63:
-        return str(int(num))
-    return repr(num)
+        return int(num)
+    return num
 
 
-def as_number_or_special(value: Any, allow: Sequence[str] = ()) -> str:
-    """Return ``value`` as a canonical number string, or unchanged if it is an allowed special.
+@overload
+def as_number_or_special(value: Any) -> int | float: ...
+@overload
+def as_number_or_special(value: Any, allow: Sequence[str]) -> int | float | str: ...
+def as_number_or_special(value: Any, allow: Sequence[str] = ()) -> int | float | str:
+    """Return ``value`` as a number (``int`` when whole), or unchanged if it is an allowed special.
 
     This is seed 000's ``asNumberOrSpecial``: strings listed in ``allow`` (such as
     ``"current"`` or ``"me"``) pass through exactly; anything else must be a finite number,
     given as a JSON number or as text (surrounding spaces ignored). Unlike JavaScript's
     ``Number``, an empty string, a boolean, ``null``, NaN and infinities are refused.
+    Without ``allow`` the result is always a number.
 
     >>> as_number_or_special("current", allow=["current"])
     'current'
-    >>> as_number_or_special(" 42 ")
-    '42'
+    >>> as_number_or_special(" 42 "), as_number_or_special("2.50")
+    (42, 2.5)
     """
     if isinstance(value, str) and value in allow:
         return value
@@ -59,13 +64,13 @@ def as_number_or_special(value: Any, allow: Sequence[str] = ()) -> str:
     if isinstance(value, bool) or value is None:
         num = None
     elif isinstance(value, int):
-        return str(value)
+        return value
     elif isinstance(value, float):
         num = value
     elif isinstance(value, str) and _NUMBER.match(value.strip()):
         stripped = value.strip()
         if re.fullmatch(r"[+-]?\d+", stripped):
-            return str(int(stripped))
+            return int(stripped)
         num = float(stripped)
     if num is None or not math.isfinite(num):
         if allow:
@@ -73,11 +78,17 @@ def as_number_or_special(value: Any, allow: Sequence[str] = ()) -> str:
                 f"Invalid value {_show(value)}: must be a number or one of {_allowed(allow)}"
             )
         raise ValidationError(f"Invalid value {_show(value)}: must be a number")
-    return _canonical(num)
+    return _whole_or_float(num)
 
 
+@overload
+def as_id(value: Any) -> int: ...
+@overload
+def as_id(value: Any, allow: Sequence[str]) -> int | str: ...
 def as_id(value: Any, allow: Sequence[str] = ()) -> int | str:
     """A positive integer id, or one of the ``allow`` words (``"current"``, ``"me"``).
+
+    Without ``allow`` the result is always an ``int``.
 
     >>> as_id("7"), as_id("me", allow=["me"])
     (7, 'me')
@@ -85,14 +96,14 @@ def as_id(value: Any, allow: Sequence[str] = ()) -> int | str:
     words = f" or one of {_allowed(allow)}" if allow else ""
     problem = ValidationError(f"Invalid id {_show(value)}: must be a positive whole number{words}")
     try:
-        text = as_number_or_special(value, allow)
+        number = as_number_or_special(value, allow)
     except ValidationError:
         raise problem from None
-    if text in allow:
-        return text
-    if not re.fullmatch(r"[1-9]\d*", text):
+    if isinstance(number, str):
+        return number
+    if not isinstance(number, int) or number < 1 or number > 2**63 - 1:
         raise problem
-    return int(text)
+    return number
 
 
 def as_id_or_key(value: Any, *, key_pattern: str = r"^[a-z][a-z0-9_-]{0,99}$") -> int | str:
@@ -110,11 +121,10 @@ def as_id_or_key(value: Any, *, key_pattern: str = r"^[a-z][a-z0-9_-]{0,99}$") -
 
 def as_int(value: Any, *, minimum: int | None = None, maximum: int | None = None) -> int:
     """A whole number given as a number or as text, within optional inclusive bounds."""
-    text = as_number_or_special(value)
-    num = float(text)
-    if not num.is_integer():
+    number = as_number_or_special(value)
+    if not isinstance(number, int):
         raise ValidationError(f"Invalid value {_show(value)}: must be a whole number")
-    out = int(num)
+    out = number
     if minimum is not None and out < minimum:
         raise ValidationError(f"Invalid value {_show(value)}: must be at least {minimum}")
     if maximum is not None and out > maximum:

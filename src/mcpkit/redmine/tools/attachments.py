@@ -26,8 +26,7 @@ from mcpkit.redmine.tools.base import (
     ident,
     num,
 )
-from mcpkit.results import xml_result
-from mcpkit.results.xml import Element
+from mcpkit.results import Element, xml_result
 from mcpkit.tools import ToolSpec
 from mcpkit.tools import params as p
 

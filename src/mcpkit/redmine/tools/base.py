@@ -15,8 +15,7 @@ import mcp_types
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import Page, RedmineClient
 from mcpkit.redmine.xml import Formatter, response
-from mcpkit.results import xml_result
-from mcpkit.results.xml import Element
+from mcpkit.results import Element, xml_result
 from mcpkit.tools import ToolSpec, coerce
 from mcpkit.tools import params as p
 
@@ -75,7 +74,7 @@ def define(
 
 def num(value: Any) -> int:
     """A positive whole-number id given as a number or text."""
-    return int(coerce.as_id(value))  # without special words as_id only returns numbers
+    return coerce.as_id(value)
 
 
 def project_ref(value: Any) -> int | str:

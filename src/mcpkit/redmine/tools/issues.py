@@ -34,7 +34,7 @@ from mcpkit.redmine.tools.base import (
     require_some,
 )
 from mcpkit.redmine.tools.projects import project_id
-from mcpkit.results.xml import Element
+from mcpkit.results import Element
 from mcpkit.tools import ToolSpec, coerce
 from mcpkit.tools import params as p
 
@@ -71,7 +71,7 @@ USER_OR_ME = "User number, or me for the key owner"
 
 def _user_or_me(value: Any, name: str) -> str:
     try:
-        return coerce.as_number_or_special(value, allow=("me",))
+        return str(coerce.as_number_or_special(value, allow=("me",)))
     except ValidationError as exc:
         raise ValidationError(f"{name}: {exc}") from None
 

@@ -29,7 +29,7 @@ from mcpkit.redmine.tools.base import (
     require_some,
 )
 from mcpkit.redmine.tools.projects import project_id
-from mcpkit.results.xml import Element
+from mcpkit.results import Element
 from mcpkit.tools import ToolSpec, coerce
 from mcpkit.tools import params as p
 

@@ -25,7 +25,7 @@ from mcpkit.redmine.tools.base import (
     present,
     require_some,
 )
-from mcpkit.results.xml import Element
+from mcpkit.results import Element
 from mcpkit.tools import ToolSpec, coerce
 from mcpkit.tools import params as p
 

@@ -24,7 +24,7 @@ from mcpkit.redmine.tools.base import (
     project_ref,
     require_some,
 )
-from mcpkit.results.xml import Element
+from mcpkit.results import Element
 from mcpkit.tools import ToolSpec
 from mcpkit.tools import params as p
 

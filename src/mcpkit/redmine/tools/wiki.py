@@ -19,7 +19,7 @@ from mcpkit.redmine.tools.base import (
     num,
     project_ref,
 )
-from mcpkit.results.xml import Element
+from mcpkit.results import Element
 from mcpkit.tools import ToolSpec
 from mcpkit.tools import params as p
 

@@ -21,7 +21,7 @@ import xml.parsers.expat
 from collections.abc import Mapping
 from typing import Any
 
-from mcpkit.results.chars import clean_xml_chars
+from mcpkit.results._chars import clean_xml_chars
 
 __all__ = [
     "DECLARATION",

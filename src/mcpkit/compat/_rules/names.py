@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from mcpkit.compat.model import CheckContext, Definition, Edit, FixContext, Issue, NameConstraint, Rule
-from mcpkit.compat.names import fit, violations
+from mcpkit.compat._model import CheckContext, Definition, Edit, FixContext, Issue, NameConstraint, Rule
+from mcpkit.compat._names import fit, violations
 
 
 def rename(definition: Definition, ctx: FixContext) -> list[Edit]:

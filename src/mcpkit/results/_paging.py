@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import mcp_types
 
-from mcpkit.results.text import DEFAULT_TEXT_LIMIT, cap_text, text_result
-from mcpkit.results.xml import Element
+from mcpkit.results._text import DEFAULT_TEXT_LIMIT, cap_text, text_result
+from mcpkit.results._xml import Element
 
 __all__ = ["PageMark", "Window", "fill", "page_of", "text_page"]
 

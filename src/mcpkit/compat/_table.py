@@ -6,7 +6,7 @@ documentation cannot drift from the rules the code enforces.
 
 from __future__ import annotations
 
-from mcpkit.compat.profiles import DEFAULT_PROFILES, PROFILES
+from mcpkit.compat._profiles import DEFAULT_PROFILES, PROFILES
 
 
 def _cell(text: str) -> str:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from mcpkit.compat.model import NameConstraint, Profile, Rule
-from mcpkit.compat.rules import gemini, names, schema, strict, text
-from mcpkit.compat.text import remove_parentheses, remove_underscores
+from mcpkit.compat._model import NameConstraint, Profile, Rule
+from mcpkit.compat._rules import gemini, names, schema, strict, text
+from mcpkit.compat._text import remove_parentheses, remove_underscores
 from mcpkit.errors import McpkitError
 
 TS_SDK = "TypeScript SDK clients (Claude Desktop, Claude Code, Cursor, Windsurf, Inspector)"

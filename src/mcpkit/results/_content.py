@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from mcpkit.results.checks import Path, Report
+from mcpkit.results._checks import Path, Report
 
 ROLES = ("user", "assistant")
 ICON_THEMES = ("light", "dark")

@@ -4,7 +4,7 @@ Seed 002's server sent results its client could not read and nothing caught it, 
 tests looked at the server's own objects, not at the JSON on the wire. :func:`validate_result`
 takes that JSON (a dict) and a protocol version and lists every problem with a JSON pointer.
 
-Two layers: mcpkit's own rules (:mod:`mcpkit.results.content`, stricter than the SDK's lenient
+Two layers: mcpkit's own rules (:mod:`mcpkit.results._content`, stricter than the SDK's lenient
 pydantic models: no ``"true"`` for ``isError``, base64 and URIs checked, version gates), then
 the SDK's own validator (``mcp_types.methods.validate_server_result``) as a second opinion for
 the versions whose schema it was generated from, so such a result the SDK would refuse to send
@@ -16,13 +16,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import jsonschema
+import mcp_types
 import pydantic
-from jsonschema.validators import validator_for
 from mcp_types.methods import validate_server_result
 
-from mcpkit.results.checks import Report, pointer
-from mcpkit.results.content import check_content_item, check_icons
+from mcpkit.results._checks import Report, pointer
+from mcpkit.results._content import check_content_item, check_icons
+from mcpkit.results._wire import to_wire
 
 _MESSAGE_LIMIT = 300
 
@@ -33,12 +33,15 @@ define (and so allow anything in); for them mcpkit's rules, written per version,
 
 
 def validate_result(
-    raw: Mapping[str, Any],
+    raw: Mapping[str, Any] | mcp_types.CallToolResult,
     protocol_version: str = "2025-11-25",
     *,
     output_schema: Mapping[str, Any] | None = None,
 ) -> list[str]:
     """Problems of ``raw`` as a ``CallToolResult`` of ``protocol_version``; ``[]`` when valid.
+
+    ``raw`` is the JSON a client received, or a result object, which is checked in the wire
+    form the SDK would send for that version (see :func:`mcpkit.results.to_wire`).
 
     Each problem reads ``"<json pointer>: <what is wrong>"`` (``/`` is the root).
     ``output_schema`` is the tool's ``outputSchema``: unless the result is an error, its
@@ -46,6 +49,14 @@ def validate_result(
     Raises ``ValueError`` for a protocol version the SDK does not know.
     """
     report = Report(protocol_version)
+    if isinstance(raw, mcp_types.CallToolResult):
+        try:
+            raw = to_wire(raw, protocol_version=protocol_version)
+        except pydantic.ValidationError as exc:
+            return [
+                f"{pointer([str(p) for p in e['loc']])}: SDK refuses to send it: {_short(e['msg'])}"
+                for e in exc.errors()
+            ]
     untrusted: object = raw  # callers pass whatever came off the wire
     if not isinstance(untrusted, Mapping):
         report.add([], "result must be a JSON object")
@@ -94,6 +105,9 @@ def _check_structured(report: Report, raw: Mapping[str, Any], schema: Mapping[st
     if "structuredContent" not in raw:
         report.add([], "missing 'structuredContent' although the tool declares an output schema")
         return
+    import jsonschema  # lazily: a server that never checks structured content never pays for it
+    from jsonschema.validators import validator_for
+
     schema = dict(schema)
     validator_class = validator_for(schema)
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mcpkit.compat.text import append_sentence
+from mcpkit.compat._text import append_sentence
 
 SNIPPET = 60
 

@@ -13,7 +13,7 @@ import re
 import mcp_types
 
 from mcpkit.errors import McpkitError
-from mcpkit.results.chars import scrub_surrogates
+from mcpkit.results._chars import scrub_surrogates
 
 ERROR_MESSAGE_LIMIT = 500
 """Characters kept of an error message; the rest is replaced by an ellipsis."""

@@ -14,7 +14,7 @@ from typing import Any
 
 import mcp_types
 
-from mcpkit.tools.context import ToolContext
+from mcpkit.tools._context import ToolContext
 
 ToolResult = mcp_types.CallToolResult | str
 """What a handler returns: a built result (see :mod:`mcpkit.results`) or plain text."""
@@ -92,7 +92,7 @@ class ToolSpec:
     def with_definition(self, definition: Mapping[str, Any]) -> ToolSpec:
         """A copy whose name, description and schemas come from ``definition``.
 
-        Used by :func:`mcpkit.compat.adapt` results: the handler stays, the wire form changes.
+        Used by :func:`mcpkit.compat._adapt` results: the handler stays, the wire form changes.
         """
         return replace(
             self,

@@ -5,7 +5,7 @@ with a foreign ``Origin`` is refused (DNS rebinding; the MCP spec says servers M
 local origins are always allowed, others only when listed. An optional bearer token keeps
 everyone else out. ``stateless`` serves each request on its own, so replicas behind an ordinary
 load balancer need no shared session state. The process owns SIGINT/SIGTERM (see
-:mod:`mcpkit.server.signals`), so shutdown is graceful instead of uvicorn re-raising the signal.
+:mod:`mcpkit.server._signals`), so shutdown is graceful instead of uvicorn re-raising the signal.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 import anyio
 
-from mcpkit.server.signals import wait_for_stop_signal
+from mcpkit.server._signals import wait_for_stop_signal
 
 __all__ = ["HttpOptions", "origin_allowed", "serve_http"]
 

@@ -16,12 +16,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcpkit.compat.lint import lint_definitions
-from mcpkit.compat.model import Change, CheckContext, Definition, FixContext, Profile, Rule
-from mcpkit.compat.names import with_suffix
-from mcpkit.compat.profiles import get_profile
-from mcpkit.compat.rules.names import display_name
-from mcpkit.compat.tooldef import as_definition, rebuild
+from mcpkit.compat._lint import lint_definitions
+from mcpkit.compat._model import Change, CheckContext, Definition, FixContext, Profile, Rule
+from mcpkit.compat._names import with_suffix
+from mcpkit.compat._profiles import get_profile
+from mcpkit.compat._rules.names import display_name
+from mcpkit.compat._tooldef import as_definition, rebuild
 
 MAX_ROUNDS = 6
 UNIQUE_RULE = "spec-unique-names"

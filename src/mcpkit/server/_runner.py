@@ -13,8 +13,8 @@ from typing import Literal
 import anyio
 
 from mcpkit.log import setup_logging
-from mcpkit.server.build import McpkitServer
-from mcpkit.server.signals import wait_for_stop_signal
+from mcpkit.server._build import McpkitServer
+from mcpkit.server._signals import wait_for_stop_signal
 
 Transport = Literal["stdio", "http"]
 
@@ -44,7 +44,7 @@ def serve(
 ) -> None:
     """Serve ``server`` (blocking) on the chosen transport; returns on stdin close or a signal.
 
-    HTTP options (see :mod:`mcpkit.server.http`): ``stateless`` for replicas behind a load
+    HTTP options (see :mod:`mcpkit.server._http`): ``stateless`` for replicas behind a load
     balancer, ``allowed_origins`` besides local ones, and an optional ``bearer_token``.
     """
     setup_logging()

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from mcpkit.compat.model import CheckContext, Definition, Finding, Issue, Profile, Rule
-from mcpkit.compat.profiles import get_profiles
-from mcpkit.compat.rules.names import display_name
-from mcpkit.compat.tooldef import as_definition
+from mcpkit.compat._model import CheckContext, Definition, Finding, Issue, Profile, Rule
+from mcpkit.compat._profiles import get_profiles
+from mcpkit.compat._rules.names import display_name
+from mcpkit.compat._tooldef import as_definition
 
 
 class _Collector:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from mcpkit.compat.model import CheckContext, Definition, Edit, FixContext, Issue, Rule
-from mcpkit.compat.rules._util import show
-from mcpkit.compat.text import fold_lines, line_count
-from mcpkit.compat.walk import TOOL_SCHEMAS, descriptions
+from mcpkit.compat._model import CheckContext, Definition, Edit, FixContext, Issue, Rule
+from mcpkit.compat._rules._util import show
+from mcpkit.compat._text import fold_lines, line_count
+from mcpkit.compat._walk import TOOL_SCHEMAS, descriptions
 
 
 def _rewrite_all(

@@ -11,7 +11,7 @@ import hashlib
 import re
 from collections.abc import Iterable
 
-from mcpkit.compat.model import NameConstraint
+from mcpkit.compat._model import NameConstraint
 
 HASH_LEN = 6
 

@@ -20,9 +20,9 @@ from collections.abc import Iterator
 
 import mcp_types
 
-from mcpkit.results.paging import PageMark
-from mcpkit.results.text import DEFAULT_TEXT_LIMIT
-from mcpkit.results.xml import Element, parse_xml, render
+from mcpkit.results._paging import PageMark
+from mcpkit.results._text import DEFAULT_TEXT_LIMIT
+from mcpkit.results._xml import Element, parse_xml, render
 
 XML_NOTE_MAX = 200
 """Upper bound on what the truncation marking adds on top of ``limit`` (attribute + comment)."""

@@ -12,10 +12,10 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from mcpkit.compat.model import CheckContext, Definition, Edit, FixContext, Issue, Rule
-from mcpkit.compat.rules import merge
-from mcpkit.compat.rules._util import is_object_node, show, types_of
-from mcpkit.compat.walk import depth_of, join, tool_schemas
+from mcpkit.compat._model import CheckContext, Definition, Edit, FixContext, Issue, Rule
+from mcpkit.compat._rules import merge
+from mcpkit.compat._rules._util import is_object_node, show, types_of
+from mcpkit.compat._walk import depth_of, join, tool_schemas
 
 INPUT = ("inputSchema",)
 

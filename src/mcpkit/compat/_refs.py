@@ -15,7 +15,8 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote
 
-from mcpkit.compat.walk import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLE, subschemas, unescape
+from mcpkit.compat._walk import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLE, subschemas, unescape
+from mcpkit.errors import McpkitError
 
 ANNOTATIONS = frozenset(
     {"description", "title", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment"}
@@ -26,7 +27,7 @@ MAX_INLINED_NODES = 20_000
 """Refuse to inline a schema that would grow past this many nodes (ref fan-out explodes)."""
 
 
-class InlineError(Exception):
+class InlineError(McpkitError):
     """Why a schema's references could not be inlined (the message says which ref)."""
 
 

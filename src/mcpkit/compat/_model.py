@@ -63,7 +63,7 @@ class Edit:
 
 @dataclass(frozen=True)
 class Change:
-    """One rewrite :func:`mcpkit.compat.adapt` made to a tool, and the rule that asked for it.
+    """One rewrite :func:`mcpkit.compat._adapt` made to a tool, and the rule that asked for it.
 
     ``applied`` is False when the problem could not be rewritten safely (a cyclic ``$ref``, a
     schema that is not valid JSON Schema): the tool is left as it was in that spot and lint
@@ -133,7 +133,7 @@ class Rule:
 
     ``citation`` names where the behaviour was observed (issue threads, docs, source files);
     ``summary`` says what the client does, including any doubt about it; ``adapt`` says what
-    :func:`mcpkit.compat.adapt` does about it ("" when it cannot help).
+    :func:`mcpkit.compat._adapt` does about it ("" when it cannot help).
     """
 
     id: str

@@ -13,7 +13,7 @@ from typing import Any
 
 import mcp_types
 
-from mcpkit.results.chars import scrub_surrogates
+from mcpkit.results._chars import scrub_surrogates
 
 DEFAULT_TEXT_LIMIT = 50_000
 """Characters of text kept by default (about 12k tokens: under the 25k-token tool output

@@ -13,10 +13,10 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from mcpkit.compat import refs
-from mcpkit.compat.model import CheckContext, Definition, Edit, FixContext, Issue, Rule
-from mcpkit.compat.rules._util import add_description_sentence, show, types_of
-from mcpkit.compat.walk import join, tool_schemas
+from mcpkit.compat import _refs as refs
+from mcpkit.compat._model import CheckContext, Definition, Edit, FixContext, Issue, Rule
+from mcpkit.compat._rules._util import add_description_sentence, show, types_of
+from mcpkit.compat._walk import join, tool_schemas
 
 INPUT = ("inputSchema",)
 
