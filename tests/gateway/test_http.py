@@ -18,7 +18,7 @@ import pytest
 
 from mcpkit.client import ServerConfig, Session
 from tests.client.procs import free_port, wait_gone
-from tests.gateway.support import flaky, gateway_argv, write_config
+from tests.gateway.support import flaky, gateway_argv, gateway_session, write_config
 from tests.gateway.test_supervision import _descendants
 
 pytestmark = [pytest.mark.slow]
@@ -120,3 +120,50 @@ def test_foreign_origin_and_missing_token_are_refused(gateway_url: str) -> None:
     ok = _post(gateway_url, {**auth, "Origin": "http://localhost:5173"})
     assert ok.status_code == 200, ok.text
     assert TOKEN not in ok.text
+
+
+@pytest.mark.anyio
+async def test_an_http_downstream_that_goes_away_is_reconnected(tmp_path: Path) -> None:
+    from tests.client.procs import sdk_echo
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    config = write_config(
+        tmp_path / "gw.json",
+        {"echo": {"url": url, "type": "http"}},
+        {"restart": {"backoff": 0.2, "max_restarts": 50}},
+    )
+
+    def start() -> subprocess.Popen[bytes]:
+        proc = subprocess.Popen([*sdk_echo(), "--http", str(port)], stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                    return proc
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("echo server did not start")
+
+    server = start()
+    try:
+        async with gateway_session(config) as session:
+            ok = await session.request("tools/call", {"name": "echo_echo", "arguments": {"text": "one"}})
+            assert ok["content"][0]["text"] == "one"
+            server.terminate()
+            server.wait(10)
+            down = await session.request("tools/call", {"name": "echo_echo", "arguments": {"text": "two"}})
+            assert down["isError"] is True and "echo" in down["content"][0]["text"]
+            server = start()
+            with anyio.fail_after(30):
+                while True:
+                    back = await session.request(
+                        "tools/call", {"name": "echo_echo", "arguments": {"text": "three"}}
+                    )
+                    if not back.get("isError"):
+                        break
+                    await anyio.sleep(0.2)
+            assert back["content"][0]["text"] == "three"
+    finally:
+        server.terminate()
+        server.wait(10)

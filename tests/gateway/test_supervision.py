@@ -15,7 +15,7 @@ import pytest
 
 from mcpkit.client import Session
 from tests.client.procs import running, wait_gone
-from tests.gateway.support import flaky, gateway_argv, gateway_session, write_config
+from tests.gateway.support import flaky, gateway_argv, gateway_session, run_cli, write_config
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -62,6 +62,17 @@ async def test_crash_is_reported_then_restarted(tmp_path: Path) -> None:
         again = await call(session, "flaky_echo", {"text": "back"})
         assert again.get("isError") is not True, again
         assert text(again) == "back"
+        # `mcpkit gateway status` reads the running gateway's own status.
+        with anyio.fail_after(30):
+            while True:
+                done = await anyio.to_thread.run_sync(
+                    lambda: run_cli("gateway", "status", "--json", "--config", str(config))
+                )
+                data = json.loads(done.stdout)
+                if data["live"] and data["servers"][0]["restarts"] == 1:
+                    break
+                await anyio.sleep(0.5)
+        assert data["servers"][0]["state"] == "ready" and done.returncode == 0
 
 
 async def test_crash_loop_marks_unhealthy_and_withdraws_tools(tmp_path: Path) -> None:
@@ -157,8 +168,9 @@ def _descendants(pid: int) -> list[int]:
     return out
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
-def test_no_leftover_processes_after_a_signal(tmp_path: Path, sig: signal.Signals) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP, None])
+def test_no_leftover_processes_after_a_signal(tmp_path: Path, sig: signal.Signals | None) -> None:
+    """SIGTERM, SIGINT, SIGHUP, or the client closing stdin (None): every group is ended."""
     config = write_config(tmp_path / "gw.json", {"a": flaky("--child"), "b": flaky("--child"), "c": flaky()})
     proc = subprocess.Popen(
         gateway_argv(config), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
@@ -180,7 +192,10 @@ def test_no_leftover_processes_after_a_signal(tmp_path: Path, sig: signal.Signal
         assert b'"result"' in proc.stdout.readline()  # ready: every downstream answered
         below = _descendants(proc.pid)
         assert len(below) >= 5  # three servers, two grandchildren
-        proc.send_signal(sig)
+        if sig is None:
+            proc.stdin.close()
+        else:
+            proc.send_signal(sig)
         assert proc.wait(30) is not None
         assert wait_gone(below) == [], [p for p in below if running(p)]
     finally:

@@ -18,7 +18,7 @@ from typing import Any, Literal
 import anyio
 import anyio.abc
 
-from mcpkit.client import ClientError, ServerConfig, ServerExited, Session
+from mcpkit.client import CallTimeout, ClientError, RpcError, ServerConfig, ServerExited, Session
 from mcpkit.gateway.config import GatewayConfig
 from mcpkit.gateway.errors import DownstreamUnavailableError
 
@@ -105,7 +105,7 @@ class Downstream:
         """Keep the server up until :meth:`stop`; returns when stopped or given up on."""
         started = time.perf_counter()
         while not self._stop.is_set():
-            if self.restarts:
+            if self.restarts and self.state != "unhealthy":
                 self.state = "restarting"
                 self._wake()
             try:
@@ -120,18 +120,22 @@ class Downstream:
                 break
             first = not self._settled.is_set()
             self._settled.set()
-            if not self._note_crash():
+            looping = not self._note_crash()
+            if looping and self.state != "unhealthy":
                 self.state = "unhealthy"
                 logger.error(
-                    "%s: crash loop (%d failures within %g s); marked unhealthy, its tools are withdrawn",
+                    "%s: crash loop (%d failures within %g s); marked unhealthy, its tools are withdrawn%s",
                     self.name,
                     len(self._crashes),
                     self.config.supervision.window,
+                    "" if self.server.kind == "stdio" else "; still retrying the URL",
                 )
                 await self._moved()
-                return
-            self.state = "failed" if first else "restarting"
-            await self._moved()
+            if looping and self.server.kind == "stdio":
+                return  # a local process in a crash loop is not started again
+            if not looping:
+                self.state = "failed" if first else "restarting"
+                await self._moved()
             delay = min(
                 self.config.supervision.max_backoff,
                 self.config.supervision.backoff * 2 ** max(0, len(self._crashes) - 1),
@@ -259,6 +263,12 @@ class Downstream:
                 return await session.request(method, params, timeout=seconds)
             except ServerExited:
                 self._broken.set()
+                raise
+            except (RpcError, CallTimeout):
+                raise  # the server answered, or is slow: the connection itself is fine
+            except ClientError:
+                if self.server.kind != "stdio":
+                    self._broken.set()  # a URL that stopped answering: reconnect with backoff
                 raise
             finally:
                 self._running -= 1
