@@ -26,10 +26,10 @@ async def echo(args: dict[str, Any]) -> str:
 
 
 async def add(args: dict[str, Any]) -> Any:
-    a = float(coerce.as_number_or_special(args["a"]))
-    b = float(coerce.as_number_or_special(args["b"]))
+    a = coerce.as_number_or_special(args["a"])
+    b = coerce.as_number_or_special(args["b"])
     total = a + b
-    shown = coerce.as_number_or_special(total)
+    shown = str(coerce.as_number_or_special(total))
     return text_result(shown, structured={"sum": total})
 
 
@@ -42,7 +42,7 @@ async def divide(args: dict[str, Any]) -> str:
     a, b = float(args["a"]), float(args["b"])
     if b == 0:
         raise ValidationError("Cannot divide by zero: give a divisor other than 0")
-    return coerce.as_number_or_special(a / b)
+    return str(coerce.as_number_or_special(a / b))
 
 
 async def crash(args: dict[str, Any]) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 from typing import Any
 
 import mcp_types
@@ -49,13 +50,21 @@ def test_lint_errors_only_warn_when_not_strict(caplog: pytest.LogCaptureFixture)
     bad = tool(description="List time_entries (admin only)")
     with caplog.at_level(logging.WARNING, logger="mcpkit.server"):
         server = build_server("s", "1", [bad], strict=False, tool_filter=ToolFilter())
-    assert [t.name for t in server.tools] == ["ok"]
+        assert "tool definition problem" not in caplog.text, "linting waits until the server serves"
+        assert [t.name for t in server.tools] == ["ok"]
+        assert any(f.severity == "error" for f in server.findings)
     assert "tool definition problem" in caplog.text
 
 
-def test_strict_is_the_default_under_pytest() -> None:
+def test_strict_comes_from_the_environment_which_the_pytest_plugin_sets(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert os.environ.get("MCPKIT_STRICT") == "1", "the mcpkit.testing plugin turns strict mode on"
     with pytest.raises(ToolDefinitionError):
         build_server("s", "1", [tool(description="a_b")], tool_filter=ToolFilter())
+    monkeypatch.setenv("MCPKIT_STRICT", "0")
+    server = build_server("s", "1", [tool(description="a_b")], tool_filter=ToolFilter())
+    assert [t.name for t in server.tools] == ["ok"]
 
 
 def test_capabilities_are_exactly_tools() -> None:

@@ -16,10 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import jsonschema
 import mcp_types
 import pydantic
-from jsonschema.validators import validator_for
 from mcp_types.methods import validate_server_result
 
 from mcpkit.results._checks import Report, pointer
@@ -107,6 +105,9 @@ def _check_structured(report: Report, raw: Mapping[str, Any], schema: Mapping[st
     if "structuredContent" not in raw:
         report.add([], "missing 'structuredContent' although the tool declares an output schema")
         return
+    import jsonschema  # lazily: a server that never checks structured content never pays for it
+    from jsonschema.validators import validator_for
+
     schema = dict(schema)
     validator_class = validator_for(schema)
     try:

@@ -25,13 +25,12 @@ import json
 import math
 import re
 from collections.abc import Mapping
-from typing import Any
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError as SchemaError
-from jsonschema.exceptions import best_match
+from typing import TYPE_CHECKING, Any
 
 from mcpkit.errors import ValidationError
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError as SchemaError
 
 __all__ = ["ArgumentError", "ArgumentValidator", "coerce_arguments", "example_for"]
 
@@ -266,13 +265,27 @@ def _expected(schema: Mapping[str, Any]) -> str:
 
 
 class ArgumentValidator:
-    """A compiled validator for one tool's input schema, with the coercion in front of it."""
+    """A validator for one tool's input schema, with the coercion in front of it.
 
-    def __init__(self, schema: Mapping[str, Any]) -> None:
+    The JSON Schema validator is compiled on first use (``check=True`` compiles and checks the
+    schema at once): importing jsonschema costs a server about a tenth of a second of start-up,
+    which a client waiting for ``initialize`` should not pay.
+    """
+
+    def __init__(self, schema: Mapping[str, Any], *, check: bool = False) -> None:
         self.schema = dict(schema)
-        Draft202012Validator.check_schema(self.schema)
-        self._validator = Draft202012Validator(self.schema)
-        self._properties: tuple[str, ...] = tuple(sorted(self.schema.get("properties", {})))
+        self._validator: Any = None
+        if check:
+            self.compiled()
+
+    def compiled(self) -> Any:
+        """The compiled JSON Schema validator (checking the schema the first time)."""
+        if self._validator is None:
+            from jsonschema import Draft202012Validator
+
+            Draft202012Validator.check_schema(self.schema)
+            self._validator = Draft202012Validator(self.schema)
+        return self._validator
 
     def prepare(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """The arguments a handler gets: coerced and valid, else :class:`ArgumentError`."""
@@ -284,9 +297,11 @@ class ArgumentValidator:
 
     def problem(self, arguments: Mapping[str, Any], *, given: Mapping[str, Any] | None = None) -> str | None:
         """``None`` when ``arguments`` are valid, else one line on the worst problem."""
-        errors = list(self._validator.iter_errors(dict(arguments)))
+        errors = list(self.compiled().iter_errors(dict(arguments)))
         if not errors:
             return None
+        from jsonschema.exceptions import best_match
+
         worst = best_match(errors)
         if worst is None:  # pragma: no cover - best_match returns one when errors exist
             return "arguments do not match the input schema"
@@ -314,11 +329,15 @@ class ArgumentValidator:
         schema = error.schema if isinstance(error.schema, Mapping) else {}
         original: Any = given
         for part in path:
-            try:
-                original = original[part]
-            except (KeyError, IndexError, TypeError):
-                original = error.instance
+            container_ok = isinstance(original, Mapping) or (
+                isinstance(original, list) and isinstance(part, int)
+            )
+            if not container_ok or part not in (
+                original if isinstance(original, Mapping) else range(len(original))
+            ):
+                original = error.instance  # coerced from another form: show the value as read
                 break
+            original = original[part]
         label = where or "arguments"
         example = _show(example_for(schema))
         if error.validator == "enum":

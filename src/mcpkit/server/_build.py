@@ -11,15 +11,16 @@ with one human-readable line; tracebacks go to the log only.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import threading
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 import mcp_types
-from jsonschema import Draft202012Validator
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 
@@ -74,15 +75,23 @@ def strict_from_env() -> bool:
 class _CompiledTool:
     """A visible tool with its argument validator compiled once."""
 
-    __slots__ = ("output_validator", "spec", "validator", "with_context")
+    __slots__ = ("_output", "spec", "validator", "with_context")
 
-    def __init__(self, spec: ToolSpec) -> None:
+    def __init__(self, spec: ToolSpec, *, check: bool) -> None:
         self.spec = spec
         self.with_context = takes_context(spec.handler)
-        self.validator = ArgumentValidator(spec.input_schema)
-        self.output_validator = (
-            Draft202012Validator(dict(spec.output_schema)) if spec.output_schema is not None else None
-        )
+        self.validator = ArgumentValidator(spec.input_schema, check=check)
+        self._output: Any = None
+        if check:
+            self.output_validator()
+
+    def output_validator(self) -> Any:
+        """The output schema's validator (compiled on first use), or ``None`` without one."""
+        if self._output is None and self.spec.output_schema is not None:
+            from jsonschema import Draft202012Validator
+
+            self._output = Draft202012Validator(dict(self.spec.output_schema))
+        return self._output
 
 
 DRAIN_SECONDS = 10.0
@@ -134,7 +143,7 @@ class McpkitServer:
         resources: Sequence[ResourceSpec] = (),
         prompts: Sequence[PromptSpec] = (),
         instructions: str | None = None,
-        findings: Sequence[Finding] = (),
+        findings: Sequence[Finding] | Callable[[], Sequence[Finding]] = (),
         client_logging: bool = False,
     ) -> None:
         self.name = name
@@ -143,8 +152,11 @@ class McpkitServer:
         self.hidden: dict[str, str] = dict(hidden or {})
         self.resources = list(resources)
         self.prompts = list(prompts)
-        self.findings = list(findings)
-        self._compiled = {t.name: _CompiledTool(t) for t in self.tools}
+        deferred = callable(findings)
+        self._lint: Callable[[], Sequence[Finding]] | None = findings if callable(findings) else None
+        self._findings: list[Finding] | None = None if callable(findings) else list(findings)
+        self._findings_lock = threading.Lock()
+        self._compiled = {t.name: _CompiledTool(t, check=not deferred) for t in self.tools}
         self._in_flight = 0
         self._idle = anyio.Event()
         self._idle.set()
@@ -168,6 +180,27 @@ class McpkitServer:
             self.lowlevel: Server[Any] = _HonestServer(
                 name, version=version, instructions=instructions, **handlers
             )
+
+    @property
+    def findings(self) -> list[Finding]:
+        """Lint findings of the visible tools; a deferred lint runs (and logs) on first use."""
+        with self._findings_lock:
+            if self._findings is None:
+                self._findings = list(self._lint() if self._lint is not None else ())
+                _log_findings(self._findings)
+        return self._findings
+
+    def _warm(self) -> None:
+        """Deferred start-up work: lint (logging what a client would reject), compile validators."""
+        _ = self.findings
+        for compiled in self._compiled.values():
+            with contextlib.suppress(Exception):  # a broken schema is reported when called
+                compiled.validator.compiled()
+                compiled.output_validator()
+
+    async def _warm_up(self) -> None:
+        """Run :meth:`_warm` in a worker thread once serving has begun (never delays ``initialize``)."""
+        await anyio.to_thread.run_sync(self._warm, abandon_on_cancel=True)
 
     # -- tools -------------------------------------------------------------------------------
 
@@ -260,7 +293,8 @@ class McpkitServer:
 
     def _checked(self, compiled: _CompiledTool, result: mcp_types.CallToolResult) -> mcp_types.CallToolResult:
         """Refuse to send a result that breaks the tool's own output schema (clients reject those)."""
-        if compiled.output_validator is None or result.is_error:
+        validator = compiled.output_validator()
+        if validator is None or result.is_error:
             return result
         structured = result.structured_content
         if structured is None:
@@ -270,7 +304,7 @@ class McpkitServer:
             return error_result(
                 f"Tool {compiled.spec.name} returned no structured content for its output schema."
             )
-        error = next(iter(compiled.output_validator.iter_errors(structured)), None)
+        error = next(iter(validator.iter_errors(structured)), None)
         if error is not None:
             logger.error("tool %s structured content breaks its output schema: %s", compiled.spec.name, error)
             return error_result(
@@ -346,10 +380,15 @@ class McpkitServer:
         from mcpkit.server._stdin import claimed_stdin
 
         with claimed_stdin(self._drain) as lines:
-            async with stdio_server(stdin=cast(Any, lines)) as (read_stream, write_stream):
+            async with (
+                stdio_server(stdin=cast(Any, lines)) as (read_stream, write_stream),
+                anyio.create_task_group() as tg,
+            ):
+                tg.start_soon(self._warm_up)
                 await self.lowlevel.run(
                     read_stream, write_stream, self.lowlevel.create_initialization_options()
                 )
+                tg.cancel_scope.cancel()
 
     async def run_http(
         self,
@@ -372,7 +411,18 @@ class McpkitServer:
             allowed_origins=tuple(allowed_origins),
             bearer_token=bearer_token,
         )
-        await serve_http(self.lowlevel, options, name=self.name)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self._warm_up)
+            await serve_http(self.lowlevel, options, name=self.name)
+            tg.cancel_scope.cancel()
+
+
+def _log_findings(findings: Sequence[Finding]) -> None:
+    for f in findings:
+        if f.severity == "error":
+            logger.warning("tool definition problem: %s %s %s: %s", f.tool, f.rule, f.pointer, f.message)
+        else:
+            logger.debug("tool definition warning: %s %s %s: %s", f.tool, f.rule, f.pointer, f.message)
 
 
 def build_server(
@@ -391,9 +441,11 @@ def build_server(
     """Build an honest server from tool specs.
 
     - Tool names must be unique (:class:`ToolDefinitionError` otherwise).
-    - Definitions are linted against ``profiles``; errors raise :class:`ToolDefinitionError`
-      when ``strict`` (``None``: ``MCPKIT_STRICT=1``, which the ``mcpkit.testing`` pytest
-      plugin sets) and are logged otherwise.
+    - Definitions are linted against ``profiles``. When ``strict`` (``None``: ``MCPKIT_STRICT=1``,
+      which the ``mcpkit.testing`` pytest plugin sets) that happens here and errors raise
+      :class:`ToolDefinitionError`; otherwise it happens in the background once the server is
+      serving (or on first use of ``server.findings``) and errors are logged, so start-up is
+      not slowed by checks whose outcome is only a log line.
     - ``client_logging`` declares the logging capability: ``ToolContext.log`` then reaches the
       client too, at the level it sets with ``logging/setLevel``.
     - ``tool_filter`` (default: from ``MCPKIT_TOOLS_INCLUDE``/``_EXCLUDE``/``MCPKIT_READ_ONLY``)
@@ -408,16 +460,16 @@ def build_server(
         seen.add(tool.name)
     active_filter = tool_filter if tool_filter is not None else ToolFilter.from_env()
     visible, hidden = active_filter.apply(all_tools)
-    findings = lint(visible, list(profiles), server_name=name) if profiles else []
-    errors = [f for f in findings if f.severity == "error"]
-    if errors:
-        if strict if strict is not None else strict_from_env():
+
+    def run_lint() -> list[Finding]:
+        return lint(visible, list(profiles), server_name=name) if profiles else []
+
+    findings: list[Finding] | Callable[[], list[Finding]] = run_lint
+    if strict if strict is not None else strict_from_env():
+        findings = run_lint()
+        errors = [f for f in findings if f.severity == "error"]
+        if errors:
             raise ToolDefinitionError(errors)
-        for f in errors:
-            logger.warning("tool definition problem: %s %s %s: %s", f.tool, f.rule, f.pointer, f.message)
-    for f in findings:
-        if f.severity != "error":
-            logger.debug("tool definition warning: %s %s %s: %s", f.tool, f.rule, f.pointer, f.message)
     return McpkitServer(
         name=name,
         version=version,

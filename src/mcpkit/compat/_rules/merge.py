@@ -38,6 +38,38 @@ def _branch(root: Any, branch: Any) -> dict[str, Any]:
     return branch
 
 
+_ADJACENT = frozenset(
+    {
+        "properties",
+        "patternProperties",
+        "additionalProperties",
+        "unevaluatedProperties",
+        "items",
+        "prefixItems",
+        "unevaluatedItems",
+        "$ref",
+    }
+)
+"""Keywords whose meaning depends on their neighbours: schemas holding them are not merged."""
+
+
+def _conjoin(first: Any, second: Any) -> dict[str, Any] | None:
+    """One schema meaning "both", when the two use different keywords; else ``None``.
+
+    Independent keywords of one schema already hold together, so ``{"not": X}`` and
+    ``{"type": "string"}`` become ``{"not": X, "type": "string"}`` with the same meaning. A
+    keyword both use with different values, or one whose meaning depends on its neighbours,
+    keeps the pair apart.
+    """
+    if not isinstance(first, dict) or not isinstance(second, dict):
+        return None
+    if (set(first) | set(second)) & _ADJACENT:
+        return None
+    if any(first[k] != second[k] for k in set(first) & set(second)):
+        return None
+    return {**copy.deepcopy(first), **copy.deepcopy(second)}
+
+
 def fold(node: dict[str, Any], keyword: str, root: Any) -> str:
     """Fold ``node[keyword]`` into ``node``; returns a one-line account, raises MergeError."""
     branches = node.get(keyword)
@@ -51,7 +83,8 @@ def fold(node: dict[str, Any], keyword: str, root: Any) -> str:
             if name not in props:
                 props[name] = copy.deepcopy(sub)
             elif props[name] != sub:
-                props[name] = {combined: [props[name], copy.deepcopy(sub)]}
+                both = _conjoin(props[name], sub) if combined == "allOf" else None
+                props[name] = both if both is not None else {combined: [props[name], copy.deepcopy(sub)]}
     required_sets = [set(p.get("required") or []) for p in parts]
     own = list(node.get("required") or [])
     # allOf: every branch holds, so their required names add up; anyOf/oneOf: only the common ones

@@ -7,9 +7,6 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
-import jsonschema
-import jsonschema.validators
-
 from mcpkit.compat import _refs as refs
 from mcpkit.compat._model import CheckContext, Definition, Edit, FixContext, Issue, Rule
 from mcpkit.compat._rules import merge
@@ -303,18 +300,24 @@ def array_items(which: tuple[str, ...] = INPUT, **meta: Any) -> Rule:
 
 # -- validity and references ------------------------------------------------------------------
 
-_DIALECTS: dict[str, type[Any]] = {
-    "2020-12": jsonschema.Draft202012Validator,
-    "2019-09": jsonschema.Draft201909Validator,
-    "draft-07": jsonschema.Draft7Validator,
-    "draft-06": jsonschema.Draft6Validator,
-    "draft-04": jsonschema.Draft4Validator,
-}
+
+@cache
+def _dialects() -> dict[str, type[Any]]:
+    """The validator class per dialect; jsonschema is imported only when a schema is checked."""
+    import jsonschema
+
+    return {
+        "2020-12": jsonschema.Draft202012Validator,
+        "2019-09": jsonschema.Draft201909Validator,
+        "draft-07": jsonschema.Draft7Validator,
+        "draft-06": jsonschema.Draft6Validator,
+        "draft-04": jsonschema.Draft4Validator,
+    }
 
 
 @cache
 def _meta_validator(dialect: str) -> Any:
-    cls = _DIALECTS[dialect]
+    cls = _dialects()[dialect]
     return cls(cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER)
 
 
@@ -323,10 +326,12 @@ def _declared_dialect(schema: dict[str, Any]) -> str:
     uri = schema.get("$schema")
     if not isinstance(uri, str):
         return "2020-12"
+    import jsonschema.validators
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         cls = jsonschema.validators.validator_for({"$schema": uri}, default=jsonschema.Draft202012Validator)
-    for name, known in _DIALECTS.items():
+    for name, known in _dialects().items():
         if cls is known:
             return name
     return "2020-12"
@@ -337,6 +342,8 @@ def schema_errors(schema: Any, dialect: str) -> list[tuple[str, str]]:
     if not isinstance(schema, dict):
         return []
     name = _declared_dialect(schema) if dialect == "declared" else dialect
+    import jsonschema.exceptions
+
     out: list[tuple[str, str]] = []
     try:
         errors = sorted(
