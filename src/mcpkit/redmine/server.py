@@ -7,12 +7,9 @@ request may carry its sender's own key, and the call then runs as that user (see
 
 from __future__ import annotations
 
-import os
-
 import httpx2
 
 from mcpkit import __version__
-from mcpkit.compat import DEFAULT_PROFILES
 from mcpkit.redmine.api import RedmineClient
 from mcpkit.redmine.config import RedmineConfig
 from mcpkit.redmine.keys import KeyedClients
@@ -30,12 +27,6 @@ INSTRUCTIONS = (
     "a user by number or me, dates as 2025-01-31. Lists carry next_offset while more remain: "
     "call again with offset set to it. Delete tools only preview unless called with confirm true."
 )
-
-
-def _strict() -> bool:
-    """Lint the definitions at start only in strict mode (tests): they are fixed data, and the
-    lint costs about 0.35 s of every start; tests/redmine lints them against every profile."""
-    return os.environ.get("MCPKIT_STRICT", "").strip().lower() in ("1", "true", "yes", "on")
 
 
 def build(
@@ -60,7 +51,6 @@ def build(
         all_tools(clients.provide),
         tool_filter=active,
         instructions=INSTRUCTIONS,
-        profiles=DEFAULT_PROFILES if _strict() else (),
     )
     if team:
         server.lowlevel = KeyCheckedServer(server.lowlevel, clients)  # type: ignore[assignment]
