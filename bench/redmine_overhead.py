@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
 import statistics
 import sys
 import time
@@ -27,6 +28,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import anyio
 import httpx2
@@ -59,6 +61,39 @@ async def _timed(call: Callable[[], Awaitable[object]]) -> float:
     start = time.perf_counter()
     await call()
     return (time.perf_counter() - start) * 1000
+
+
+def _raw_socket_rounds(host: str, port: int, key: str, *, quickack: bool, requests: int = 25) -> float:
+    """Median of the requests after the first on one kept-alive raw socket, in ms.
+
+    With ``quickack`` the client ACKs every segment at once (``TCP_QUICKACK`` before each read):
+    if the stall disappears, it was Nagle on the server waiting for a delayed ACK.
+    """
+    request = (
+        f"GET /issues.json?limit=1 HTTP/1.1\r\nHost: {host}:{port}\r\nX-Redmine-API-Key: {key}\r\n"
+        "Accept: application/json\r\n\r\n"
+    ).encode()
+    times: list[float] = []
+    with socket.create_connection((host, port)) as sock:
+        for _ in range(requests):
+            start = time.perf_counter()
+            sock.sendall(request)
+            data = b""
+            while b"\r\n\r\n" not in data or len(data.partition(b"\r\n\r\n")[2]) < _length(data):
+                if quickack:
+                    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
+                data += sock.recv(65536)
+            times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times[1:])
+
+
+def _length(data: bytes) -> int:
+    head = data.partition(b"\r\n\r\n")[0].decode("latin-1").lower()
+    for line in head.split("\r\n"):
+        name, _, value = line.partition(":")
+        if name == "content-length":
+            return int(value)
+    return 0
 
 
 def _fixture(url: str, key: str) -> tuple[str, int]:
@@ -140,6 +175,14 @@ async def main(opts: argparse.Namespace) -> None:
             f"{name:16} {med['raw kept-alive']:15.1f} {med['raw close']:10.1f} {med['tool call']:10.1f} "
             f"{ratio:9.2f}  (goal <= 1.20)"
         )
+    parts = urlsplit(url)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 80
+    plain = _raw_socket_rounds(host, port, key, quickack=False)
+    quick = _raw_socket_rounds(host, port, key, quickack=True)
+    print(
+        f"raw socket, one kept-alive connection, median after the first request: {plain:.1f} ms; "
+        f"with TCP_QUICKACK on the client: {quick:.1f} ms (a gap is the server's Nagle stall)"
+    )
     b, k = (statistics.median(spawn[n]) * 1000 for n in ("bare SDK echo", "mcpkit redmine"))
     print(
         f"spawn to initialize (median of {opts.spawns}): bare SDK echo {b:.0f} ms, "
