@@ -15,6 +15,7 @@ from typing import Any
 import mcp_types
 
 from mcpkit.errors import ValidationError
+from mcpkit.redmine.api import RedmineError
 from mcpkit.redmine.tools.args import (
     as_flag,
     as_hours,
@@ -318,7 +319,7 @@ async def move_issues(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToo
         try:
             await rc.client.put(f"issues/{issue_id}.json", what=f"issue {issue_id}", json={"issue": change})
             issue = await read(rc, ISSUE, issue_id)
-        except Exception as exc:  # RedmineError or transport: reported per issue
+        except RedmineError as exc:  # a refusal or a transport failure: reported per issue
             failed.append(f"issue {issue_id}: {exc}")
             continue
         if (issue.get("project") or {}).get("id") == pid:

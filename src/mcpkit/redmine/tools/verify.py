@@ -16,6 +16,7 @@ from typing import Any
 
 import mcp_types
 
+from mcpkit.redmine.api import RedmineError
 from mcpkit.redmine.tools.base import RedmineCtx
 from mcpkit.results import error_result
 
@@ -156,7 +157,7 @@ async def likely_reason(rc: RedmineCtx, miss: Mismatch) -> str:
         path, key, noun, tool = listed
         try:
             known = await _known_ids(rc, path, key)
-        except Exception:  # the reason is a hint; never let it hide the real answer
+        except RedmineError:  # the reason is a hint; never let it hide the real answer
             known = set()
         if known and miss.asked not in known:
             return f"no {noun} {miss.asked} exists, see {tool}"
