@@ -13,12 +13,15 @@ from typing import Any
 
 import anyio
 import httpx2
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import RedmineClient
 from mcpkit.redmine.config import RedmineConfig
 from mcpkit.redmine.tools import RedmineCtx, issues
+from mcpkit.redmine.tools.args import uncut
 from mcpkit.redmine.tools.verify import WRITE_ONLY, compare, same
 from mcpkit.redmine.xml import Formatter
 
@@ -127,3 +130,28 @@ def test_same_allows_redmine_spellings_and_is_symmetric(value: Any) -> None:
     assert same(value, value)
     assert same(1, "1.0") and same(" text\r\n", "text") and same(None, "") and same([2, 1], ["1", "2"])
     assert same(value, "zzz-other") == same("zzz-other", value)
+
+
+@given(before=st.text(max_size=30), after=st.text(max_size=30), total=st.integers(1, 10**6))
+def test_text_copied_from_an_excerpt_is_never_written_back(before: str, after: str, total: int) -> None:
+    for marker in (
+        f" … [excerpt: the first 500 of {total} characters",
+        f"… [cut {total} of {total + 1} characters",
+    ):
+        with pytest.raises(ValidationError, match="excerpt"):
+            uncut(before + marker + after, "description")
+    if "… [" not in before + after:
+        assert uncut(before + after, "description") == before + after
+
+
+def test_update_issue_refuses_a_description_read_from_a_list() -> None:
+    sent: list[str] = []
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        sent.append(request.method)
+        return httpx2.Response(204)
+
+    excerpt = "Start of it … [excerpt: the first 500 of 9000 characters; call get_issue with id=9 to read it in full]"
+    with pytest.raises(ValidationError, match="get issue"):
+        anyio.run(issues.update_issue, ctx(answer), {"id": 9, "description": excerpt})
+    assert "PUT" not in sent
