@@ -71,6 +71,15 @@ async def test_120_issues_with_long_descriptions_are_all_reached_by_next_offset(
             assert int(first.get("returned") or 0) < 100, "the size cap shortens the page at an item boundary"
             desc = first.find("issue/description")
             assert desc is not None and "get_issue with id=" in (desc.text or "")
+            # An agent that edits the excerpt and writes it back is stopped before Redmine is asked.
+            message = await s.error(
+                "update_issue", {"id": made[0], "description": (desc.text or "") + " edited"}
+            )
+            assert "excerpt" in message
+            full = await s.ok("get_issue", {"id": made[0], "include": []})
+            assert (full.findtext("description") or "").startswith("0 long text") and "excerpt" not in (
+                full.findtext("description") or ""
+            )
             items = await all_pages(
                 s,
                 "list_issues",
