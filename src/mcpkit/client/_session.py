@@ -6,7 +6,7 @@ tracks the negotiated version; its ``JSONRPCDispatcher`` correlates requests, se
 path (so a timed-out call leaves nothing behind). On top of it this module adds what seed 004
 found missing: results kept whole (:class:`Outcome`), ``isError`` raised as
 :class:`ToolError`, a crash reported at once as :class:`ServerExitedError`, restart on failure,
-and a process-group kill on close (see :mod:`mcpkit.client.stdio`).
+and a process-group kill on close (see :mod:`mcpkit.client._stdio`).
 
 Requests go through the dispatcher as raw dicts rather than through the SDK's typed
 ``call_tool``: the typed path rejects results it cannot model (a new content type, a
@@ -39,8 +39,8 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERS
 from pydantic import ValidationError as PydanticValidationError
 
 from mcpkit import __version__
-from mcpkit.client.config import ServerConfig, resolve_target
-from mcpkit.client.errors import (
+from mcpkit.client._config import ServerConfig, resolve_target
+from mcpkit.client._errors import (
     CallTimeoutError,
     ClientError,
     ConnectError,
@@ -49,8 +49,8 @@ from mcpkit.client.errors import (
     ServerExitedError,
     ToolError,
 )
-from mcpkit.client.handlers import ClientHandlers
-from mcpkit.client.http import (
+from mcpkit.client._handlers import ClientHandlers
+from mcpkit.client._http import (
     DEFAULT_MAX_BODY,
     HTTP_FAILURE,
     BodyLimitError,
@@ -58,9 +58,9 @@ from mcpkit.client.http import (
     HttpProblem,
     describe_http_exception,
 )
-from mcpkit.client.outcome import Outcome
-from mcpkit.client.stdio import StdioTransport
-from mcpkit.client.trace import (
+from mcpkit.client._outcome import Outcome
+from mcpkit.client._stdio import StdioTransport
+from mcpkit.client._trace import (
     TracedReadStream,
     TracedWriteStream,
     Tracer,
@@ -650,7 +650,7 @@ async def connect(
     handlers: ClientHandlers | None = None,
 ) -> AsyncIterator[Session]:
     """Open a session to ``target``: a command line (str or argv list), an http(s) URL, or a
-    server name from ``config`` (default: the user's config file, see :mod:`mcpkit.client.config`).
+    server name from ``config`` (default: the user's config file, see :mod:`mcpkit.client._config`).
 
     ``timeout`` is the per-call default (None: wait forever) and, unless ``connect_timeout``
     says otherwise, also bounds start-up and ``initialize``; ``max_body`` is the largest HTTP

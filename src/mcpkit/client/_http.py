@@ -9,7 +9,7 @@ must never hang or blow up needs (issue 11):
 * an HTTP failure (connection refused, TLS, a 502 with an HTML page, a web server answering
   200 with ``text/html``) reaches the caller as a bare "connection closed" or a traceback;
   here every such answer to a request becomes a JSON-RPC error whose ``data`` carries the
-  URL, the status and what to do, so :mod:`mcpkit.client.session` can raise one line;
+  URL, the status and what to do, so :mod:`mcpkit.client._session` can raise one line;
 * a request abandoned on timeout keeps its response stream open until the server ends it
   (forever, for a stream that never ends); here the ``notifications/cancelled`` the
   dispatcher sends on timeout also closes that request's stream.
@@ -31,7 +31,7 @@ import httpx2
 
 from mcpkit.errors import McpkitError
 
-logger = logging.getLogger("mcpkit.client.http")
+logger = logging.getLogger("mcpkit.client._http")
 
 DEFAULT_MAX_BODY = 64 * 1024 * 1024
 """Largest response body (bytes) read by default; larger answers are refused unread."""
