@@ -78,7 +78,7 @@ def test_update_issue_reports_a_status_redmine_kept() -> None:
     unknown = anyio.run(issues.update_issue, rc, {"id": 9, "status_id": 99})
     assert (
         unknown.is_error
-        and "status_id asked 99 but kept 1" in text_of(unknown)
+        and "status_id asked 99 but kept 1 New" in text_of(unknown)
         and "no status 99" in text_of(unknown)
     )
     workflow = anyio.run(issues.update_issue, rc, {"id": 9, "status_id": 5})

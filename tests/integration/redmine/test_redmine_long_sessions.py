@@ -128,7 +128,7 @@ async def test_writes_redmine_ignores_are_errors_naming_field_value_and_reason(r
         issue = new_issue(redmine, pid, "Verify me")
         async with mcp_session(redmine) as s:
             message = await s.error("update_issue", {"id": issue, "status_id": 99, "subject": "Renamed"})
-            assert "status_id asked 99 but kept 1" in message and "no status 99 exists" in message
+            assert "status_id asked 99 but kept 1 New" in message and "no status 99 exists" in message
             assert "It did apply: subject" in message
             assert (await s.ok("get_issue", {"id": issue})).findtext("subject") == "Renamed"
             message = await s.error(

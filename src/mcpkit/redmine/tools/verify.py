@@ -67,6 +67,7 @@ class Mismatch:
     field: str
     asked: Any
     kept: Any
+    kept_name: str | None = None
 
 
 def kept_value(got: Mapping[str, Any], field: str) -> Any:
@@ -87,6 +88,15 @@ def kept_value(got: Mapping[str, Any], field: str) -> Any:
             return got[field]
         return None  # Redmine leaves an unset reference out
     return got.get(field, _ABSENT)
+
+
+def kept_name(got: Mapping[str, Any], field: str) -> str | None:
+    """The name Redmine shows for a kept reference (``1`` is ``New``), for the message."""
+    if not field.endswith("_id"):
+        return None
+    ref = got.get(REFERENCE_OF.get(field, field[:-3]))
+    name = ref.get("name") if isinstance(ref, Mapping) else None
+    return str(name) if name is not None else None
 
 
 def _norm(value: Any) -> Any:
@@ -137,7 +147,7 @@ def compare(
         if same(value, kept):
             applied.append(field)
         else:
-            missed.append(Mismatch(field, value, kept))
+            missed.append(Mismatch(field, value, kept, kept_name(got, field)))
     return applied, missed
 
 
@@ -198,7 +208,8 @@ async def verified(
     parts = []
     for miss in missed:
         reason = await likely_reason(rc, miss)
-        parts.append(f"{miss.field} asked {_show(miss.asked)} but kept {_show(miss.kept)}, likely {reason}")
+        kept = _show(miss.kept) + (f" {miss.kept_name}" if miss.kept_name else "")
+        parts.append(f"{miss.field} asked {_show(miss.asked)} but kept {kept}, likely {reason}")
     sent = [f for f in asked if f in write_only]
     changed = f" It did apply: {', '.join(applied)}." if applied else " It applied no other field."
     if sent:
