@@ -210,6 +210,10 @@ async def test_saved_queries_run_and_ids_are_bounded(redmine: RedmineEnv) -> Non
                 "list_issues", {"project": ident, "query_id": int(assigned.findtext("id") or 0)}
             )
             assert [i.findtext("id") for i in found.findall("issue")] == [str(mine)]
+            message = await s.error(
+                "list_issues", {"query_id": int(assigned.findtext("id") or 0), "status": "*"}
+            )
+            assert "ignores status" in message
             for huge in (2**63, "9223372036854775808", 10**30):
                 message = await s.error("get_issue", {"id": huge})
                 assert "Redmine" not in message or "Invalid" in message, message
