@@ -9,10 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcpkit.archive import store as store_module
 from mcpkit.archive.posts import Post
 from mcpkit.archive.query import parse_terms, quote_term
 from mcpkit.archive.store import Store
+from mcpkit.archive.store import _queries as store_module
 
 from .naive import naive_text_search
 
