@@ -112,6 +112,12 @@ def _optional_range(args: Mapping[str, Any], name: str, default: int, high: int)
 OFFSET_MAX = 100_000
 
 
+def _weights(args: Mapping[str, Any], mode: str) -> tuple[float, float, float] | None:
+    """Weights matter to the average mode only; elsewhere they are ignored, as upstream did
+    (a model that sends weights with the default mode should get its search, not an error)."""
+    return parse_weights(args.get("weights")) if mode == "average" else None
+
+
 def _offset(args: Mapping[str, Any]) -> int:
     """mcpkit's paging extension: skip this many results (0 when absent, as upstream sends)."""
     value = args.get("offset")
@@ -231,7 +237,7 @@ class ArchiveAPI:
             raw_settings = {k: args.get(k) for k in ("top_k", "user_filter", "date_filter")}
         settings = parse_settings(raw_settings)
         mode = parse_mode(args.get("mode"))
-        weights = parse_weights(args.get("weights"))
+        weights = _weights(args, mode)
         offset = _offset(args)
         return await anyio.to_thread.run_sync(
             lambda: self.engine.search_similar(query, settings, mode=mode, weights=weights, offset=offset)
@@ -242,7 +248,7 @@ class ArchiveAPI:
         raw_top_k = args.get("top_k")
         top_k = None if raw_top_k is None else check_range("top_k", raw_top_k, 1, 2**31)
         mode = parse_mode(args.get("mode"))
-        weights = parse_weights(args.get("weights"))
+        weights = _weights(args, mode)
         pairs = await anyio.to_thread.run_sync(
             lambda: self.engine.vector_search(query, top_k, mode=mode, weights=weights)
         )
