@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -71,6 +72,7 @@ from mcpkit.archive.settings import (
     parse_settings,
     parse_weights,
 )
+from mcpkit.archive.store import describe_db_error
 from mcpkit.errors import McpkitError, ValidationError
 from mcpkit.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, JsonRpcError
 
@@ -215,8 +217,7 @@ class ArchiveAPI:
             return entry, dict(zip(entry.names, params, strict=False))
         raise JsonRpcError(INVALID_PARAMS, "Invalid params: params must be an object or an array")
 
-    @staticmethod
-    async def _guard(awaitable: Awaitable[Any]) -> Any:
+    async def _guard(self, awaitable: Awaitable[Any]) -> Any:
         try:
             return await awaitable
         except JsonRpcError:
@@ -225,6 +226,8 @@ class ArchiveAPI:
             raise JsonRpcError(INVALID_PARAMS, str(exc)) from exc
         except (ArchiveError, McpkitError) as exc:
             raise JsonRpcError(INTERNAL_ERROR, str(exc)) from exc
+        except sqlite3.Error as exc:  # a database fault, in the user's terms
+            raise JsonRpcError(INTERNAL_ERROR, describe_db_error(self.engine.store.path, exc)) from exc
         except Exception as exc:
             raise JsonRpcError(INTERNAL_ERROR, f"Internal error: {type(exc).__name__}: {exc}") from exc
 
