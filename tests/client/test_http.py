@@ -61,6 +61,21 @@ async def test_sse_answers_are_read_too() -> None:
             assert (await s.call("echo", {"text": "streamed"})).text == "streamed"
 
 
+async def test_no_response_stream_stays_open_after_many_calls() -> None:
+    with misbehaving() as url:
+        async with connect(url, timeout=10) as s:
+            for i in range(200):
+                assert (await s.call("echo", {"text": str(i)})).text == str(i)
+            assert s.open_http_streams == 0
+            with pytest.raises(CallTimeoutError):
+                await s.call("silent", {}, timeout=0.3)
+            assert s.pending == 0
+            # The cancellation that follows the timeout closes the never-ending stream.
+            with anyio.fail_after(10):
+                while s.open_http_streams:
+                    await anyio.sleep(0.02)
+
+
 @pytest.mark.parametrize("tool", ["endless", "silent"])
 async def test_a_stream_that_never_answers_times_out_and_the_session_goes_on(tool: str) -> None:
     with misbehaving() as url:

@@ -162,6 +162,7 @@ class Session:
         self._closing = False
         self._tools: list[dict[str, Any]] | None = None
         self._inflight = 0
+        self._http_guard: HttpGuard | None = None
 
     # ----- lifecycle -------------------------------------------------------------------
 
@@ -301,7 +302,7 @@ class Session:
         if self._tracer:
             headers = redact_headers(self.server.headers)
             self._tracer.line(self.server.name, "--", f"connect {kind} {self.server.url} headers={headers}")
-        guard = HttpGuard(max_body=self.max_body, timeout=self.connect_timeout)
+        guard = self._http_guard = HttpGuard(max_body=self.max_body, timeout=self.connect_timeout)
 
         def guarded_client(
             headers: dict[str, str] | None = None,
@@ -459,6 +460,11 @@ class Session:
     def pending(self) -> int:
         """Requests sent and not yet settled (0 after every call returns, raises or times out)."""
         return self._inflight
+
+    @property
+    def open_http_streams(self) -> int:
+        """HTTP response streams still open (0 once every request settled; always 0 on stdio)."""
+        return self._http_guard.open_streams if self._http_guard is not None else 0
 
     @property
     def pid(self) -> int | None:
