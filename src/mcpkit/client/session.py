@@ -546,9 +546,9 @@ class Session:
         except MCPError as exc:
             if exc.code == mcp_types.REQUEST_TIMEOUT and seconds is not None:
                 raise CallTimeoutError(method, seconds) from None
-            if exc.code == mcp_types.CONNECTION_CLOSED:
+            mapped = _http_error(exc, self.server.url, self.max_body)
+            if mapped is None and exc.code == mcp_types.CONNECTION_CLOSED:
                 raise await self._exit_error(link) from None
-            mapped = _http_error(exc)
             if mapped is not None:
                 raise mapped from None
             raise JsonRpcError(exc.code, exc.message, exc.data) from None
@@ -586,7 +586,7 @@ class Session:
         return ServerExitedError(t.returncode, t.stderr_tail(), detail="server closed its stdout")
 
 
-def _http_error(exc: MCPError) -> ClientError | None:
+def _http_error(exc: MCPError, url: str | None = None, max_body: int | None = None) -> ClientError | None:
     """The client error for an HTTP failure the guard turned into a JSON-RPC error, else None."""
     problem = HttpProblem.from_data(exc.data) if exc.code == HTTP_FAILURE else None
     if problem is not None:
@@ -596,6 +596,10 @@ def _http_error(exc: MCPError) -> ClientError | None:
     if exc.code == mcp_types.PARSE_ERROR and BodyLimitError.MARKER in exc.message:
         # A body without Content-Length passed the limit mid-stream (the SDK wraps our error).
         return ResponseTooLargeError(exc.message.removeprefix("Failed to parse JSON response: "), url="")
+    if exc.code == mcp_types.CONNECTION_CLOSED and "Server-sent event exceeded" in exc.message and url:
+        # One event of an event-stream answer passed the limit (checked by the SDK's parser).
+        problem = HttpProblem(url, "too-large", detail=f"{(max_body or 0) / (1024 * 1024):g} MB")
+        return ResponseTooLargeError(problem.message.replace("response body", "server-sent event"), url=url)
     return None
 
 
