@@ -191,6 +191,7 @@ async def test_tls_with_an_untrusted_certificate(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("flags", "words"),
     [
@@ -207,6 +208,7 @@ def test_cli_says_it_in_one_line_without_a_traceback(flags: tuple[str, ...], wor
     assert "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 def test_cli_refused_and_trace_shows_details() -> None:
     url = f"http://127.0.0.1:{free_port()}/mcp"
     out = mcpkit("tools", "--timeout", "5", "--url", url)
@@ -216,6 +218,7 @@ def test_cli_refused_and_trace_shows_details() -> None:
     assert traced.returncode == 1 and "->" in traced.stderr and "initialize" in traced.stderr
 
 
+@pytest.mark.slow
 def test_cli_max_body_option() -> None:
     with misbehaving() as url:
         out = mcpkit("call", "huge", "megabytes=2", "--max-body", "1", "--url", url)
@@ -224,6 +227,7 @@ def test_cli_max_body_option() -> None:
         assert out.returncode == 0 and len(out.stdout) == 2 * 1024 * 1024 + 1
 
 
+@pytest.mark.slow
 def test_sse_fallback_says_why_in_one_line(sse_server: int) -> None:
     out = mcpkit("call", "echo", "text=old", "--url", f"http://127.0.0.1:{sse_server}/sse")
     assert out.returncode == 0 and out.stdout.strip() == "old"
