@@ -26,6 +26,7 @@ _PARTS: dict[str, tuple[str, str]] = {
     "check": ("mcpkit.check.cli", "register"),
     "archive": ("mcpkit.archive.cli", "app"),
     "redmine": ("mcpkit.redmine.cli", "app"),
+    "gateway": ("mcpkit.gateway.cli", "app"),
 }
 
 

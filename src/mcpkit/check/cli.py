@@ -77,6 +77,10 @@ def check_command(
         bool, typer.Option("--update-baseline", help="Rewrite the --baseline file with today's tools.")
     ] = False,
     trace: TraceOpt = None,
+    client_name: Annotated[
+        str | None,
+        typer.Option("--client-name", help="clientInfo.name to send, e.g. cursor-vscode; default mcpkit."),
+    ] = None,
 ) -> None:
     """Grade an MCP server: handshake, capabilities, tool definitions, security, and results with --probe."""
     if as_json and sarif:
@@ -94,6 +98,7 @@ def check_command(
         connect_timeout=timeout,
         baseline=str(baseline) if baseline else None,
         update_baseline=update_baseline,
+        client_name=client_name,
     )
     quiet_logs(trace)
 

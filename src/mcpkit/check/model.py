@@ -49,6 +49,8 @@ class CheckOptions:
     update_baseline: bool = False
     max_restarts: int = 3
     """How often probing may restart a server that hung or crashed."""
+    client_name: str | None = None
+    """``clientInfo.name`` to present (default mcpkit): a gateway adapts its tools to the client."""
 
 
 @dataclass

@@ -43,6 +43,9 @@ class _Holder:
             tracer=self.tracer,
             raise_on_error=False,
             shutdown_grace=0.5,
+            client_info={"name": self.options.client_name, "version": "0"}
+            if self.options.client_name
+            else None,
         )
         await session.__aenter__()
         self.session = session

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -80,6 +80,10 @@ EXIT_REPORT_WAIT = 1.0
 """How long a failed call waits for the exit code and stderr before reporting the exit."""
 
 
+NotificationHandler = Callable[[str, dict[str, Any]], Awaitable[None]]
+"""Receives each server notification (``notifications/tools/list_changed``, progress, log)."""
+
+
 class _Unset:
     """Marks "not given" where None already means "no timeout"."""
 
@@ -115,7 +119,12 @@ class _Link:
 
 
 class Session:
-    """A connection to one server. Open it with :func:`connect`; calls are safe to run concurrently."""
+    """A connection to one server. Open it with :func:`connect`; calls are safe to run concurrently.
+
+    ``client_info`` is the ``clientInfo`` sent in ``initialize`` (default: mcpkit's own), so a
+    caller can present itself as a given client; ``on_notification`` receives every server
+    notification as ``(method, params)`` (a gateway relays ``tools/list_changed`` and progress).
+    """
 
     def __init__(
         self,
@@ -133,8 +142,12 @@ class Session:
         shutdown_grace: float = 1.0,
         max_body: int | None = DEFAULT_MAX_BODY,
         handlers: ClientHandlers | None = None,
+        client_info: Mapping[str, Any] | None = None,
+        on_notification: NotificationHandler | None = None,
     ) -> None:
         self.server = server
+        self.client_info = dict(client_info or {"name": "mcpkit", "version": __version__})
+        self._on_notification = on_notification
         self.timeout = server.timeout if server.timeout is not None else timeout
         # One timeout bounds everything: start-up and initialize too, unless told otherwise.
         if connect_timeout is None:
@@ -241,10 +254,11 @@ class Session:
                     link.dispatcher = JSONRPCDispatcher(read, write)
                     link.client = ClientSession(
                         dispatcher=link.dispatcher,
-                        client_info=mcp_types.Implementation(name="mcpkit", version=__version__),
+                        client_info=mcp_types.Implementation.model_validate(self.client_info),
                         list_roots_callback=self.handlers.list_roots,
                         sampling_callback=self.handlers.create_message,
                         elicitation_callback=self.handlers.elicit,
+                        message_handler=self._message_handler,
                     )
                     await stack.enter_async_context(link.client)
                     await self._initialize(link)
@@ -338,7 +352,7 @@ class Session:
         params = {
             "protocolVersion": LATEST_HANDSHAKE_VERSION,
             "capabilities": self.handlers.capabilities(),
-            "clientInfo": {"name": "mcpkit", "version": __version__},
+            "clientInfo": self.client_info,
         }
         started = time.perf_counter()
         with anyio.fail_after(self.connect_timeout):
@@ -358,6 +372,14 @@ class Session:
                 "%s: initialize result is malformed (%s); continuing", self.server.name, exc.errors()[0]
             )
         await link.client.send_notification(mcp_types.InitializedNotification())
+
+    async def _message_handler(self, message: Any) -> None:
+        """Hand server notifications to ``on_notification`` as (method, params) in wire form."""
+        if self._on_notification is None or isinstance(message, Exception):
+            return
+        data = message.model_dump(by_alias=True, mode="json", exclude_none=True)
+        params = data.get("params")
+        await self._on_notification(str(data.get("method")), params if isinstance(params, dict) else {})
 
     async def _connect_error(self, link: _Link, exc: BaseException) -> ClientError:
         """Say why the handshake failed, in terms a user can act on."""

@@ -22,6 +22,7 @@ operations:
 from mcpkit.compat._adapt import AdaptResult, adapt, adapt_all
 from mcpkit.compat._lint import errors, lint
 from mcpkit.compat._model import Change, Finding, NameConstraint, Profile, Rule, Severity
+from mcpkit.compat._names import name_hash
 from mcpkit.compat._profiles import DEFAULT_PROFILES, PROFILES, UnknownProfileError, get_profile, get_profiles
 from mcpkit.compat._table import markdown_table
 
@@ -43,4 +44,5 @@ __all__ = [
     "get_profiles",
     "lint",
     "markdown_table",
+    "name_hash",
 ]

@@ -1,0 +1,263 @@
+"""Gateway overhead: calls through ``mcpkit gateway`` vs direct to the same server, and start-up.
+
+1. Latency, stdio: the same client (``mcpkit.client.Session``) calls ``echo`` on the SDK echo
+   server (tests/fixtures/servers/sdk_echo.py) directly, and through a gateway child whose one
+   downstream is that server. Goal: gateway p50 <= 1.2x direct p50.
+2. Latency, HTTP: the echo server on streamable HTTP; the client calls it directly, and
+   through a gateway on stateless HTTP whose downstream is that URL. Same goal.
+3. Spawn-to-ready with 5 downstreams (mcp-server-time, mcp-server-fetch, server-everything,
+   mcpkit's archive on the sample data, the echo server): time from spawning the gateway to
+   its ``initialize`` answer (the gateway answers once every downstream has), against each
+   downstream's own spawn-to-initialize. Goal: <= the slowest downstream's own + 300 ms.
+
+Latency rounds are paired (ABBA order, so neither side always runs on the warmer machine);
+each figure is the median over rounds. Run from the repository root:
+
+    .venv/bin/python bench/gateway_overhead.py                 # short
+    .venv/bin/python bench/gateway_overhead.py --calls 500 --rounds 6
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from mcpkit.client import ServerConfig, Session
+
+ROOT = Path(__file__).resolve().parents[1]
+ECHO = ROOT / "bench" / "gateway_echo_server.py"
+THIRD = ROOT / ".third-party"
+SAMPLE = ROOT / "src" / "mcpkit" / "archive" / "data" / "sample_twilog.csv"
+ARGS: dict[str, Any] = {"text": "hello"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_port(port: int, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.02)
+    raise RuntimeError(f"nothing listens on port {port}")
+
+
+@contextmanager
+def child(argv: list[str], port: int | None = None) -> Iterator[subprocess.Popen[bytes]]:
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        if port is not None:
+            wait_port(port)
+        yield proc
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
+def gateway_argv(config: Path, *flags: str) -> list[str]:
+    return [sys.executable, "-m", "mcpkit", "gateway", "--config", str(config), *flags]
+
+
+def write_config(path: Path, servers: dict[str, Any]) -> Path:
+    path.write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+    return path
+
+
+async def latencies(session: Session, calls: int, work_ms: float = 0) -> list[float]:
+    out = []
+    args = {**ARGS, "work_ms": work_ms}
+    tool = "echo" if "echo" in {t["name"] for t in await session.list_tools()} else "echo_echo"
+    for _ in range(calls):
+        started = time.perf_counter()
+        await session.request("tools/call", {"name": tool, "arguments": args})
+        out.append(time.perf_counter() - started)
+    return out
+
+
+async def paired(
+    direct: ServerConfig, through: ServerConfig, calls: int, rounds: int, work_ms: float
+) -> dict[str, float]:
+    """Median over rounds of each side's p50 (ms) and of the per-round ratio."""
+    p50s: dict[str, list[float]] = {"direct": [], "gateway": []}
+    ratios = []
+    async with Session(direct, timeout=60) as d, Session(through, timeout=60, connect_timeout=120) as g:
+        await latencies(d, 20)
+        await latencies(g, 20)  # warm both
+        for r in range(rounds):
+            order = [("direct", d), ("gateway", g)]
+            if r % 2:
+                order.reverse()
+            got = {}
+            for name, session in order:
+                got[name] = statistics.median(await latencies(session, calls, work_ms)) * 1000
+                p50s[name].append(got[name])
+            ratios.append(got["gateway"] / got["direct"])
+    return {
+        "direct_p50_ms": statistics.median(p50s["direct"]),
+        "gateway_p50_ms": statistics.median(p50s["gateway"]),
+        "ratio": statistics.median(ratios),
+    }
+
+
+async def bench_stdio(tmp: Path, calls: int, rounds: int, work_ms: float) -> dict[str, float]:
+    config = write_config(tmp / "stdio.json", {"echo": {"command": sys.executable, "args": [str(ECHO)]}})
+    direct = ServerConfig(name="echo", command=[sys.executable, str(ECHO)])
+    through = ServerConfig(name="gateway", command=gateway_argv(config))
+    return await paired(direct, through, calls, rounds, work_ms)
+
+
+async def bench_http(tmp: Path, calls: int, rounds: int, work_ms: float) -> dict[str, float]:
+    echo_port, gw_port = free_port(), free_port()
+    url = f"http://127.0.0.1:{echo_port}/mcp"
+    config = write_config(tmp / "http.json", {"echo": {"url": url, "type": "http"}})
+    with (
+        child([sys.executable, str(ECHO), "--http", str(echo_port)], echo_port),
+        child(gateway_argv(config, "--transport", "http", "--port", str(gw_port)), gw_port),
+    ):
+        direct = ServerConfig(name="echo", url=url, transport="http")
+        through = ServerConfig(name="gateway", url=f"http://127.0.0.1:{gw_port}/mcp", transport="http")
+        return await paired(direct, through, calls, rounds, work_ms)
+
+
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "bench", "version": "1"},
+    },
+}
+
+
+def spawn_to_initialize(argv: list[str]) -> float:
+    """Seconds from spawning ``argv`` to its ``initialize`` answer on stdout."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write((json.dumps(INIT) + "\n").encode())
+        proc.stdin.flush()
+        while True:
+            line = proc.stdout.readline()
+            if not line:
+                raise RuntimeError(f"{argv[0]} exited before answering initialize")
+            if b'"id":1' in line.replace(b" ", b""):
+                return time.perf_counter() - started
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def five_downstreams(tmp: Path) -> dict[str, dict[str, Any]]:
+    db = tmp / "demo.db"
+    subprocess.run(
+        [sys.executable, "-m", "mcpkit", "archive", "import", "--db", str(db), str(SAMPLE)],
+        check=True,
+        capture_output=True,
+    )
+    return {
+        "time": {"command": str(THIRD / "venv" / "bin" / "mcp-server-time")},
+        "fetch": {"command": str(THIRD / "venv" / "bin" / "mcp-server-fetch")},
+        "everything": {
+            "command": str(THIRD / "node" / "node_modules" / ".bin" / "mcp-server-everything"),
+            "args": ["stdio"],
+        },
+        "archive": {"command": sys.executable, "args": ["-m", "mcpkit", "archive", "mcp", "--db", str(db)]},
+        "echo": {"command": sys.executable, "args": [str(ECHO)]},
+    }
+
+
+def bench_startup(tmp: Path, rounds: int) -> dict[str, Any]:
+    servers = five_downstreams(tmp)
+    config = write_config(tmp / "five.json", servers)
+    own: dict[str, list[float]] = {name: [] for name in servers}
+    gateway: list[float] = []
+    for _ in range(rounds):
+        for name, entry in servers.items():
+            own[name].append(spawn_to_initialize([entry["command"], *entry.get("args", [])]))
+        gateway.append(spawn_to_initialize(gateway_argv(config)))
+    together: list[float] = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        with ThreadPoolExecutor(len(servers)) as pool:
+            list(
+                pool.map(lambda e: spawn_to_initialize([e["command"], *e.get("args", [])]), servers.values())
+            )
+        together.append(time.perf_counter() - started)
+    own_ms = {name: statistics.median(v) * 1000 for name, v in own.items()}
+    slowest = max(own_ms, key=lambda n: own_ms[n])
+    gw = statistics.median(gateway) * 1000
+    all_ms = statistics.median(together) * 1000
+    return {
+        "own_ms": own_ms,
+        "slowest": slowest,
+        "gateway_ms": gw,
+        "over_slowest_ms": gw - own_ms[slowest],
+        "together_ms": all_ms,
+        "over_together_ms": gw - all_ms,
+    }
+
+
+async def main(calls: int, rounds: int, startup_rounds: int, parts: set[str], works: list[float]) -> None:
+    with tempfile.TemporaryDirectory() as name:
+        tmp = Path(name)
+        for part, run in (("stdio", bench_stdio), ("http", bench_http)):
+            for work_ms in works:
+                if part in parts:
+                    got = await run(tmp, calls, rounds, work_ms)
+                    print(
+                        f"{part + ',':<6} tool work {work_ms:g} ms: direct p50 {got['direct_p50_ms']:.2f} ms, "
+                        f"gateway p50 {got['gateway_p50_ms']:.2f} ms, ratio {got['ratio']:.2f} (goal <= 1.2)"
+                    )
+        if "startup" not in parts:
+            return
+        start = await anyio.to_thread.run_sync(bench_startup, tmp, startup_rounds)
+        own = ", ".join(f"{k} {v:.0f}" for k, v in sorted(start["own_ms"].items(), key=lambda kv: kv[1]))
+        print(f"spawn to initialize, each alone (ms): {own}")
+        print(
+            f"spawn to ready, gateway with all 5: {start['gateway_ms']:.0f} ms = slowest ({start['slowest']}) "
+            f"+ {start['over_slowest_ms']:.0f} ms (goal <= +300 ms)"
+        )
+        print(
+            f"all 5 spawned at once without a gateway, until the last answered: {start['together_ms']:.0f} ms; "
+            f"the gateway adds {start['over_together_ms']:.0f} ms to that"
+        )
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=200, help="calls per side per round")
+    parser.add_argument("--rounds", type=int, default=4, help="paired latency rounds")
+    parser.add_argument("--startup-rounds", type=int, default=3, help="start-up measurements per side")
+    parser.add_argument("--parts", default="stdio,http,startup", help="which measurements, comma-separated")
+    parser.add_argument("--work-ms", default="0,10", help="tool work per call in ms, comma-separated")
+    opts = parser.parse_args()
+    os.environ.setdefault("MCPKIT_LOG", "warning")
+    works = [float(w) for w in opts.work_ms.split(",")]
+    anyio.run(main, opts.calls, opts.rounds, opts.startup_rounds, set(opts.parts.split(",")), works)

@@ -1,0 +1,182 @@
+"""``mcpkit gateway``: serve, ``names`` and ``status``.
+
+Exit codes: 0 ok, 1 failure (a downstream could not start for ``names``/``status``), 2 usage
+or configuration error.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import anyio
+import typer
+
+from mcpkit.client import ServerConfigError, default_config_path
+from mcpkit.gateway.clients import check_forced
+from mcpkit.gateway.config import GatewayConfig, load_gateway_config
+from mcpkit.gateway.core import Gateway
+from mcpkit.gateway.errors import GatewayConfigError
+from mcpkit.gateway.status import default_status_path, read_live
+from mcpkit.log import setup_logging
+
+app = typer.Typer(
+    help="Many MCP servers behind one, with each tool list rewritten for the client that connects.",
+    no_args_is_help=False,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+ConfigOpt = Annotated[
+    Path | None,
+    typer.Option("--config", "-c", help="Servers file: mcpServers JSON or TOML; default as for mcpkit call."),
+]
+StatusOpt = Annotated[
+    Path | None, typer.Option("--status-file", help="Where the running gateway writes its status.")
+]
+
+
+def _config(path: Path | None) -> GatewayConfig:
+    where = path or default_config_path()
+    if where is None:
+        typer.echo("error: no --config given and no default config file found", err=True)
+        raise typer.Exit(2)
+    try:
+        return load_gateway_config(where)
+    except (ServerConfigError, GatewayConfigError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+def _gateway(config: GatewayConfig, profile: str = "auto") -> Gateway:
+    try:
+        return Gateway(config, profile=profile)
+    except GatewayConfigError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+
+
+@app.callback(invoke_without_command=True)
+def serve(
+    ctx: typer.Context,
+    config: ConfigOpt = None,
+    profile: Annotated[
+        str, typer.Option("--profile", help="auto: from clientInfo.name; or force one compat profile.")
+    ] = "auto",
+    transport: Annotated[str, typer.Option("--transport", help="stdio or http.")] = "stdio",
+    host: Annotated[str, typer.Option("--host", help="Address to bind for --transport http.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port for --transport http.")] = 8000,
+    allow_origin: Annotated[
+        list[str] | None,
+        typer.Option("--allow-origin", help="An Origin browsers may call from (repeatable)."),
+    ] = None,
+    token_env: Annotated[
+        str | None,
+        typer.Option(
+            "--token-env", help="Name of an environment variable holding the bearer token to require."
+        ),
+    ] = None,
+    status_file: StatusOpt = None,
+) -> None:
+    """Serve the configured servers as one MCP server (stdio, or HTTP with --transport http)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    import os
+
+    from mcpkit.gateway.run import run_http, run_stdio
+
+    try:
+        check_forced(profile)
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    if transport not in ("stdio", "http"):
+        typer.echo("error: --transport must be stdio or http", err=True)
+        raise typer.Exit(2)
+    token = None
+    if token_env:
+        token = os.environ.get(token_env)
+        if not token:
+            typer.echo(f"error: --token-env {token_env}: the variable is unset or empty", err=True)
+            raise typer.Exit(2)
+    setup_logging()
+    gateway = _gateway(_config(config), profile)
+    try:
+        if transport == "stdio":
+            anyio.run(run_stdio, gateway, status_file)
+        else:
+            anyio.run(
+                lambda: run_http(
+                    gateway, host, port, origins=allow_origin or (), token=token, status_path=status_file
+                )
+            )
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+
+
+async def _once(gateway: Gateway) -> dict[str, Any]:
+    """Start every downstream, take the status and name map, stop them all."""
+    async with anyio.create_task_group() as tg:
+        await gateway.start(tg)
+        out = {"status": gateway.status(), "names": gateway.name_map()}
+        gateway.stop()
+        tg.cancel_scope.cancel()
+    return out
+
+
+@app.command("names")
+def names(
+    config: ConfigOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the map as JSON.")] = False,
+) -> None:
+    """Print every public tool name and the server and tool it leads to."""
+    setup_logging()
+    found = anyio.run(_once, _gateway(_config(config)))
+    table: dict[str, dict[str, str]] = found["names"]
+    if as_json:
+        typer.echo(json.dumps(table, indent=1))
+    else:
+        for public, route in table.items():
+            typer.echo(f"{public}\t{route['server']}\t{route['tool']}")
+    failed = [s for s in found["status"]["servers"] if s["state"] != "ready"]
+    for s in failed:
+        typer.echo(f"warning: {s['server']} is {s['state']}: {s['error']}", err=True)
+    if failed:
+        raise typer.Exit(1)
+
+
+@app.command("status")
+def status(
+    config: ConfigOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the status as JSON.")] = False,
+    status_file: StatusOpt = None,
+) -> None:
+    """Each server's health, tool count and restarts, and quarantined tools per profile.
+
+    Reads a running gateway's status for this config; with none running, starts the servers once.
+    """
+    setup_logging()
+    cfg = _config(config)
+    live = read_live(status_file or default_status_path(cfg.source))
+    data = live if live is not None else anyio.run(_once, _gateway(cfg))["status"]
+    data = {"live": live is not None, **data}
+    if as_json:
+        typer.echo(json.dumps(data, indent=1))
+    else:
+        _print_status(data)
+    if any(s["state"] != "ready" for s in data["servers"]):
+        raise typer.Exit(1)
+
+
+def _print_status(data: dict[str, Any]) -> None:
+    where = "running gateway" if data["live"] else "one-off start"
+    typer.echo(f"gateway {data['gateway']} ({where}): {data['tools']} tools")
+    for s in data["servers"]:
+        line = f"  {s['server']:<16} {s['state']:<10} {s['tools']:>4} tools  {s['restarts']} restarts"
+        typer.echo(line + (f"  {s['error']}" if s["error"] else ""))
+    for profile, view in data["profiles"].items():
+        extra = " (meta-tools: " + str(view["over_limit"]) + ")" if view["meta_tools"] else ""
+        typer.echo(f"  profile {profile}: {view['tools']} tools{extra}")
+        for tool, reason in view["quarantined"].items():
+            typer.echo(f"    quarantined {tool}: {reason}")

@@ -1,0 +1,141 @@
+"""The gateway's configuration: the client's server table plus an optional ``gateway`` table.
+
+Downstream servers come from the same files and shapes the client reads
+(:func:`mcpkit.client.load_config`), so any ``mcpServers`` file works as is. Gateway settings
+sit beside it in a ``gateway`` table, which the client ignores::
+
+    {"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"]}},
+     "gateway": {"name": "tools", "max_concurrent": 8,
+                 "names": {"time/get_current_time": "now"},
+                 "servers": {"time": {"max_concurrent": 2}}}}
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mcpkit.client import ServerConfig, load_config
+from mcpkit.gateway.errors import GatewayConfigError
+
+DEFAULT_NAME = "gateway"
+DEFAULT_MAX_CONCURRENT = 16
+DEFAULT_CALL_TIMEOUT = 300.0
+
+
+@dataclass(frozen=True)
+class Supervision:
+    """How crashed stdio downstreams are restarted: exponential backoff, and when to give up.
+
+    ``max_restarts`` restarts within ``window`` seconds make a crash loop: the downstream is
+    marked unhealthy and left down (its tools leave every client's list).
+    """
+
+    max_restarts: int = 5
+    window: float = 60.0
+    backoff: float = 0.5
+    max_backoff: float = 10.0
+
+
+@dataclass(frozen=True)
+class GatewayConfig:
+    """Everything the gateway needs: downstreams, names, limits."""
+
+    servers: dict[str, ServerConfig]
+    name: str = DEFAULT_NAME
+    names: dict[str, str] = field(default_factory=dict)
+    max_concurrent: dict[str, int] = field(default_factory=dict)
+    default_max_concurrent: int = DEFAULT_MAX_CONCURRENT
+    call_timeout: float = DEFAULT_CALL_TIMEOUT
+    connect_timeout: float = 30.0
+    output_cap: int | None = None
+    supervision: Supervision = field(default_factory=Supervision)
+    source: str = ""
+
+    def concurrency(self, server: str) -> int:
+        """How many calls may run at once on ``server``."""
+        return self.max_concurrent.get(server, self.default_max_concurrent)
+
+
+def load_gateway_config(path: str | Path) -> GatewayConfig:
+    """Read the downstream servers (client config shapes) and the ``gateway`` table."""
+    p = Path(path).expanduser()
+    servers = load_config(p)
+    raw = _raw(p).get("gateway") or {}
+    if not isinstance(raw, Mapping):
+        raise GatewayConfigError(f"{p}: 'gateway' must be a table")
+    return parse_gateway_table(raw, servers, source=str(p))
+
+
+def _raw(p: Path) -> Mapping[str, Any]:
+    text = p.read_text(encoding="utf-8")
+    data: Any = tomllib.loads(text) if p.suffix.lower() == ".toml" else json.loads(text)
+    return data if isinstance(data, Mapping) else {}
+
+
+def _positive(raw: Mapping[str, Any], key: str, where: str, kind: type = float) -> Any:
+    value = raw.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise GatewayConfigError(f"{where}: {key!r} must be a positive number")
+    if kind is int and value != int(value):
+        raise GatewayConfigError(f"{where}: {key!r} must be a whole number")
+    return kind(value)
+
+
+def parse_gateway_table(
+    raw: Mapping[str, Any], servers: Mapping[str, ServerConfig], *, source: str = "config"
+) -> GatewayConfig:
+    """Validate the ``gateway`` table against the configured servers."""
+    where = f"{source}: gateway"
+    known = {"name", "names", "servers", "max_concurrent", "call_timeout", "connect_timeout", "output_cap"}
+    known |= {"restart"}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise GatewayConfigError(
+            f"{where}: unknown keys {', '.join(unknown)} (known: {', '.join(sorted(known))})"
+        )
+    name = raw.get("name", DEFAULT_NAME)
+    if not isinstance(name, str) or not name.strip():
+        raise GatewayConfigError(f"{where}: 'name' must be a non-empty string")
+    names = raw.get("names") or {}
+    if not isinstance(names, Mapping) or not all(isinstance(v, str) for v in names.values()):
+        raise GatewayConfigError(f"{where}: 'names' must map 'server/tool' to a name")
+    per_server: dict[str, int] = {}
+    table = raw.get("servers") or {}
+    if not isinstance(table, Mapping):
+        raise GatewayConfigError(f"{where}: 'servers' must be a table")
+    for server, opts in table.items():
+        if server not in servers:
+            raise GatewayConfigError(f"{where}.servers: no server {server!r} in mcpServers")
+        if not isinstance(opts, Mapping):
+            raise GatewayConfigError(f"{where}.servers.{server} must be a table")
+        limit = _positive(opts, "max_concurrent", f"{where}.servers.{server}", int)
+        if limit is not None:
+            per_server[server] = limit
+    restart = raw.get("restart") or {}
+    if not isinstance(restart, Mapping):
+        raise GatewayConfigError(f"{where}: 'restart' must be a table")
+    supervision = Supervision(
+        max_restarts=_positive(restart, "max_restarts", f"{where}.restart", int) or Supervision.max_restarts,
+        window=_positive(restart, "window", f"{where}.restart") or Supervision.window,
+        backoff=_positive(restart, "backoff", f"{where}.restart") or Supervision.backoff,
+        max_backoff=_positive(restart, "max_backoff", f"{where}.restart") or Supervision.max_backoff,
+    )
+    return GatewayConfig(
+        servers=dict(servers),
+        name=name.strip(),
+        names={str(k): str(v) for k, v in names.items()},
+        max_concurrent=per_server,
+        default_max_concurrent=_positive(raw, "max_concurrent", where, int) or DEFAULT_MAX_CONCURRENT,
+        call_timeout=_positive(raw, "call_timeout", where) or DEFAULT_CALL_TIMEOUT,
+        connect_timeout=_positive(raw, "connect_timeout", where) or 30.0,
+        output_cap=_positive(raw, "output_cap", where, int),
+        supervision=supervision,
+        source=source,
+    )

@@ -1,0 +1,452 @@
+"""The gateway: supervised downstreams, one routing table, a view per client kind, one server.
+
+``build_server`` serves a static tool list; a gateway's list depends on who asks (the profile
+chosen from ``clientInfo.name`` at ``initialize``) and on which downstreams are up, so this
+part builds its serving side directly on the SDK's low-level ``Server``, with the same
+honesty rules: a capability exists only when a downstream serves it, every call ends in a
+valid result, errors are one line.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import weakref
+from collections.abc import Mapping
+from typing import Any
+
+import anyio
+import anyio.abc
+import mcp_types
+from mcp.server.connection import Connection
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.models import InitializationOptions
+from mcp.server.session import ServerSession
+from mcp.shared.exceptions import MCPError
+
+from mcpkit import __version__
+from mcpkit.client import CallTimeoutError, ClientError
+from mcpkit.gateway import answers, metatools, overflow
+from mcpkit.gateway.arguments import restore
+from mcpkit.gateway.clients import profiles_for
+from mcpkit.gateway.config import GatewayConfig
+from mcpkit.gateway.downstream import Downstream
+from mcpkit.gateway.errors import DownstreamUnavailableError
+from mcpkit.gateway.naming import NameMap, Route
+from mcpkit.gateway.overflow import Overflow
+from mcpkit.gateway.views import View, build_view
+from mcpkit.jsonrpc import JsonRpcError
+
+logger = logging.getLogger("mcpkit.gateway")
+
+Ctx = ServerRequestContext[Any, Any]
+
+
+class Gateway:
+    """Downstreams from a config behind one MCP server, adapted for whichever client connects."""
+
+    def __init__(self, config: GatewayConfig, *, profile: str = "auto") -> None:
+        self.config = config
+        self.forced = profile
+        self.names = NameMap(config.servers, config.name, config.names)
+        self.downstreams: dict[str, Downstream] = {
+            name: Downstream(server, config, on_change=self._downstream_changed, on_notification=self._relay)
+            for name, server in config.servers.items()
+        }
+        self.routes: dict[str, tuple[Route, dict[str, Any]]] = {}
+        self._views: dict[tuple[str, ...], View] = {}
+        # Keyed by the SDK's per-connection object: a ServerSession is made anew for each request.
+        self._clients: weakref.WeakKeyDictionary[Connection, tuple[str, ...]] = weakref.WeakKeyDictionary()
+        self._progress: dict[str, tuple[ServerSession, str | int, Any]] = {}
+        self._tokens = itertools.count(1)
+        self._prompts: dict[str, Route] = {}
+        self._resources: dict[str, str] = {}
+        self._offered: set[str] = set()
+        self.overflow = Overflow(config.output_cap) if config.output_cap else None
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    async def start(self, tg: anyio.abc.TaskGroup) -> None:
+        """Start every downstream at once; return when each has answered or failed."""
+        for downstream in self.downstreams.values():
+            tg.start_soon(downstream.run)
+        for downstream in self.downstreams.values():
+            await downstream.wait_settled()
+        self._reroute()
+        for capability in ("prompts", "resources"):
+            for downstream in self._serving(capability):
+                if await self._all_pages(downstream, f"{capability}/list", capability):
+                    self._offered.add(capability)
+                    break
+        up = sum(1 for d in self.downstreams.values() if d.healthy)
+        logger.info(
+            "gateway %s ready: %d of %d servers up, %d tools",
+            self.config.name,
+            up,
+            len(self.downstreams),
+            len(self.routes),
+        )
+
+    def stop(self) -> None:
+        for downstream in self.downstreams.values():
+            downstream.stop()
+
+    # -- routing table and views -------------------------------------------------------------
+
+    def _reroute(self) -> bool:
+        """Rebuild public name -> route from the listed downstreams; True when it changed."""
+        listed = {d.name: d for d in self.downstreams.values() if d.listed}
+        names = self.names.assign(
+            {
+                name: [str(t.get("name")) for t in d.tools if isinstance(t.get("name"), str)]
+                for name, d in listed.items()
+            }
+        )
+        by_route = {(d.name, str(t.get("name"))): t for d in listed.values() for t in d.tools}
+        routes = {public: (route, by_route[(route.server, route.tool)]) for public, route in names.items()}
+        changed = routes != self.routes
+        self.routes = routes
+        if changed:
+            self._views.clear()
+        return changed
+
+    def view(self, profiles: tuple[str, ...]) -> View:
+        """The (cached) view for one profile set."""
+        view = self._views.get(profiles)
+        if view is None:
+            view = build_view(self.routes, profiles, self.config.name)
+            self._views[profiles] = view
+        return view
+
+    async def _downstream_changed(self, downstream: Downstream) -> None:
+        logger.info("%s is %s with %d tools", downstream.name, downstream.state, len(downstream.tools))
+        if self._reroute():
+            await self._broadcast_list_changed()
+
+    async def _broadcast_list_changed(self) -> None:
+        for connection in list(self._clients):
+            try:
+                await connection.outbound.notify("notifications/tools/list_changed", None)
+            except Exception as exc:  # a client that went away must not stop the others
+                logger.debug("list_changed not delivered: %s", exc)
+
+    # -- who is asking -----------------------------------------------------------------------
+
+    def profiles_of(self, ctx: Ctx) -> tuple[str, ...]:
+        """The profile set of the client behind ``ctx`` (chosen once per connection)."""
+        connection = _connection(ctx)
+        known = self._clients.get(connection)
+        if known is not None:
+            return known
+        name = _client_name(ctx)
+        if name is None:
+            name = _query_client(ctx)
+        forced = self.forced if self.forced != "auto" else _query_profile(ctx)
+        profiles = profiles_for(name, forced)
+        logger.info("client %r gets profiles %s", name, "+".join(profiles))
+        self._clients[connection] = profiles
+        return profiles
+
+    # -- tools -------------------------------------------------------------------------------
+
+    async def list_tools(self, ctx: Ctx, params: mcp_types.PaginatedRequestParams | None) -> Any:
+        view = self.view(self.profiles_of(ctx))
+        listed = view.listed()
+        if self.overflow is not None:
+            listed += metatools.adapted([overflow.DEFINITION], view.profiles)
+        return mcp_types.ListToolsResult(tools=[mcp_types.Tool.model_validate(t) for t in listed])
+
+    async def call_tool(self, ctx: Ctx, params: mcp_types.CallToolRequestParams) -> Any:
+        view = self.view(self.profiles_of(ctx))
+        raw = await self.call(view, params.name, dict(params.arguments or {}), ctx)
+        return mcp_types.CallToolResult.model_validate(raw)
+
+    async def call(self, view: View, name: str, arguments: dict[str, Any], ctx: Ctx | None) -> dict[str, Any]:
+        """One ``tools/call`` as the client of ``view`` sent it; always a valid result (wire form)."""
+        if view.meta and name in metatools.NAMES:
+            return await self._meta_call(view, name, arguments, ctx)
+        if self.overflow is not None and name == overflow.TOOL:
+            text = self.overflow.read(str(arguments.get("id") or ""), _int(arguments.get("offset"), 0))
+            if text is None:
+                return answers.failure("That cut answer is no longer kept; call the tool again.")
+            return {"content": [{"type": "text", "text": text}]}
+        entry = view.entries.get(name)
+        if entry is None:
+            if name in view.quarantined:
+                return answers.failure(
+                    f"Tool {name} is quarantined for this client: {view.quarantined[name]}"[:500]
+                )
+            return answers.failure(f"Unknown tool {name!r}; tools/list has the tools of this gateway.")
+        route = entry.route
+        downstream = self.downstreams[route.server]
+        args = restore(arguments, entry.original.get("inputSchema") or {})
+        request: dict[str, Any] = {"name": route.tool, "arguments": args}
+        token = self._progress_token(ctx)
+        if token is not None:
+            request["_meta"] = {"progressToken": token}
+        try:
+            raw = await downstream.request("tools/call", request)
+        except DownstreamUnavailableError as exc:
+            return answers.failure(f"{exc}; try again later or see mcpkit gateway status.")
+        except CallTimeoutError as exc:
+            return answers.failure(f"Server {route.server} did not answer {route.tool} in time: {exc}")
+        except JsonRpcError as exc:
+            return answers.failure(f"Server {route.server} refused {route.tool}: {exc.message} ({exc.code})")
+        except ClientError as exc:
+            return answers.failure(f"Server {route.server} failed on {route.tool}: {exc}")
+        finally:
+            if token is not None:
+                self._progress.pop(token, None)
+        result = answers.checked(
+            raw,
+            server=route.server,
+            tool=route.tool,
+            protocol_version=_downstream_version(downstream),
+            original=entry.original,
+            adapted=entry.adapted,
+        )
+        return self.overflow.apply(result) if self.overflow is not None else result
+
+    async def _meta_call(
+        self, view: View, name: str, arguments: dict[str, Any], ctx: Ctx | None
+    ) -> dict[str, Any]:
+        if name == metatools.SEARCH:
+            query = str(arguments.get("query") or "")
+            limit = _int(arguments.get("limit"), 20)
+            offset = _int(arguments.get("offset"), 0)
+            text = metatools.search({k: e.adapted for k, e in view.entries.items()}, query, limit, offset)
+            return {"content": [{"type": "text", "text": text}]}
+        target = str(arguments.get("name") or "")
+        entry = view.entries.get(target)
+        if entry is None:
+            why = view.quarantined.get(target)
+            if why:
+                return answers.failure(f"Tool {target} is quarantined for this client: {why}"[:500])
+            return answers.failure(f"Unknown tool {target!r}; search tools lists the tools.")
+        if name == metatools.DESCRIBE:
+            return {
+                "content": [{"type": "text", "text": json.dumps(entry.adapted, ensure_ascii=False, indent=1)}]
+            }
+        raw_args = arguments.get("arguments")
+        if raw_args is None or raw_args == "":
+            args: Any = {}
+        elif isinstance(raw_args, str):
+            try:
+                args = json.loads(raw_args)
+            except ValueError as exc:
+                return answers.failure(f"arguments is not a JSON object: {exc}")
+        else:
+            args = raw_args
+        if not isinstance(args, dict):
+            return answers.failure('arguments must be a JSON object, for example {"timezone": "UTC"}.')
+        plain = View(view.profiles, view.entries, view.quarantined)
+        return await self.call(plain, target, args, ctx)
+
+    # -- progress both ways ------------------------------------------------------------------
+
+    def _progress_token(self, ctx: Ctx | None) -> str | None:
+        """A gateway-wide token standing for the client's own, when the client asked for progress."""
+        meta: Mapping[str, Any] = (ctx.meta or {}) if ctx is not None else {}
+        client_token = meta.get("progress_token")
+        if ctx is None or not isinstance(client_token, str | int):
+            return None
+        token = f"gw-{next(self._tokens)}"
+        self._progress[token] = (ctx.session, client_token, ctx.request_id)
+        return token
+
+    async def _relay(self, downstream: Downstream, method: str, params: dict[str, Any]) -> None:
+        if method != "notifications/progress":
+            return
+        target = self._progress.get(str(params.get("progressToken")))
+        if target is None:
+            return
+        session, client_token, request_id = target
+        progress = params.get("progress")
+        if not isinstance(progress, int | float):
+            return
+        total = params.get("total")
+        message = params.get("message")
+        try:
+            await session.send_progress_notification(
+                client_token,
+                float(progress),
+                float(total) if isinstance(total, int | float) else None,
+                message if isinstance(message, str) else None,
+                related_request_id=str(request_id) if request_id is not None else None,
+            )
+        except Exception as exc:
+            logger.debug("progress not delivered: %s", exc)
+
+    # -- resources and prompts (only when a downstream serves them) --------------------------
+
+    def serves(self, capability: str) -> bool:
+        """Whether to declare prompts or resources: a downstream declares them and had at least
+        one when the gateway started (seed 003: no capability without something behind it)."""
+        return capability in self._offered
+
+    async def list_prompts(self, ctx: Ctx, params: mcp_types.PaginatedRequestParams | None) -> Any:
+        prompts = []
+        self._prompts = {}
+        for downstream in self._serving("prompts"):
+            for prompt in await self._all_pages(downstream, "prompts/list", "prompts"):
+                public = self.names.name(downstream.name, str(prompt.get("name")))
+                self._prompts[public] = Route(downstream.name, str(prompt.get("name")))
+                prompts.append(mcp_types.Prompt.model_validate({**prompt, "name": public}))
+        return mcp_types.ListPromptsResult(prompts=prompts)
+
+    async def get_prompt(self, ctx: Ctx, params: mcp_types.GetPromptRequestParams) -> Any:
+        if not self._prompts:
+            await self.list_prompts(ctx, None)
+        route = self._prompts.get(params.name)
+        if route is None:
+            raise MCPError(code=-32602, message=f"Unknown prompt: {params.name}")
+        raw = await self._forward(
+            route.server, "prompts/get", {"name": route.tool, "arguments": params.arguments or {}}
+        )
+        return mcp_types.GetPromptResult.model_validate(raw)
+
+    async def list_resources(self, ctx: Ctx, params: mcp_types.PaginatedRequestParams | None) -> Any:
+        resources = []
+        self._resources = {}
+        for downstream in self._serving("resources"):
+            for resource in await self._all_pages(downstream, "resources/list", "resources"):
+                uri = str(resource.get("uri"))
+                self._resources.setdefault(uri, downstream.name)
+                name = self.names.name(downstream.name, str(resource.get("name") or uri))
+                resources.append(mcp_types.Resource.model_validate({**resource, "name": name}))
+        return mcp_types.ListResourcesResult(resources=resources)
+
+    async def read_resource(self, ctx: Ctx, params: mcp_types.ReadResourceRequestParams) -> Any:
+        uri = str(params.uri)
+        if uri not in self._resources:
+            await self.list_resources(ctx, None)
+        server = self._resources.get(uri)
+        if server is None:
+            raise MCPError(code=-32002, message=f"Resource not found: {uri}")
+        raw = await self._forward(server, "resources/read", {"uri": uri})
+        return mcp_types.ReadResourceResult.model_validate(raw)
+
+    def _serving(self, capability: str) -> list[Downstream]:
+        return [d for d in self.downstreams.values() if d.healthy and capability in d.capabilities]
+
+    async def _all_pages(self, downstream: Downstream, method: str, key: str) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
+        cursor: str | None = None
+        for _ in range(100):
+            try:
+                page = await downstream.request(method, {"cursor": cursor} if cursor else {})
+            except ClientError as exc:
+                logger.warning("%s: %s failed: %s", downstream.name, method, exc)
+                break
+            items += [i for i in page.get(key) or [] if isinstance(i, dict)]
+            cursor = page.get("nextCursor") if isinstance(page.get("nextCursor"), str) else None
+            if not cursor:
+                break
+        return items
+
+    async def _forward(self, server: str, method: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        try:
+            return await self.downstreams[server].request(method, params)
+        except JsonRpcError as exc:
+            raise MCPError(code=exc.code, message=f"{server}: {exc.message}") from None
+        except ClientError as exc:
+            raise MCPError(code=-32603, message=f"{server}: {exc}") from None
+
+    # -- the SDK server ------------------------------------------------------------------------
+
+    def lowlevel(self) -> Server[Any]:
+        """The SDK server with exactly the handlers some downstream backs."""
+        # Tools always: a downstream that failed to start may come back, and listChanged tells
+        # the client when its tools arrive. Prompts and resources only when some are served.
+        handlers: dict[str, Any] = {"on_list_tools": self.list_tools, "on_call_tool": self.call_tool}
+        if self.serves("prompts"):
+            handlers["on_list_prompts"] = self.list_prompts
+            handlers["on_get_prompt"] = self.get_prompt
+        if self.serves("resources"):
+            handlers["on_list_resources"] = self.list_resources
+            handlers["on_read_resource"] = self.read_resource
+        return _GatewayServer(self.config.name, version=__version__, **handlers)
+
+    def status(self) -> dict[str, Any]:
+        """Health, tools and quarantine per profile: what ``mcpkit gateway status`` prints."""
+        from mcpkit.compat import PROFILES
+
+        views = {p: self.view(profiles_for(None, p)).status() for p in PROFILES}
+        return {
+            "gateway": self.config.name,
+            "config": self.config.source,
+            "servers": [d.status() for d in self.downstreams.values()],
+            "tools": len(self.routes),
+            "profiles": views,
+        }
+
+    def name_map(self) -> dict[str, dict[str, str]]:
+        """Public name -> {server, tool}: what ``mcpkit gateway names --json`` prints."""
+        return {
+            public: {"server": r.server, "tool": r.tool} for public, (r, _) in sorted(self.routes.items())
+        }
+
+
+class _GatewayServer(Server[Any]):
+    """Announces ``tools.listChanged`` (the gateway sends it) and no empty extension map."""
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        options = super().create_initialization_options(
+            notification_options or NotificationOptions(tools_changed=True),
+            experimental_capabilities,
+            extensions,
+        )
+        if options.capabilities.extensions == {}:
+            capabilities = options.capabilities.model_copy(update={"extensions": None})
+            options = options.model_copy(update={"capabilities": capabilities})
+        return options
+
+
+def _connection(ctx: Ctx) -> Connection:
+    """The connection behind a request (private in the SDK; the only per-connection object)."""
+    connection: Connection = ctx.session._connection
+    return connection
+
+
+def _client_name(ctx: Ctx) -> str | None:
+    params = ctx.session.client_params
+    info = getattr(params, "client_info", None)
+    name = getattr(info, "name", None)
+    return name if isinstance(name, str) else None
+
+
+def _query(ctx: Ctx, key: str) -> str | None:
+    request = ctx.request
+    query = getattr(request, "query_params", None)
+    value = query.get(key) if query is not None else None
+    return value if isinstance(value, str) and value else None
+
+
+def _query_client(ctx: Ctx) -> str | None:
+    """``?client=NAME`` on the gateway URL: stateless HTTP keeps no clientInfo between requests."""
+    return _query(ctx, "client")
+
+
+def _query_profile(ctx: Ctx) -> str | None:
+    from mcpkit.compat import PROFILES
+
+    value = _query(ctx, "profile")
+    return value if value in PROFILES else None
+
+
+def _downstream_version(downstream: Downstream) -> str:
+    return downstream.protocol_version or "2025-11-25"
+
+
+def _int(value: Any, default: int) -> int:
+    try:
+        return max(0, int(value))
+    except (TypeError, ValueError):
+        return default

@@ -1,0 +1,275 @@
+"""One downstream server, supervised: started, watched, restarted with backoff, given up on.
+
+The gateway owns the restart policy (rather than the client session's own restart option)
+because it must *act* on each step: a restart re-lists the tools, a crash loop makes the
+downstream unhealthy so its tools leave every client's list, and each change is broadcast
+as ``notifications/tools/list_changed``. One process per downstream serves every client;
+a semaphore caps the calls running on it at once.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Literal
+
+import anyio
+import anyio.abc
+
+from mcpkit.client import CallTimeoutError, ClientError, ServerConfig, ServerExitedError, Session
+from mcpkit.gateway.config import GatewayConfig
+from mcpkit.gateway.errors import DownstreamUnavailableError
+from mcpkit.jsonrpc import JsonRpcError
+
+logger = logging.getLogger("mcpkit.gateway")
+
+State = Literal["starting", "ready", "restarting", "failed", "unhealthy", "stopped"]
+WATCH_SECONDS = 0.1
+
+ChangeHandler = Callable[["Downstream"], Awaitable[None]]
+NotificationRelay = Callable[["Downstream", str, dict[str, Any]], Awaitable[None]]
+
+
+class Downstream:
+    """A supervised connection to one configured server."""
+
+    def __init__(
+        self,
+        server: ServerConfig,
+        config: GatewayConfig,
+        *,
+        on_change: ChangeHandler,
+        on_notification: NotificationRelay,
+    ) -> None:
+        self.name = server.name
+        self.server = server
+        self.config = config
+        self.state: State = "starting"
+        self.error: str | None = None
+        self.tools: list[dict[str, Any]] = []
+        self.capabilities: dict[str, Any] = {}
+        self.server_info: dict[str, Any] = {}
+        self.protocol_version: str | None = None
+        self.restarts = 0
+        self.ready_seconds: float | None = None
+        self.pid: int | None = None
+        self._crashes: deque[float] = deque()
+        self._session: Session | None = None
+        self._on_change = on_change
+        self._on_notification = on_notification
+        self._limit = anyio.Semaphore(config.concurrency(self.name))
+        self._running = 0
+        self._settled = anyio.Event()  # the first attempt answered or failed
+        self._changed = anyio.Event()  # wakes waiters when the state moves
+        self._relist = anyio.Event()
+        self._broken = anyio.Event()
+        self._stop = anyio.Event()
+
+    # -- what the gateway reads ------------------------------------------------------------
+
+    @property
+    def healthy(self) -> bool:
+        return self.state == "ready"
+
+    @property
+    def listed(self) -> bool:
+        """Whether its tools are in the lists clients see (kept through a short restart)."""
+        return self.state in ("ready", "restarting") and bool(self.tools)
+
+    @property
+    def in_flight(self) -> int:
+        return self._running
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "server": self.name,
+            "transport": self.server.kind,
+            "state": self.state,
+            "tools": len(self.tools),
+            "restarts": self.restarts,
+            "in_flight": self._running,
+            "max_concurrent": self.config.concurrency(self.name),
+            "pid": self.pid,
+            "ready_seconds": None if self.ready_seconds is None else round(self.ready_seconds, 3),
+            "error": self.error,
+        }
+
+    async def wait_settled(self) -> None:
+        """Until the first start attempt has answered or failed."""
+        await self._settled.wait()
+
+    # -- running ---------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Keep the server up until :meth:`stop`; returns when stopped or given up on."""
+        started = time.perf_counter()
+        while not self._stop.is_set():
+            if self.restarts and self.state != "unhealthy":
+                self.state = "restarting"
+                self._wake()
+            try:
+                await self._hold_one(started)
+            except ClientError as exc:
+                self.error = str(exc)
+                logger.warning("%s: %s", self.name, exc)
+            finally:
+                self._session = None
+                self.pid = None
+            if self._stop.is_set():
+                break
+            first = not self._settled.is_set()
+            self._settled.set()
+            looping = not self._note_crash()
+            if looping and self.state != "unhealthy":
+                self.state = "unhealthy"
+                logger.error(
+                    "%s: crash loop (%d failures within %g s); marked unhealthy, its tools are withdrawn%s",
+                    self.name,
+                    len(self._crashes),
+                    self.config.supervision.window,
+                    "" if self.server.kind == "stdio" else "; still retrying the URL",
+                )
+                await self._moved()
+            if looping and self.server.kind == "stdio":
+                return  # a local process in a crash loop is not started again
+            if not looping:
+                self.state = "failed" if first else "restarting"
+                await self._moved()
+            delay = min(
+                self.config.supervision.max_backoff,
+                self.config.supervision.backoff * 2 ** max(0, len(self._crashes) - 1),
+            )
+            with anyio.move_on_after(delay):
+                await self._stop.wait()
+            if not self._stop.is_set():
+                self.restarts += 1
+                logger.info("%s: restarting (restart %d)", self.name, self.restarts)
+        self.state = "stopped"
+        self._settled.set()
+        self._wake()
+
+    def _note_crash(self) -> bool:
+        """Record a failure; False when the failures inside the window make a crash loop."""
+        now = time.monotonic()
+        self._crashes.append(now)
+        window = self.config.supervision.window
+        while self._crashes and now - self._crashes[0] > window:
+            self._crashes.popleft()
+        return len(self._crashes) <= self.config.supervision.max_restarts
+
+    async def _hold_one(self, started: float) -> None:
+        """One connection: open, list, serve until the process dies or we are told to stop."""
+        self._broken = anyio.Event()
+        async with Session(
+            self.server,
+            timeout=self.config.call_timeout,
+            connect_timeout=self.config.connect_timeout,
+            raise_on_error=False,
+            on_notification=self._notified,
+        ) as session:
+            tools = await session.list_tools()
+            self._session = session
+            self.pid = session.pid
+            self.tools = tools
+            self.capabilities = session.capabilities
+            self.server_info = session.server_info
+            self.protocol_version = session.protocol_version
+            self.error = None
+            if self.ready_seconds is None:
+                self.ready_seconds = time.perf_counter() - started
+            self.state = "ready"
+            self._settled.set()
+            await self._moved()
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(self._relister, session)
+                await self._watch(session)
+                tg.cancel_scope.cancel()
+            if not self._stop.is_set():
+                code = session.returncode
+                tail = " | ".join(line.strip() for line in session.stderr_tail()[-3:])
+                self.error = f"exited with code {code}" + (f"; last stderr: {tail}" if tail else "")
+                logger.warning("%s: %s", self.name, self.error)
+
+    async def _watch(self, session: Session) -> None:
+        """Return when the process exits, the connection breaks, or stop is asked."""
+        while not self._stop.is_set() and not self._broken.is_set():
+            if session.returncode is not None:
+                return
+            with anyio.move_on_after(WATCH_SECONDS):
+                await self._stop.wait()
+
+    async def _relister(self, session: Session) -> None:
+        """Re-list the tools whenever the downstream says its list changed."""
+        while True:
+            await self._relist.wait()
+            self._relist = anyio.Event()
+            try:
+                self.tools = await session.list_tools(refresh=True)
+            except ClientError as exc:
+                logger.warning("%s: re-listing tools failed: %s", self.name, exc)
+                continue
+            logger.info("%s: tool list changed, now %d tools", self.name, len(self.tools))
+            await self._moved()
+
+    async def _notified(self, method: str, params: dict[str, Any]) -> None:
+        if method == "notifications/tools/list_changed":
+            self._relist.set()
+        await self._on_notification(self, method, params)
+
+    async def _moved(self) -> None:
+        self._wake()
+        await self._on_change(self)
+
+    def _wake(self) -> None:
+        self._changed.set()
+        self._changed = anyio.Event()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    # -- calls -----------------------------------------------------------------------------
+
+    async def _ready_session(self, timeout: float | None) -> Session:
+        """The live session, waiting through a restart (bounded by ``timeout``)."""
+        with anyio.move_on_after(timeout):
+            while not self._stop.is_set():
+                if self.state in ("starting", "restarting"):
+                    await self._changed.wait()
+                elif self.state == "ready" and self._session is not None and self._dead(self._session):
+                    self._broken.set()  # exited since the last watch: wait for the restart
+                    await self._changed.wait()
+                else:
+                    break
+        session = self._session
+        if self.state != "ready" or session is None:
+            reason = f": {self.error}" if self.error else ""
+            raise DownstreamUnavailableError(f"server {self.name!r} is {self.state}{reason}")
+        return session
+
+    @staticmethod
+    def _dead(session: Session) -> bool:
+        return session.server.kind == "stdio" and session.returncode is not None
+
+    async def request(
+        self, method: str, params: Mapping[str, Any], timeout: float | None = None
+    ) -> dict[str, Any]:
+        """Send one request, at most ``max_concurrent`` at a time; raises ClientError subclasses."""
+        seconds = self.config.call_timeout if timeout is None else timeout
+        session = await self._ready_session(seconds)
+        async with self._limit:
+            self._running += 1
+            try:
+                return await session.request(method, params, timeout=seconds)
+            except ServerExitedError:
+                self._broken.set()
+                raise
+            except (JsonRpcError, CallTimeoutError):
+                raise  # the server answered, or is slow: the connection itself is fine
+            except ClientError:
+                if self.server.kind != "stdio":
+                    self._broken.set()  # a URL that stopped answering: reconnect with backoff
+                raise
+            finally:
+                self._running -= 1

@@ -1,0 +1,107 @@
+"""Running a gateway on stdio or stateless streamable HTTP until stdin closes or a signal.
+
+On every way out (stdin closed, SIGINT, SIGTERM, SIGHUP) the downstreams are stopped and each
+stdio child's whole process group is ended before the process exits: the session closes
+stdin, then SIGTERM, then SIGKILL to the group (see :mod:`mcpkit.client`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import stat
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, cast
+
+import anyio
+from mcp.server.stdio import stdio_server
+
+from mcpkit.gateway.core import Gateway
+from mcpkit.gateway.status import StatusFile
+from mcpkit.server import HttpOptions, claimed_stdin, serve_http, wait_for_stop_signal
+
+logger = logging.getLogger("mcpkit.gateway")
+
+
+class _LoopStdout:
+    """stdout for the SDK's ``stdio_server`` written from the event loop.
+
+    The SDK writes each message through ``anyio.wrap_file``: a worker-thread hop per write and
+    per flush, which made the gateway's relay hop cost more than the call it relays. A pipe
+    written from the loop has no hop. fd 1 then points at stderr, so stray prints cannot
+    corrupt the wire.
+    """
+
+    def __init__(self, writer: asyncio.StreamWriter) -> None:
+        self._writer = writer
+
+    @classmethod
+    async def open(cls) -> _LoopStdout | None:
+        """None when stdout is not a pipe or socket (a file, a terminal): the SDK's writer is used."""
+        if not stat.S_ISFIFO(os.fstat(1).st_mode) and not stat.S_ISSOCK(os.fstat(1).st_mode):
+            return None
+        loop = asyncio.get_running_loop()
+        private = os.fdopen(os.dup(1), "wb", buffering=0)
+        transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, private)
+        os.dup2(2, 1)
+        return cls(asyncio.StreamWriter(transport, protocol, None, loop))
+
+    async def write(self, data: str) -> int:
+        self._writer.write(data.encode("utf-8"))
+        return len(data)
+
+    async def flush(self) -> None:
+        await self._writer.drain()
+
+
+async def run_stdio(gateway: Gateway, status_path: Path | None = None) -> None:
+    """Serve one client on stdin/stdout; the downstreams start first, in parallel."""
+    async with anyio.create_task_group() as tg:
+
+        async def stop_on_signal() -> None:
+            await wait_for_stop_signal()
+            tg.cancel_scope.cancel()
+
+        tg.start_soon(stop_on_signal)
+        await gateway.start(tg)
+        tg.start_soon(StatusFile(gateway, status_path).keep_written)
+        server = gateway.lowlevel()
+        with claimed_stdin() as lines:
+            stdout = await _LoopStdout.open()
+            async with stdio_server(stdin=cast(Any, lines), stdout=cast(Any, stdout)) as (
+                read_stream,
+                write_stream,
+            ):
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+        tg.cancel_scope.cancel()
+
+
+async def run_http(
+    gateway: Gateway,
+    host: str,
+    port: int,
+    *,
+    path: str = "/mcp",
+    origins: Sequence[str] = (),
+    token: str | None = None,
+    status_path: Path | None = None,
+) -> None:
+    """Serve stateless streamable HTTP: no session state, so replicas behind a balancer share nothing.
+
+    The server's HTTP runner refuses foreign Origins and, when a token is set, requests without it.
+    """
+    async with anyio.create_task_group() as tg:
+        await gateway.start(tg)
+        tg.start_soon(StatusFile(gateway, status_path).keep_written)
+        options = HttpOptions(
+            host=host,
+            port=port,
+            path=path,
+            stateless=True,
+            allowed_origins=tuple(origins),
+            bearer_token=token,
+        )
+        await serve_http(gateway.lowlevel(), options, name=f"gateway {gateway.config.name}")
+        tg.cancel_scope.cancel()

@@ -1,0 +1,165 @@
+"""What a client sees through a real gateway child: names, capabilities, adapted definitions,
+arguments put back, quarantine, validated results, meta-tools, the output cap, status."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcpkit.client import Session
+from mcpkit.compat import lint
+from tests.gateway.support import (
+    everything_server,
+    flaky,
+    gateway_session,
+    run_cli,
+    time_server,
+    write_config,
+)
+
+pytestmark = [pytest.mark.slow]
+
+
+def text(raw: dict[str, Any]) -> str:
+    return "\n".join(str(c.get("text")) for c in raw.get("content", []))
+
+
+async def call(session: Session, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
+    return await session.request("tools/call", {"name": name, "arguments": args or {}})
+
+
+def test_names_json_is_stable_when_a_server_is_added(tmp_path: Path) -> None:
+    one = write_config(tmp_path / "one.json", {"flaky": flaky()}, {"names": {"flaky/echo": "say"}})
+    two = write_config(
+        tmp_path / "two.json", {"flaky": flaky(), "flaky2": flaky()}, {"names": {"flaky/echo": "say"}}
+    )
+    first = run_cli("gateway", "names", "--json", "--config", str(one))
+    assert first.returncode == 0, first.stderr
+    before = json.loads(first.stdout)
+    assert before["say"] == {"server": "flaky", "tool": "echo"}
+    assert before["flaky_sleep"] == {"server": "flaky", "tool": "sleep"}
+    after = json.loads(run_cli("gateway", "names", "--json", "--config", str(two)).stdout)
+    assert {k: v for k, v in after.items() if v["server"] == "flaky"} == before
+    assert after["flaky2_echo"] == {"server": "flaky2", "tool": "echo"}
+
+
+def test_status_reports_health_and_quarantine(tmp_path: Path) -> None:
+    config = write_config(
+        tmp_path / "gw.json", {"flaky": flaky(), "gone": {"command": "/nonexistent/server"}}
+    )
+    done = run_cli("gateway", "status", "--json", "--config", str(config))
+    assert done.returncode == 1  # a server is down
+    data = json.loads(done.stdout)
+    servers = {s["server"]: s for s in data["servers"]}
+    assert servers["flaky"]["state"] == "ready" and servers["flaky"]["tools"] == 11
+    assert servers["gone"]["state"] in ("failed", "unhealthy") and servers["gone"]["error"]
+    strict = data["profiles"]["openai-strict"]["quarantined"]
+    assert "flaky_tags" in strict and "additionalProperties" in strict["flaky_tags"]
+    assert data["profiles"]["gemini"]["quarantined"].keys() == {"flaky_tree"}
+
+
+def test_a_bad_config_is_a_usage_error(tmp_path: Path) -> None:
+    bad = write_config(tmp_path / "gw.json", {"my-a": flaky(), "my_a": flaky()})
+    done = run_cli("gateway", "names", "--config", str(bad))
+    assert done.returncode == 2 and "share the tool prefix" in done.stderr
+
+
+@pytest.mark.anyio
+async def test_capabilities_are_only_what_is_served(tmp_path: Path) -> None:
+    async with gateway_session(write_config(tmp_path / "a.json", {"flaky": flaky()})) as session:
+        assert session.capabilities == {"tools": {"listChanged": True}}
+    # mcp-server-time declares prompts and resources but has none: still not declared.
+    async with gateway_session(write_config(tmp_path / "b.json", {"time": time_server()})) as session:
+        assert session.capabilities == {"tools": {"listChanged": True}}
+
+
+@pytest.mark.anyio
+@pytest.mark.thirdparty
+async def test_resources_and_prompts_are_forwarded_namespaced(tmp_path: Path) -> None:
+    config = write_config(tmp_path / "gw.json", {"everything": everything_server()})
+    async with gateway_session(config) as session:
+        assert {"tools", "prompts", "resources"} <= set(session.capabilities)
+        resources = (await session.request("resources/list", {}))["resources"]
+        assert resources and all(r["name"].startswith("everything_") for r in resources)
+        read = await session.request("resources/read", {"uri": resources[0]["uri"]})
+        assert read["contents"][0]["uri"] == resources[0]["uri"]
+        prompts = (await session.request("prompts/list", {}))["prompts"]
+        simple = next(p for p in prompts if p["name"].startswith("everything_simple"))
+        got = await session.request("prompts/get", {"name": simple["name"], "arguments": {}})
+        assert got["messages"]
+
+
+@pytest.mark.anyio
+async def test_claude_desktop_sees_adapted_tools_and_arguments_go_back(tmp_path: Path) -> None:
+    async with gateway_session(
+        write_config(tmp_path / "gw.json", {"flaky": flaky()}), client_name="claude-ai"
+    ) as s:
+        tools = await s.list_tools()
+        profiles = ["mcp-spec", "claude-desktop-2025", "claude"]
+        assert [f for f in lint(tools, profiles, server_name="gateway") if f.severity == "error"] == []
+        choice = next(t for t in tools if t["name"] == "flaky_choice")
+        assert choice["inputSchema"]["properties"]["value"]["type"] == "string"
+        # The model sends text for the widened parameter; the downstream gets a number again.
+        assert text(await call(s, "flaky_choice", {"value": "5"})) == "int:5"
+        assert text(await call(s, "flaky_choice", {"value": "true"})) == "bool:True"
+
+
+@pytest.mark.anyio
+async def test_quarantined_tools_are_hidden_and_refused_with_the_reason(tmp_path: Path) -> None:
+    config = write_config(tmp_path / "gw.json", {"flaky": flaky()})
+    async with gateway_session(config, "--profile", "openai-strict") as session:
+        names = {t["name"] for t in await session.list_tools()}
+        assert "flaky_tags" not in names and "flaky_echo" in names
+        refused = await call(session, "flaky_tags", {"tags": {"a": "b"}})
+        assert refused["isError"] is True and "quarantined" in text(refused)
+        # openai-strict's nulls for "left out" are dropped before the downstream sees them.
+        assert text(await call(session, "flaky_tree", {"root": None})) == "{}"
+
+
+@pytest.mark.anyio
+async def test_invalid_results_become_errors_naming_the_downstream(tmp_path: Path) -> None:
+    async with gateway_session(write_config(tmp_path / "gw.json", {"flaky": flaky()})) as session:
+        bad = await call(session, "flaky_badresult")
+        assert bad["isError"] is True
+        assert text(bad).startswith("Server flaky returned an invalid result for badresult:")
+        # listing's array outputSchema was dropped for the client; its array structuredContent too.
+        listing = await call(session, "flaky_listing")
+        assert "structuredContent" not in listing and text(listing) == "[1, 2, 3]"
+
+
+@pytest.mark.anyio
+async def test_meta_tools_reach_every_tool_over_the_limit(tmp_path: Path) -> None:
+    config = write_config(tmp_path / "gw.json", {"bulk": flaky("--many", "45")})
+    async with gateway_session(config, client_name="cursor-vscode") as session:
+        names = [t["name"] for t in await session.list_tools()]
+        assert names == ["search_tools", "describe_tool", "call_tool"]
+        found = text(await call(session, "search_tools", {"query": "trivial", "limit": 5}))
+        assert found.startswith("45 tools match") and "offset=5" in found
+        described = json.loads(text(await call(session, "describe_tool", {"name": "bulk_echo"})))
+        assert described["inputSchema"]["required"] == ["text"]
+        echoed = await call(session, "call_tool", {"name": "bulk_echo", "arguments": '{"text": "hi"}'})
+        assert text(echoed) == "hi"
+        wrong = await call(session, "call_tool", {"name": "bulk_echo", "arguments": "{not json"})
+        assert wrong["isError"] is True and "JSON" in text(wrong)
+
+
+@pytest.mark.anyio
+async def test_output_cap_cuts_with_a_pointer_to_the_rest(tmp_path: Path) -> None:
+    config = write_config(tmp_path / "gw.json", {"flaky": flaky()}, {"output_cap": 2000})
+    async with gateway_session(config) as session:
+        assert "readmore" in {t["name"] for t in await session.list_tools()}
+        whole = "\n".join(f"line {i:04d}" for i in range(1000))
+        got, raw = "", await call(session, "flaky_long", {"lines": 1000})
+        for _ in range(20):
+            part = text(raw)
+            body, _, tail = part.rpartition("\n[")
+            got += body if tail.startswith(("cut:", "end:")) else part
+            if not tail.startswith("cut:"):
+                break
+            pointer = tail.split("readmore with id=")[1]
+            key, offset = pointer.rstrip("]").split(" and offset=")
+            raw = await call(session, "readmore", {"id": key, "offset": int(offset)})
+        assert got == whole
