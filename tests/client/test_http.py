@@ -55,6 +55,12 @@ async def test_one_protocol_version_header_and_the_session_id() -> None:
             assert len(await s.list_tools()) == 4
 
 
+async def test_a_same_origin_redirect_is_followed() -> None:
+    with misbehaving("--redirect") as url:
+        async with connect(url, timeout=10) as s:
+            assert (await s.call("echo", {"text": "moved"})).text == "moved"
+
+
 async def test_sse_answers_are_read_too() -> None:
     with misbehaving("--sse-answers") as url:
         async with connect(url, timeout=10) as s:

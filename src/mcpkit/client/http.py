@@ -287,6 +287,8 @@ class _GuardedTransport(httpx2.AsyncBaseTransport):
         ctype = response.headers.get("content-type", "").lower()
         is_json = ctype.startswith("application/json")
         is_sse = ctype.startswith("text/event-stream")
+        if 300 <= response.status_code < 400:
+            return response  # the SDK follows a redirect that stays on the endpoint's origin
         if response.status_code >= 400 or (response.status_code != 202 and not (is_json or is_sse)):
             return await _refused(request, response, rid, url, ctype, is_json)
         length = response.headers.get("content-length", "")
