@@ -1,4 +1,4 @@
-"""Tool-poisoning heuristics and the HTTP problem messages, as units (property-based where it pays).
+"""Tool-poisoning heuristics, HTTP problem messages and the rule catalog, as units.
 
 The heuristics must find hidden text wherever it is put, and must stay quiet on ordinary
 descriptions; an HTTP failure must always be one line that names the URL.
@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from mcpkit.check.model import CheckReport
 from mcpkit.check.poisoning import check_poisoning
+from mcpkit.check.rules import CATALOG, compat_rules
 from mcpkit.client.http import HttpProblem
 
 PLAIN = st.text(alphabet=string.ascii_letters + string.digits + " .,:'-/", max_size=200)
@@ -89,3 +90,10 @@ def test_http_problems_are_one_line_naming_the_url(kind: str, status: int, ctype
     url = "http://127.0.0.1:8123/mcp"
     message = HttpProblem(url, kind, status, ctype, detail).message
     assert url in message and "\n" not in message and "; " in message
+
+
+def test_every_rule_cites_its_evidence() -> None:
+    for rule in [*CATALOG.values(), *compat_rules().values()]:
+        assert rule.evidence and rule.help_uri.startswith("https://"), rule.id
+        if rule.unconfirmed:
+            assert rule.level != "error", rule.id
