@@ -29,6 +29,12 @@ ARGS: dict[str, dict[str, Any]] = {
     "toggle-subscriber-updates": {},
     "trigger-long-running-operation": {"duration": 0.2, "steps": 2},
     "simulate-research-query": {"topic": "gateways"},
+    # Listed since the client declares roots, sampling and elicitation (issue 11); with no
+    # handler installed, both paths answer with the same refusal or the same empty roots.
+    "get-roots-list": {},
+    "trigger-sampling-request": {"prompt": "hello"},
+    "trigger-elicitation-request": {},
+    "trigger-url-elicitation": {},
 }
 # get-env prints the server's environment: the gateway's child inherits the gateway's, which
 # the test sets apart from its own (MCPKIT_LOG); compared without those keys.
