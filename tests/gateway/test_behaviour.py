@@ -48,7 +48,13 @@ def test_names_json_is_stable_when_a_server_is_added(tmp_path: Path) -> None:
 
 def test_status_reports_health_and_quarantine(tmp_path: Path) -> None:
     config = write_config(
-        tmp_path / "gw.json", {"flaky": flaky(), "gone": {"command": "/nonexistent/server"}}
+        tmp_path / "gw.json",
+        {
+            "flaky": flaky(),
+            "gone": {"command": "/nonexistent/server"},
+            "mute": {"command": "sleep", "args": ["300"]},  # never answers initialize
+        },
+        {"connect_timeout": 2},
     )
     done = run_cli("gateway", "status", "--json", "--config", str(config))
     assert done.returncode == 1  # a server is down
@@ -56,6 +62,9 @@ def test_status_reports_health_and_quarantine(tmp_path: Path) -> None:
     servers = {s["server"]: s for s in data["servers"]}
     assert servers["flaky"]["state"] == "ready" and servers["flaky"]["tools"] == 11
     assert servers["gone"]["state"] in ("failed", "unhealthy") and servers["gone"]["error"]
+    # Ready once every server answered or failed: the mute one fails at its connect timeout.
+    assert servers["mute"]["state"] == "failed"
+    assert "no answer to initialize within 2 s" in servers["mute"]["error"]
     strict = data["profiles"]["openai-strict"]["quarantined"]
     assert "flaky_tags" in strict and "additionalProperties" in strict["flaky_tags"]
     assert data["profiles"]["gemini"]["quarantined"].keys() == {"flaky_tree"}

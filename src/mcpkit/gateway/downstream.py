@@ -105,8 +105,8 @@ class Downstream:
         """Keep the server up until :meth:`stop`; returns when stopped or given up on."""
         started = time.perf_counter()
         while not self._stop.is_set():
-            if self.restarts and self.state != "unhealthy":
-                self.state = "restarting"
+            if self.restarts and self.state not in ("unhealthy", "failed"):
+                self.state = "restarting"  # one that never started stays "failed" while retried
                 self._wake()
             try:
                 await self._hold_one(started)
@@ -134,7 +134,7 @@ class Downstream:
             if looping and self.server.kind == "stdio":
                 return  # a local process in a crash loop is not started again
             if not looping:
-                self.state = "failed" if first else "restarting"
+                self.state = "failed" if first or self.state == "failed" else "restarting"
                 await self._moved()
             delay = min(
                 self.config.supervision.max_backoff,
