@@ -37,6 +37,7 @@ from mcpkit.gateway.errors import DownstreamUnavailableError
 from mcpkit.gateway.naming import NameMap, Route
 from mcpkit.gateway.overflow import Overflow
 from mcpkit.gateway.views import View, build_view
+from mcpkit.server import HonestServer
 
 logger = logging.getLogger("mcpkit.gateway")
 
@@ -388,8 +389,8 @@ class Gateway:
         }
 
 
-class _GatewayServer(Server[Any]):
-    """Announces ``tools.listChanged`` (the gateway sends it) and no empty extension map."""
+class _GatewayServer(HonestServer):
+    """The honest low-level server, announcing ``tools.listChanged``: the gateway sends it."""
 
     def create_initialization_options(
         self,
@@ -397,15 +398,11 @@ class _GatewayServer(Server[Any]):
         experimental_capabilities: dict[str, dict[str, Any]] | None = None,
         extensions: dict[str, dict[str, Any]] | None = None,
     ) -> InitializationOptions:
-        options = super().create_initialization_options(
+        return super().create_initialization_options(
             notification_options or NotificationOptions(tools_changed=True),
             experimental_capabilities,
             extensions,
         )
-        if options.capabilities.extensions == {}:
-            capabilities = options.capabilities.model_copy(update={"extensions": None})
-            options = options.model_copy(update={"capabilities": capabilities})
-        return options
 
 
 def _connection(ctx: Ctx) -> Connection:
