@@ -122,3 +122,18 @@ def test_client_names_choose_profiles() -> None:
 
 def test_docs_keep_the_client_table() -> None:
     assert markdown_table() in DOCS.read_text(encoding="utf-8")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    args=st.dictionaries(
+        st.sampled_from(["value", "note", "other"]),
+        st.one_of(st.none(), st.integers(), st.text(max_size=8), st.booleans()),
+        max_size=3,
+    )
+)
+def test_the_compiled_fast_path_agrees_with_the_walk(args: dict[str, Any]) -> None:
+    from mcpkit.gateway.arguments import Restorer
+
+    schema = CHOICE["inputSchema"]
+    assert Restorer(schema)(args) == restore(args, schema)

@@ -47,6 +47,30 @@ def _fits(value: Any, schema: Any, root: Mapping[str, Any]) -> bool:
         return True
 
 
+class Restorer:
+    """:func:`restore` for one tool, with its input schema compiled once.
+
+    Most calls already fit the original schema (nothing was widened, or the model sent the
+    original types): they pass after one validation, without walking the schema.
+    """
+
+    def __init__(self, original: Mapping[str, Any]) -> None:
+        self.original = original
+        try:
+            self._validator: Draft202012Validator | None = Draft202012Validator(dict(original))
+        except Exception:  # not a schema the validator can compile: walk it every time
+            self._validator = None
+
+    def __call__(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        if self._validator is not None:
+            try:
+                if self._validator.is_valid(dict(arguments)):
+                    return dict(arguments)
+            except Exception:
+                pass
+        return restore(arguments, self.original)
+
+
 def restore(arguments: Mapping[str, Any], original: Mapping[str, Any]) -> dict[str, Any]:
     """``arguments`` for the downstream whose input schema is ``original``."""
     return _restore_object(arguments, original, original)

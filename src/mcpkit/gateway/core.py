@@ -29,7 +29,6 @@ from mcp.shared.exceptions import MCPError
 from mcpkit import __version__
 from mcpkit.client import CallTimeout, ClientError, RpcError
 from mcpkit.gateway import answers, metatools, overflow
-from mcpkit.gateway.arguments import restore
 from mcpkit.gateway.clients import profiles_for
 from mcpkit.gateway.config import GatewayConfig
 from mcpkit.gateway.downstream import Downstream
@@ -181,7 +180,7 @@ class Gateway:
             return answers.failure(f"Unknown tool {name!r}; tools/list has the tools of this gateway.")
         route = entry.route
         downstream = self.downstreams[route.server]
-        args = restore(arguments, entry.original.get("inputSchema") or {})
+        args = entry.restore(arguments)
         request: dict[str, Any] = {"name": route.tool, "arguments": args}
         token = self._progress_token(ctx)
         if token is not None:
