@@ -48,6 +48,9 @@ from mcpkit.archive.settings import parse_settings
 from mcpkit.archive.store import Store
 from mcpkit.archive.vectors import SpaceWriter, vectors_root
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' reference scan
+from tests.archive.naive import naive_text_search
+
 try:  # upstream computes with torch; with torch installed the baseline runs its very calls
     import torch as _torch
 except ImportError:  # numpy stand-in for the same work (faster per element than torch's loop)
@@ -362,7 +365,7 @@ def run(n: int, queries: int, upstream_queries: int, workdir: Path, seed: int) -
 
     # text search correctness on the bench data: FTS path == naive scan
     for term in TEXT_TERMS[:4]:
-        assert engine.search_posts_by_text(term, 50) == engine.store.naive_text_search(term, 50), term
+        assert engine.search_posts_by_text(term, 50) == naive_text_search(engine.store, term, 50), term
     engine.close()
 
     # -- upstream ----------------------------------------------------------------------------

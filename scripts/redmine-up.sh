@@ -100,6 +100,14 @@ unless user
   user.password = user.password_confirmation = SecureRandom.hex(16)
   user.save!
 end
+# Custom fields for the tests: one list field taking several values, one plain text field.
+unless IssueCustomField.find_by_name("mcpkit-multi")
+  IssueCustomField.create!(name: "mcpkit-multi", field_format: "list", possible_values: %w[alpha beta gamma],
+                           multiple: true, is_for_all: true, is_filter: true, trackers: Tracker.all)
+end
+unless IssueCustomField.find_by_name("mcpkit-text")
+  IssueCustomField.create!(name: "mcpkit-text", field_format: "string", is_for_all: true, trackers: Tracker.all)
+end
 puts "MCPKIT-ADMIN-KEY=#{admin.api_key}"
 puts "MCPKIT-USER-KEY=#{user.api_key}"
 '

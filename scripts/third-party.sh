@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install the real third-party MCP servers the tests talk to, into .third-party/ (idempotent).
-#   .third-party/venv      PyPI mcp-server-time and mcp-server-fetch, in a venv of their own
-#   .third-party/node      npm @modelcontextprotocol/server-everything
+#   .third-party/venv      PyPI mcp-server-time, mcp-server-fetch and mcp-server-git, in a venv of their own
+#   .third-party/node      npm @modelcontextprotocol/server-everything and server-filesystem
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 dest="$root/.third-party"

@@ -11,9 +11,10 @@ import pytest
 
 from mcpkit.archive import api as api_module
 from mcpkit.archive import safetensors_io
-from mcpkit.archive.api import ApiError, ArchiveAPI, chunk_pairs, default_db_path
+from mcpkit.archive.api import ArchiveAPI, chunk_pairs, default_db_path
 from mcpkit.archive.embedding import embed_missing
 from mcpkit.archive.importers import import_csv
+from mcpkit.jsonrpc import JsonRpcError
 
 from .helpers import HashEmbedder, row, write_csv
 
@@ -34,8 +35,8 @@ async def api(tmp_path: Path) -> AsyncIterator[ArchiveAPI]:
     opened.close()
 
 
-async def _error(api: ArchiveAPI, method: str, params: object) -> ApiError:
-    with pytest.raises(ApiError) as info:
+async def _error(api: ArchiveAPI, method: str, params: object) -> JsonRpcError:
+    with pytest.raises(JsonRpcError) as info:
         await api.call(method, params)  # type: ignore[arg-type]
     return info.value
 
@@ -52,6 +53,7 @@ def test_method_table() -> None:
         "get_status",
         "embed_text",
         "get_user_list",
+        "check_init",
     }
     assert api.is_streaming("vector_search") and not api.is_streaming("search_similar")
     assert not api.is_streaming("nope")
@@ -115,13 +117,14 @@ def test_method_table() -> None:
             "source must be one of content, reasoning, summary, got 'tags'",
         ),
         ("get_user_stats", {"limit": 0}, -32602, "limit must be between 1 and 1000, got 0"),
+        ("get_user_stats", {"offset": -1}, -32602, "offset must be between 0 and 100000, got -1"),
         ("embed_text", {}, -32602, "Invalid params: text is required"),
         ("get_user_stats", "nonsense", -32602, "Invalid params: params must be an object or an array"),
         (
             "get_user_stats",
-            [1, 2],
+            [1, 2, 3],
             -32602,
-            "Invalid params: get_user_stats takes at most 1 positional params",
+            "Invalid params: get_user_stats takes at most 2 positional params",
         ),
         (
             "search_similar",
@@ -154,6 +157,7 @@ async def test_result_shapes(api: ArchiveAPI) -> None:
         "total_posts": 20,
         "total_users": 2,
         "date_range": {"earliest": "2024-01-01 00:00:00", "latest": "2024-01-20 00:00:00"},
+        "enrichment": {"total_posts": 20, "enriched": 0, "failed": 0},
     }
     status = await api.call("get_status", {})
     assert status["data_stats"] == {

@@ -249,6 +249,7 @@ def test_stats_and_user_list(engine: Engine) -> None:
         "total_posts": 7,
         "total_users": 3,
         "date_range": {"earliest": "2024-01-01 10:00:00", "latest": "2024-02-01 10:00:00"},
+        "enrichment": {"total_posts": 7, "enriched": 0, "failed": 0},
     }
     status = engine.status()
     assert status["status"] == "running" and status["server_type"] == "TwilogServer"

@@ -16,9 +16,11 @@ from hypothesis import strategies as st
 from mcpkit.archive import store as store_module
 from mcpkit.archive.errors import ImportFormatError
 from mcpkit.archive.importers import import_csv, twilog_csv
+from mcpkit.archive.query import parse_terms
 from mcpkit.archive.store import Store
 
 from .helpers import csv_text, row, write_csv
+from .naive import naive_text_search
 
 CONTENT = st.text(
     alphabet=st.one_of(
@@ -59,7 +61,7 @@ def _stored(store: Store) -> dict[int, tuple[str, str, int]]:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(ENTRY, max_size=25))
+@given(st.lists(ENTRY, min_size=1, max_size=25))
 def test_import_round_trips_content_and_keeps_larger_log_type(entries) -> None:
     rows = []
     want: dict[int, tuple[str, str, int]] = {}
@@ -246,7 +248,7 @@ def test_batched_import_counts_as_if_the_whole_file_were_deduplicated_first(befo
         assert summary.duplicates_in_file == len(entries) - len(incoming)
         assert {pid: (content, log_type) for pid, (_, content, log_type) in _stored(store).items()} == want
         for term in ("apple", "ban", "apr", "erry", "an"):
-            assert store.text_search(term, 50) == store.naive_text_search(term, 50)
+            assert store.text_search(parse_terms(term), 50) == naive_text_search(store, term, 50)
         store.close()
 
 
@@ -262,7 +264,7 @@ def test_interrupted_threaded_import_resumes_without_loss_or_duplicates(
         import_csv(export, store, progress=interrupt)
     assert interrupt.calls == 5  # it stopped part-way, with batches and index chunks written
     assert set(_stored(store)) == {1}
-    assert store.text_search("post", 50) == []
+    assert store.text_search(parse_terms("post"), 50) == []
     assert _parser_threads() == []
     summary = import_csv(export, store)
     assert (summary.new, summary.updated, summary.unchanged) == (38, 0, 1)
@@ -270,9 +272,9 @@ def test_interrupted_threaded_import_resumes_without_loss_or_duplicates(
     assert sorted(stored) == list(range(1, 40))
     assert stored[7] == ("u1", "post 7 text", 1)
     assert store.reader.execute("SELECT count(*) FROM users").fetchone()[0] == 4
-    found = store.text_search("text", 100)
+    found = store.text_search(parse_terms("text"), 100)
     assert sorted(p["post_id"] for p in found) == list(range(2, 40))
-    assert found == store.naive_text_search("text", 100)
+    assert found == naive_text_search(store, "text", 100)
 
 
 @pytest.mark.timeout(60)

@@ -9,7 +9,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mcpkit.archive.posts import dedup_key, strip_content, timestamp_epoch, user_from_url
-from mcpkit.archive.query import parse_query, parse_terms, split_query
 
 
 def test_strip_content_removes_urls_and_mentions_keeps_hashtags() -> None:
@@ -46,22 +45,3 @@ def test_timestamp_fast_path_agrees_with_strptime(moment: dt.datetime, noise: st
         except ValueError:
             want = None
         assert timestamp_epoch(text) == want
-
-
-def test_query_syntax() -> None:
-    assert split_query(r"a\|b|c|d") == ("a|b", "c|d")
-    assert split_query("plain") == ("plain", None)
-    parsed = parse_query('猫 | "hello world" -dog a\\ b -')
-    assert parsed.vector_text == "猫"
-    assert parsed.text_filter.includes == ("hello world", "a b", "-")
-    assert parsed.text_filter.excludes == ("dog",)
-    assert parse_query("| x").text_only
-    assert parse_terms('-"two words"').excludes == ("two words",)
-    assert parse_terms("Ab").matches("xaBy") and not parse_terms("-ab").matches("AB")
-
-
-@given(st.lists(st.text(alphabet='ab -"\\', min_size=1, max_size=6), max_size=4))
-def test_parse_terms_never_crashes_and_filters_are_consistent(parts: list[str]) -> None:
-    text_filter = parse_terms(" ".join(parts))
-    for term in text_filter.includes:
-        assert term and text_filter.matches(term) in (True, False)

@@ -11,7 +11,10 @@ from hypothesis import strategies as st
 
 from mcpkit.archive import store as store_module
 from mcpkit.archive.posts import Post
+from mcpkit.archive.query import parse_terms, quote_term
 from mcpkit.archive.store import Store
+
+from .naive import naive_text_search
 
 ALPHABET = [*list("abAB ä日本語İıßẞ\"'*-%_\n"), "OR", "NEAR"]
 TEXT = st.lists(st.sampled_from(ALPHABET), max_size=12).map("".join)
@@ -45,7 +48,8 @@ def _store(tmp: str, posts: list[tuple[str, str, str]]) -> Store:
 def test_fts_equals_naive_scan(posts, term, limit, source) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store = _store(tmp, posts)
-        assert store.text_search(term, limit, source) == store.naive_text_search(term, limit, source)
+        want = naive_text_search(store, quote_term(term), limit, source)
+        assert store.text_search(parse_terms(quote_term(term)), limit, source) == want
         store.close()
 
 
@@ -56,7 +60,8 @@ def test_common_term_path_equals_naive_scan(posts, term, limit) -> None:
         patch.setattr(store_module, "_FTS_PROBE", 1)  # force the "very common term" walk
         with tempfile.TemporaryDirectory() as tmp:
             store = _store(tmp, posts)
-            assert store.text_search(term, limit) == store.naive_text_search(term, limit)
+            want = naive_text_search(store, quote_term(term), limit)
+            assert store.text_search(parse_terms(quote_term(term)), limit) == want
             store.close()
 
 
@@ -66,13 +71,13 @@ def test_fts_is_used_and_updates_follow_content(tmp_path: Path) -> None:
         store.upsert_posts(
             conn, [Post(1, "u", "2024-01-01 00:00:00", "https://x.com/u/status/1", "Hello World", 1)]
         )
-    assert [p["post_id"] for p in store.text_search("WORLD", 10)] == [1]
+    assert [p["post_id"] for p in store.text_search(parse_terms("WORLD"), 10)] == [1]
     with store.transaction() as conn:
         store.upsert_posts(
             conn, [Post(1, "u", "2024-01-01 00:00:00", "https://x.com/u/status/1", "bye there", 3)]
         )
-    assert store.text_search("world", 10) == []
-    assert [p["post_id"] for p in store.text_search("THERE", 10)] == [1]
+    assert store.text_search(parse_terms("world"), 10) == []
+    assert [p["post_id"] for p in store.text_search(parse_terms("THERE"), 10)] == [1]
     plan = store.reader.execute(
         "EXPLAIN QUERY PLAN SELECT rowid FROM fts_content WHERE fts_content MATCH '\"the\"'"
     ).fetchall()

@@ -12,6 +12,7 @@ from mcpkit.archive import safetensors_io
 from mcpkit.archive.engine import Engine, ids_of
 from mcpkit.archive.errors import ImportFormatError, ModelMismatchError
 from mcpkit.archive.importers.twilog_search import import_twilog_search
+from mcpkit.archive.query import parse_terms
 from mcpkit.archive.store import Store
 from mcpkit.archive.vectors import VectorSpace, describe, vectors_root
 
@@ -84,7 +85,7 @@ def test_import_brings_posts_vectors_and_enrichments(upstream: Path, tmp_path: P
     assert describe(vectors_root(store.path))["content"] == {"model": MODEL, "dim": 8, "count": 12}
     space = VectorSpace.open(vectors_root(store.path), "content")
     assert space is not None and np.allclose(space.matrix, np.load(tmp_path / "content.npy"), atol=1e-6)
-    assert [p["post_id"] for p in store.text_search("要約 1", 10, "summary")] == [10, 1]
+    assert [p["post_id"] for p in store.text_search(parse_terms('"要約 1"'), 10, "summary")] == [10, 1]
     post = store.posts_by_ids([3])[3]
     assert post["reasoning"] == "理由 3" and post["tags"] == ["タグ", "t0"]
     assert store.counts()["total_tags"] == 4
@@ -131,3 +132,52 @@ def test_safetensors_round_trip_and_bf16() -> None:
     header = b'{"x":{"dtype":"BF16","shape":[2],"data_offsets":[0,4]}}'
     blob = len(header).to_bytes(8, "little") + header + np.array([0x3F80, 0xC000], dtype="<u2").tobytes()
     assert safetensors_io.loads(blob)["x"].tolist() == [1.0, -2.0]
+
+
+def test_bad_results_lines_are_skipped_and_reported(upstream: Path, tmp_path: Path) -> None:
+    results = upstream / "batch" / "results.jsonl"
+    lines = results.read_text(encoding="utf-8").splitlines()
+    lines[2] = '{"key": 3, "reasoning": "cut off'
+    lines.insert(5, "not json at all")
+    lines.append('{"reasoning": "no key"}')
+    results.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    store = Store(tmp_path / "a.db")
+    report = import_twilog_search(upstream, store)
+    assert report["enrichments"] == 9  # ten lines, one of them cut off
+    assert [(s["file"], s["line"]) for s in report["skipped_lines"]] == [
+        ("results.jsonl", 3),
+        ("results.jsonl", 6),
+        ("results.jsonl", 12),
+    ]
+    assert all("\n" not in s["reason"] for s in report["skipped_lines"])
+    assert [s["added"] for s in report["spaces"]] == [12, 10, 10]  # the vectors came across anyway
+
+
+def test_a_directory_without_its_csv_is_refused_unless_given(upstream: Path, tmp_path: Path) -> None:
+    moved = tmp_path / "elsewhere.csv"
+    (upstream / "twilog.csv").rename(moved)
+    store = Store(tmp_path / "a.db")
+    with pytest.raises(
+        ImportFormatError, match=r"names 'twilog\.csv', which is not there; give .* --csv PATH"
+    ):
+        import_twilog_search(upstream, store)
+    assert store.counts()["total_posts"] == 0 and not describe(vectors_root(store.path))
+    report = import_twilog_search(upstream, store, csv_path=moved)
+    assert report["csv"]["new"] == 12 and report["spaces"][0]["added"] == 12
+
+
+def test_another_model_is_refused_with_the_command_that_starts_afresh(upstream: Path, tmp_path: Path) -> None:
+    from mcpkit.archive.embedding import embed_missing
+    from mcpkit.archive.vectors import drop_space
+
+    from .helpers import HashEmbedder
+
+    store = Store(tmp_path / "a.db")
+    import_twilog_search(upstream, store)
+    with pytest.raises(ModelMismatchError) as info:
+        embed_missing(store, "content", HashEmbedder(dim=16))
+    message = str(info.value)
+    assert "mcpkit archive embed --space content --model test-hash --fresh" in message
+    assert drop_space(vectors_root(store.path), "content")
+    assert embed_missing(store, "content", HashEmbedder(dim=16)).embedded == 12
+    assert describe(vectors_root(store.path))["content"]["model"] == "test-hash"

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from mcpkit.archive.errors import ModelMismatchError
+from mcpkit.archive.query import parse_terms
 from mcpkit.archive.vectors import SpaceWriter, VectorSpace, describe, eligible_scores, top_k
 
 SCORES = hnp.arrays(
@@ -154,7 +155,7 @@ def test_readers_are_not_blocked_by_a_writer(tmp_path: Path) -> None:
     with writer.transaction() as conn:  # a write transaction is open while we read
         writer.upsert_posts(conn, [Post(2, "u", "", "https://x.com/u/status/2", "second", 1)])
         reader.reader.execute("PRAGMA busy_timeout=0")
-        assert [p["post_id"] for p in reader.text_search("hello", 10)] == [1]
+        assert [p["post_id"] for p in reader.text_search(parse_terms("hello"), 10)] == [1]
         assert reader.counts()["total_posts"] == 1  # sees the last committed state
     assert reader.counts()["total_posts"] == 2
 

@@ -57,7 +57,7 @@ def test_start_reports_a_server_that_dies(tmp_path: Path) -> None:
         sock.bind(("127.0.0.1", port))
         sock.listen()
         done = blocker(
-            "start", "--port", str(port), "--db", str(tmp_path / "x.db"), "--ready-timeout", "60",
+            "start", "--port", str(port), "--db", str(tmp_path / "x.db"), "--ready-timeout", "60", "--create",
             env={"MCPKIT_ARCHIVE_STATE": str(tmp_path / "state")},
         )  # fmt: skip
     assert done.returncode == 1 and "exited" in done.stderr

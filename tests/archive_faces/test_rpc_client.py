@@ -9,13 +9,13 @@ import pytest
 
 from mcpkit.archive.rpc import (
     RpcClient,
-    RpcError,
     RpcServer,
     ServerDownError,
     ServerOptions,
     ServerTimeoutError,
 )
 from mcpkit.archive.rpc.client import HandshakeRefusedError
+from mcpkit.jsonrpc import JsonRpcError
 from tests.archive_faces.tiny_api import TinyAPI
 from tests.archive_faces.upstream_client import upstream_send_request, upstream_vector_search_merge
 
@@ -43,7 +43,7 @@ async def test_client_call_stream_and_errors(tiny_server: RpcServer) -> None:
         assert await client.call("add", {"a": 1, "b": 2}) == 3
         assert [c["chunk"] async for c in client.stream("count", {"n": 3})] == [1, 2, 3]
         assert [c["chunk"] for c in await client.call("count", {"n": 2})] == [1, 2]
-        with pytest.raises(RpcError) as info:
+        with pytest.raises(JsonRpcError) as info:
             await client.call("add", {"a": "x"})
         assert info.value.code == -32602
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcpkit.archive.shell import ShellUsage, parse_ranges
+from mcpkit.archive.shell import ShellUsageError, parse_ranges
 from tests.archive_faces.conftest import cli
 
 
@@ -56,5 +56,5 @@ def test_parse_ranges(parts: list[tuple[int, int]]) -> None:
 
 @pytest.mark.parametrize("spec", ["", "a", "3-1", "0", "1-", "-2"])
 def test_parse_ranges_rejects(spec: str) -> None:
-    with pytest.raises(ShellUsage):
+    with pytest.raises(ShellUsageError):
         parse_ranges(spec)

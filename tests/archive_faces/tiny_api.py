@@ -12,20 +12,16 @@ import asyncio
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
+from mcpkit.jsonrpc import JsonRpcError
 
-class TinyError(Exception):
-    """Shaped like ``ApiError``: the server puts code/message/data on the wire."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.data = data
+TinyError = JsonRpcError
+"""The server puts code/message/data on the wire."""
 
 
 class TinyAPI:
     def __init__(self) -> None:
         self.notes: list[str] = []
+        self.started: list[str] = []  # every call, in the order the server started them
         self.gate = asyncio.Event()
         self.streams_opened = 0
         self.streams_closed = 0
@@ -47,6 +43,7 @@ class TinyAPI:
 
     async def call(self, method: str, params: Mapping[str, Any] | list[Any] | None) -> Any:
         args = self._args(params)
+        self.started.append(method)
         if method == "add":
             a, b = args.get("a", args.get(0)), args.get("b", args.get(1))
             if not isinstance(a, int) or not isinstance(b, int):
@@ -68,6 +65,9 @@ class TinyAPI:
         if method == "big":
             return "x" * int(args.get("n", 10))
         raise TinyError(-32601, f"Method not found: {method}")
+
+    async def aclose(self) -> None:
+        return None
 
     async def stream(self, method: str, params: Mapping[str, Any] | list[Any] | None) -> AsyncIterator[Any]:
         args = self._args(params)

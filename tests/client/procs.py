@@ -12,6 +12,7 @@ from pathlib import Path
 SERVERS = Path(__file__).resolve().parents[1] / "fixtures" / "servers"
 RAW = SERVERS / "raw_server.py"
 SDK_ECHO = SERVERS / "sdk_echo.py"
+HTTP_MISBEHAVE = SERVERS / "http_misbehave.py"
 
 
 def raw(*flags: str) -> list[str]:
@@ -67,9 +68,33 @@ def free_port() -> int:
 def start_http_server(*flags: str) -> tuple[subprocess.Popen[bytes], int]:
     """Start sdk_echo on HTTP and wait until its port accepts connections."""
     port = free_port()
-    proc = subprocess.Popen(
-        [*sdk_echo(), *flags, str(port)] if flags else [*sdk_echo()], stderr=subprocess.DEVNULL
+    return wait_listening(
+        subprocess.Popen(
+            [*sdk_echo(), *flags, str(port)] if flags else [*sdk_echo()], stderr=subprocess.DEVNULL
+        ),
+        port,
     )
+
+
+def start_misbehaving_http(*flags: str) -> tuple[subprocess.Popen[bytes], int]:
+    """Start the raw-socket HTTP fixture (http_misbehave.py) with ``flags``."""
+    port = free_port()
+    cmd = [sys.executable, str(HTTP_MISBEHAVE), str(port), *flags]
+    return wait_listening(subprocess.Popen(cmd, stderr=subprocess.DEVNULL), port)
+
+
+def start_command_on_port(
+    cmd: list[str], port: int, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    """Start any HTTP server command and wait until ``port`` accepts connections."""
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, **(env or {})}
+    )
+    return wait_listening(proc, port)[0]
+
+
+def wait_listening(proc: subprocess.Popen[bytes], port: int) -> tuple[subprocess.Popen[bytes], int]:
+    """Wait until ``port`` accepts connections (kill the process if it never does)."""
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:

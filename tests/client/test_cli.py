@@ -164,3 +164,10 @@ def test_commands_are_mounted_in_mcpkit() -> None:
         timeout=60,
     )
     assert done.returncode == 0 and done.stdout == "mounted\n"
+
+
+def test_timeout_bounds_initialize_on_stdio_too() -> None:
+    # ``sleep`` reads nothing and answers nothing: initialize must give up at --timeout.
+    out = mcpkit("call", "anything", "--timeout", "2", "--", "sleep", "60")
+    assert out.returncode == 1 and "no answer to initialize within 2 s" in out.stderr
+    assert out.stderr.count("\n") == 1

@@ -13,7 +13,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from mcpkit.client import CallTimeout, connect
+from mcpkit.client import CallTimeoutError, connect
 from tests.client.procs import children_of, raw, wait_gone
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -39,7 +39,7 @@ async def test_ten_thousand_calls_with_a_thousand_timeouts_leak_nothing() -> Non
         nonlocal timeouts
         try:
             await s.call("sleep", {"seconds": 30}, timeout=0.05)  # type: ignore[attr-defined]
-        except CallTimeout:
+        except CallTimeoutError:
             timeouts += 1
 
     async with connect(raw(), timeout=60) as s:

@@ -13,7 +13,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from mcpkit.client import ServerExited, connect
+from mcpkit.client import ServerExitedError, connect
 from tests.client.procs import RAW, children_of, raw, running, wait_gone
 
 pytestmark = pytest.mark.anyio
@@ -33,7 +33,7 @@ async def test_crash_is_seen_even_when_a_grandchild_holds_stdout_open() -> None:
     async with connect(raw(), timeout=None) as s:
         kids = (await s.call("spawn", {"count": 1, "hold_pipes": True})).structured["pids"]
         with anyio.fail_after(60):  # safety net only
-            with pytest.raises(ServerExited, match="code 6"):
+            with pytest.raises(ServerExitedError, match="code 6"):
                 await s.call("crash", {"code": 6})
         assert running(kids[0])  # the orphan is still there until the session closes
     assert wait_gone(kids) == []
@@ -100,7 +100,7 @@ def test_ctrl_c_kills_the_whole_group(tmp_path: Path) -> None:
 async def test_restart_on_failure_reconnects_and_relists_tools() -> None:
     async with connect(raw(), timeout=30, restart="on-failure", backoff=0.05) as s:
         first = s.pid
-        with pytest.raises(ServerExited, match="code 9"):
+        with pytest.raises(ServerExitedError, match="code 9"):
             await s.call("crash", {"code": 9})
         out = await s.call("echo", {"text": "back"})
         assert out.text == "back"
@@ -115,10 +115,10 @@ async def test_restart_stops_after_max_restarts() -> None:
         raw("--crash-after", "1"), timeout=30, restart="on-failure", backoff=0.01, max_restarts=2
     ) as s:
         for _ in range(3):
-            with pytest.raises(ServerExited):
+            with pytest.raises(ServerExitedError):
                 await s.call("echo", {"text": "x"})
         assert s.restarts == 2
-        with pytest.raises(ServerExited):
+        with pytest.raises(ServerExitedError):
             await s.call("echo", {"text": "x"})
 
 

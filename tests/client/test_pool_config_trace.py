@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 
 from mcpkit.client import (
     ClientError,
-    ConfigError,
     Pool,
     ServerConfig,
+    ServerConfigError,
     Tracer,
     connect,
     load_config,
@@ -83,7 +83,7 @@ def test_json_and_toml_configs_are_equivalent(tmp_path: Path) -> None:
 def test_malformed_configs_are_rejected_with_a_reason(tmp_path: Path, bad: object) -> None:
     path = tmp_path / "c.json"
     path.write_text(json.dumps(bad))
-    with pytest.raises(ConfigError):
+    with pytest.raises(ServerConfigError):
         load_config(path)
 
 
@@ -114,7 +114,7 @@ def test_target_resolution_order(tmp_path: Path) -> None:
         "Europe/Paris",
     ]
     assert resolve_target(["a", "b c"]).command == ["a", "b c"]
-    with pytest.raises(ConfigError, match="no server 'nope'"):
+    with pytest.raises(ServerConfigError, match="no server 'nope'"):
         resolve_target("nope", config=js)
 
 

@@ -12,7 +12,7 @@ import json
 import anyio
 import pytest
 
-from mcpkit.client import CallTimeout, ConnectError, ServerExited, ToolError, connect
+from mcpkit.client import CallTimeoutError, ConnectError, ServerExitedError, ToolError, connect
 from tests.client.procs import raw
 
 pytestmark = pytest.mark.anyio
@@ -50,7 +50,7 @@ async def test_crash_mid_call_fails_every_inflight_call_with_exit_code_and_stder
         async def sleeper() -> None:
             try:
                 await s.call("sleep", {"seconds": 3600})
-            except ServerExited as exc:
+            except ServerExitedError as exc:
                 errors.append(exc)
 
         with anyio.fail_after(60):  # safety net only; the assertion is on the error kind
@@ -58,13 +58,13 @@ async def test_crash_mid_call_fails_every_inflight_call_with_exit_code_and_stder
                 for _ in range(5):
                     tg.start_soon(sleeper)
                 await anyio.sleep(0.2)
-                with pytest.raises(ServerExited) as crash:
+                with pytest.raises(ServerExitedError) as crash:
                     await s.call("crash", {"code": 7})
         assert crash.value.exit_code == 7
         assert any("fatal: crash tool called" in line for line in crash.value.stderr)
         assert len(errors) == 5 and all(e.exit_code == 7 for e in errors)  # type: ignore[attr-defined]
         assert s.pending == 0
-        with pytest.raises(ServerExited):  # the session stays dead without restart
+        with pytest.raises(ServerExitedError):  # the session stays dead without restart
             await s.call("echo", {"text": "x"})
 
 
@@ -72,7 +72,7 @@ async def test_crash_on_nth_call_is_reported_as_server_exited() -> None:
     async with connect(raw("--crash-after", "3"), timeout=None) as s:
         await s.call("echo", {"text": "1"})
         await s.call("echo", {"text": "2"})
-        with pytest.raises(ServerExited, match="code 3") as err:
+        with pytest.raises(ServerExitedError, match="code 3") as err:
             await s.call("echo", {"text": "3"})
         assert "fatal: crashing on call 3" in err.value.stderr[-1]
 
@@ -132,7 +132,7 @@ async def test_many_concurrent_calls_each_get_their_own_answer() -> None:
 
 async def test_timeout_cancels_on_server_then_session_recovers() -> None:
     async with connect(raw(), timeout=10) as s:
-        with pytest.raises(CallTimeout) as err:
+        with pytest.raises(CallTimeoutError) as err:
             await s.call("sleep", {"seconds": 3600}, timeout=0.2)
         assert isinstance(err.value, TimeoutError)
         assert s.pending == 0
@@ -147,7 +147,7 @@ async def test_timeout_cancels_on_server_then_session_recovers() -> None:
 
 async def test_session_timeout_is_the_default_and_a_call_can_override_it() -> None:
     async with connect(raw(), timeout=0.2) as s:
-        with pytest.raises(CallTimeout):
+        with pytest.raises(CallTimeoutError):
             await s.call("sleep", {"seconds": 3600})
         assert (await s.call("sleep", {"seconds": 0.5}, timeout=None)).text == "slept"
 

@@ -24,10 +24,30 @@ KEY = "feedfacefeedfacefeedfacefeedfacefeedface"
 
 @dataclass
 class Recorder:
-    """Answers like a permissive Redmine and records every request it sees."""
+    """Answers like a permissive Redmine and records every request it sees.
+
+    Like Redmine, it keeps what a write sent: the next read of any entity shows the plain
+    fields (and the uploads) of the last body written, so verify-after-write sees them applied.
+    """
 
     requests: list[httpx2.Request] = field(default_factory=list)
     status: int = 200
+    written: dict[str, Any] = field(default_factory=dict)
+
+    def remember(self, request: httpx2.Request) -> None:
+        try:
+            body = json.loads(request.content or b"{}")
+        except ValueError:
+            return
+        for value in body.values() if isinstance(body, dict) else ():
+            if isinstance(value, dict):
+                for key, item in value.items():
+                    if key == "uploads":
+                        self.written["attachments"] = [
+                            {"id": 9, "filename": u.get("filename")} for u in item if isinstance(u, dict)
+                        ]
+                    elif isinstance(item, str | int | float | bool):
+                        self.written[key] = item
 
     def __call__(self, request: httpx2.Request) -> httpx2.Response:
         self.requests.append(request)
@@ -44,12 +64,14 @@ class Recorder:
             return httpx2.Response(
                 200, content=b"plain text <content>", headers={"content-type": "text/plain"}
             )
+        if request.method in ("PUT", "POST"):
+            self.remember(request)
         if request.method == "PUT" or request.method == "DELETE":
             return httpx2.Response(204)
         body: dict[str, Any] = {
-            "issue": {"id": 5, "subject": "x", "api_key": KEY},
-            "project": {"id": 3, "identifier": "p", "name": "P"},
-            "user": {"id": 2, "login": "u", "api_key": KEY},
+            "issue": {"id": 5, "subject": "x", "api_key": KEY, **self.written},
+            "project": {"id": 3, "identifier": "p", "name": "P", **self.written},
+            "user": {"id": 2, "login": "u", "api_key": KEY, **self.written},
             "total_count": 0,
         }
         return httpx2.Response(200 if request.method == "GET" else 201, content=json.dumps(body).encode())

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcpkit.redmine.config import DEFAULT_TEXT_LIMIT, DEFAULT_TIMEOUT, ConfigError, RedmineConfig
+from mcpkit.redmine.config import DEFAULT_TEXT_LIMIT, DEFAULT_TIMEOUT, RedmineConfig, RedmineConfigError
 
 KEY = "0123456789abcdef0123456789abcdef01234567"
 
@@ -51,7 +51,7 @@ def test_host_alias() -> None:
     ],
 )
 def test_bad_settings_name_the_variable(variables: dict[str, str], named: str) -> None:
-    with pytest.raises(ConfigError) as info:
+    with pytest.raises(RedmineConfigError) as info:
         RedmineConfig.from_env(variables)
     message = str(info.value)
     assert named in message
@@ -63,7 +63,7 @@ def test_bad_settings_name_the_variable(variables: dict[str, str], named: str) -
 def test_a_malformed_key_is_never_echoed(key: str) -> None:
     try:
         cfg = RedmineConfig.from_env({"REDMINE_URL": "https://x", "REDMINE_API_KEY": key})
-    except ConfigError as exc:
+    except RedmineConfigError as exc:
         if len(key.strip()) >= 4:
             assert key.strip() not in str(exc)
         assert "REDMINE_API_KEY" in str(exc)

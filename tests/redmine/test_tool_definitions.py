@@ -86,6 +86,6 @@ def test_seed_000_rules_hold_for_every_description() -> None:
         assert '"type": [' not in json.dumps(spec.input_schema), spec.name
 
 
-def test_tool_list_stays_under_40_kb() -> None:
+def test_tool_list_stays_under_45_kb() -> None:
     wire = json.dumps({"tools": [t.definition() for t in ALL_TOOLS]}, separators=(",", ":"))
-    assert len(wire.encode()) < 40 * 1024, len(wire)
+    assert len(wire.encode()) < 45 * 1024, len(wire)

@@ -85,7 +85,7 @@ def test_long_text_is_capped_with_a_note(text: str, limit: int) -> None:
     if len(text) > limit:
         assert desc.get("truncated") == "true"
         assert desc.get("total_length") == str(len(text))
-        assert "truncated" in (desc.text or "")
+        assert "excerpt" in (desc.text or "")
         assert len(desc.text or "") < limit + 100
     else:
         assert desc.get("truncated") is None

@@ -16,16 +16,18 @@ Decisions the faces rely on
   method               params                                            result
   ==================== ================================================= ==========================
   search_similar       query*, settings{top_k 1..100 =10, user_filter,   [{rank, score, post}]
-                       date_filter}, mode="content", weights[3]
+                       date_filter}, mode="content", weights[3], offset
   vector_search        query*, top_k=None (all), mode, weights           STREAMED chunks
-  search_posts_by_text search_term*, limit=50 (1..1000), source=content  [post] newest first
-  get_user_stats       limit=50 (1..1000)                                [{user, post_count}]
+  search_posts_by_text search_term*, limit=50 (1..1000), source=content, [post] newest first
+                       offset
+  get_user_stats       limit=50 (1..1000), offset                        [{user, post_count}]
   get_database_stats   -                                                 {total_posts, total_users,
                                                                          date_range{earliest,latest}}
   get_status           websocket_url (ignored here, MCP face uses it)    {status, ready, server_type,
                                                                          model, data_stats, ...}
   embed_text           text*                                             {vector: base64 safetensors}
   get_user_list        -                                                 [user, ...] by post count
+  check_init           -                                                 {status: "init_completed"}
   ==================== ================================================= ==========================
 
   ``post`` = ``{post_id:int, content, timestamp, url, user}`` plus ``reasoning, summary, tags``
@@ -36,10 +38,12 @@ Decisions the faces rely on
   (20,000 pairs per chunk, at least one chunk). The RPC face sends one message per chunk with
   ``"more": true|false`` at the top level. ``call("vector_search")`` returns
   ``{"streaming": [chunks...]}`` as upstream's server did internally.
-* Errors: :class:`ApiError` with ``code`` -32601 ``"Method not found: X"``, -32602 for bad
+* Errors: :class:`~mcpkit.jsonrpc.JsonRpcError` with ``code`` -32601 ``"Method not found: X"``, -32602 for bad
   params (upstream's texts: ``"Invalid params: query is required"``, ``"top_k must be between
   1 and 100, got 0"``, ``"limit must be between 1 and 1000, got 0"``...), -32603 for any
   other failure (``ArchiveError`` text, e.g. a model mismatch or a space not embedded yet).
+* ``offset`` (0..100,000, default 0) is mcpkit's paging extension of the three list methods:
+  skip that many results first (ranks keep counting). Upstream's clients never send it.
 * Post ids are JSON integers as upstream (beware: > 2**53 for real tweets in JS clients).
 """
 
@@ -58,6 +62,7 @@ import anyio.to_thread
 from mcpkit.archive.embedders import Embedder
 from mcpkit.archive.engine import Engine
 from mcpkit.archive.errors import ArchiveError
+from mcpkit.archive.limits import InputLimits, check_depth, check_text
 from mcpkit.archive.settings import (
     LIMIT_MAX,
     SPACES,
@@ -67,24 +72,16 @@ from mcpkit.archive.settings import (
     parse_weights,
 )
 from mcpkit.errors import McpkitError, ValidationError
+from mcpkit.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, JsonRpcError
 
 logger = logging.getLogger("mcpkit.archive")
 
 __all__ = [
-    "INTERNAL_ERROR",
-    "INVALID_PARAMS",
-    "INVALID_REQUEST",
-    "METHOD_NOT_FOUND",
     "STREAM_CHUNK_SIZE",
-    "ApiError",
     "ArchiveAPI",
     "default_db_path",
 ]
 
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
 STREAM_CHUNK_SIZE = 20_000
 
 
@@ -97,16 +94,6 @@ def default_db_path() -> Path:
     return Path(base).expanduser() / "mcpkit" / "archive.db"
 
 
-class ApiError(Exception):
-    """A JSON-RPC-shaped failure: faces put ``code``/``message``/``data`` on the wire as is."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.data = data
-
-
 Params = Mapping[str, Any] | list[Any] | None
 
 
@@ -117,41 +104,56 @@ class _Method:
     streaming: bool = False
 
 
-def _required_text(args: Mapping[str, Any], name: str) -> str:
-    value = args.get(name)
-    if not value or not isinstance(value, str):
-        raise ValidationError(f"Invalid params: {name} is required")
-    return value
-
-
 def _optional_range(args: Mapping[str, Any], name: str, default: int, high: int) -> int:
     value = args.get(name)
     return default if value is None else check_range(name, value, 1, high)
 
 
+OFFSET_MAX = 100_000
+
+
+def _offset(args: Mapping[str, Any]) -> int:
+    """mcpkit's paging extension: skip this many results (0 when absent, as upstream sends)."""
+    value = args.get("offset")
+    return 0 if value is None else check_range("offset", value, 0, OFFSET_MAX)
+
+
 class ArchiveAPI:
     """Validates params, runs the engine off the event loop, shapes results as upstream."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, limits: InputLimits | None = None) -> None:
         self.engine = engine
+        self.limits = limits or InputLimits()
         self._methods: dict[str, _Method] = {
-            "search_similar": _Method(("query", "settings", "mode", "weights"), self._search_similar),
+            "search_similar": _Method(
+                ("query", "settings", "mode", "weights", "offset"), self._search_similar
+            ),
             "vector_search": _Method(("query", "top_k", "mode", "weights"), self._vector_search, True),
-            "search_posts_by_text": _Method(("search_term", "limit", "source"), self._search_text),
-            "get_user_stats": _Method(("limit",), self._user_stats),
+            "search_posts_by_text": _Method(("search_term", "limit", "source", "offset"), self._search_text),
+            "get_user_stats": _Method(("limit", "offset"), self._user_stats),
             "get_database_stats": _Method((), self._database_stats),
             "get_status": _Method(("websocket_url",), self._status),
             "embed_text": _Method(("text",), self._embed_text),
             "get_user_list": _Method((), self._user_list),
+            "check_init": _Method((), self._check_init),
         }
 
     @classmethod
-    def open(cls, db_path: Path, *, embedder: Embedder | None = None) -> ArchiveAPI:
+    def open(
+        cls, db_path: Path, *, embedder: Embedder | None = None, limits: InputLimits | None = None
+    ) -> ArchiveAPI:
         """Open (creating/migrating) the archive at ``db_path``; the model loads lazily."""
-        return cls(Engine.open(Path(db_path), embedder=embedder))
+        return cls(Engine.open(Path(db_path), embedder=embedder), limits)
+
+    def _text(self, args: Mapping[str, Any], name: str) -> str:
+        return check_text(name, args.get(name), self.limits.max_text_chars)
 
     def close(self) -> None:
         self.engine.close()
+
+    async def aclose(self) -> None:
+        """:class:`ArchivePort`'s way to release the database (faces hold either backend)."""
+        self.close()
 
     def warm_in_background(self) -> None:
         """Prepare filter columns and vector indexes in a daemon thread (long-lived faces:
@@ -172,7 +174,7 @@ class ArchiveAPI:
         return entry is not None and entry.streaming
 
     async def call(self, method: str, params: Params) -> Any:
-        """Run ``method``; raises :class:`ApiError` with the JSON-RPC code on any failure."""
+        """Run ``method``; raises :class:`~mcpkit.jsonrpc.JsonRpcError` with the JSON-RPC code on any failure."""
         entry, args = self._resolve(method, params)
         return await self._guard(entry.handler(args))
 
@@ -189,49 +191,54 @@ class ArchiveAPI:
     def _resolve(self, method: str, params: Params) -> tuple[_Method, dict[str, Any]]:
         entry = self._methods.get(method)
         if entry is None:
-            raise ApiError(METHOD_NOT_FOUND, f"Method not found: {method}")
+            raise JsonRpcError(METHOD_NOT_FOUND, f"Method not found: {method}")
         if params is None:
             return entry, {}
+        try:
+            check_depth(params, self.limits.max_depth)
+        except ValidationError as exc:
+            raise JsonRpcError(INVALID_PARAMS, str(exc)) from None
         if isinstance(params, Mapping):
             return entry, dict(params)
         if isinstance(params, list):
             if len(params) > len(entry.names):
-                raise ApiError(
+                raise JsonRpcError(
                     INVALID_PARAMS,
                     f"Invalid params: {method} takes at most {len(entry.names)} positional params",
                 )
             return entry, dict(zip(entry.names, params, strict=False))
-        raise ApiError(INVALID_PARAMS, "Invalid params: params must be an object or an array")
+        raise JsonRpcError(INVALID_PARAMS, "Invalid params: params must be an object or an array")
 
     @staticmethod
     async def _guard(awaitable: Awaitable[Any]) -> Any:
         try:
             return await awaitable
-        except ApiError:
+        except JsonRpcError:
             raise
         except ValidationError as exc:
-            raise ApiError(INVALID_PARAMS, str(exc)) from exc
+            raise JsonRpcError(INVALID_PARAMS, str(exc)) from exc
         except (ArchiveError, McpkitError) as exc:
-            raise ApiError(INTERNAL_ERROR, str(exc)) from exc
+            raise JsonRpcError(INTERNAL_ERROR, str(exc)) from exc
         except Exception as exc:
-            raise ApiError(INTERNAL_ERROR, f"Internal error: {type(exc).__name__}: {exc}") from exc
+            raise JsonRpcError(INTERNAL_ERROR, f"Internal error: {type(exc).__name__}: {exc}") from exc
 
     # -- handlers: validate, then run the engine in a worker thread ---------------------------
 
     async def _search_similar(self, args: dict[str, Any]) -> Any:
-        query = _required_text(args, "query")
+        query = self._text(args, "query")
         raw_settings = args.get("settings")
         if raw_settings is None and any(k in args for k in ("top_k", "user_filter", "date_filter")):
             raw_settings = {k: args.get(k) for k in ("top_k", "user_filter", "date_filter")}
         settings = parse_settings(raw_settings)
         mode = parse_mode(args.get("mode"))
         weights = parse_weights(args.get("weights"))
+        offset = _offset(args)
         return await anyio.to_thread.run_sync(
-            lambda: self.engine.search_similar(query, settings, mode=mode, weights=weights)
+            lambda: self.engine.search_similar(query, settings, mode=mode, weights=weights, offset=offset)
         )
 
     async def _vector_search(self, args: dict[str, Any]) -> Any:
-        query = _required_text(args, "query")
+        query = self._text(args, "query")
         raw_top_k = args.get("top_k")
         top_k = None if raw_top_k is None else check_range("top_k", raw_top_k, 1, 2**31)
         mode = parse_mode(args.get("mode"))
@@ -242,16 +249,20 @@ class ArchiveAPI:
         return {"streaming": chunk_pairs(pairs)}
 
     async def _search_text(self, args: dict[str, Any]) -> Any:
-        term = _required_text(args, "search_term")
+        term = self._text(args, "search_term")
         limit = _optional_range(args, "limit", 50, LIMIT_MAX)
         source = args.get("source") or "content"
         if source not in SPACES:
             raise ValidationError(f"source must be one of {', '.join(SPACES)}, got {source!r}")
-        return await anyio.to_thread.run_sync(lambda: self.engine.search_posts_by_text(term, limit, source))
+        offset = _offset(args)
+        return await anyio.to_thread.run_sync(
+            lambda: self.engine.search_posts_by_text(term, limit, source, offset)
+        )
 
     async def _user_stats(self, args: dict[str, Any]) -> Any:
         limit = _optional_range(args, "limit", 50, LIMIT_MAX)
-        return await anyio.to_thread.run_sync(lambda: self.engine.user_stats(limit))
+        offset = _offset(args)
+        return await anyio.to_thread.run_sync(lambda: self.engine.user_stats(limit, offset))
 
     async def _database_stats(self, args: dict[str, Any]) -> Any:
         return await anyio.to_thread.run_sync(self.engine.database_stats)
@@ -260,8 +271,12 @@ class ArchiveAPI:
         return await anyio.to_thread.run_sync(self.engine.status)
 
     async def _embed_text(self, args: dict[str, Any]) -> Any:
-        text = _required_text(args, "text")
+        text = self._text(args, "text")
         return await anyio.to_thread.run_sync(lambda: self.engine.embed_text(text))
+
+    async def _check_init(self, args: dict[str, Any]) -> Any:
+        """Upstream's readiness probe: this archive is ready as soon as it is open."""
+        return {"status": "init_completed"}
 
     async def _user_list(self, args: dict[str, Any]) -> Any:
         return await anyio.to_thread.run_sync(self.engine.user_list)

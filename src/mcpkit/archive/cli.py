@@ -9,22 +9,35 @@ Exit codes: 0 ok, 1 failure, 2 usage (bad flags or bad params).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import logging
 import os
+import sqlite3
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from mcpkit.archive import texts
-from mcpkit.archive.rpc.api_port import ArchivePort, error_fields
+from mcpkit.archive.importers.export_file import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES
+from mcpkit.archive.limits import DEFAULT_MAX_TEXT_CHARS, InputLimits
+from mcpkit.archive.rpc.api_port import ArchivePort
 from mcpkit.archive.rpc.client import ENV_URL, RpcClient, default_url
 from mcpkit.archive.rpc.security import ENV_TOKEN, SecurityConfigError, origins_from_env
-from mcpkit.errors import McpkitError
+from mcpkit.errors import McpkitError, ValidationError
+from mcpkit.jsonrpc import error_fields
 from mcpkit.log import setup_logging
+from mcpkit.server.options import HostOpt as McpHostOpt
+from mcpkit.server.options import PortOpt as McpPortOpt
+from mcpkit.server.options import TransportChoice, TransportOpt
+
+if TYPE_CHECKING:
+    from mcpkit.archive.api import ArchiveAPI
+    from mcpkit.archive.store import Store
 
 app = typer.Typer(
     help="Search a post archive: import Twilog exports, embed offline, search by meaning or words.",
@@ -65,6 +78,24 @@ def _db_path(db: Path | None) -> Path:
     return Path(db) if db is not None else default_db_path()
 
 
+def _open_api(path: Path, limits: InputLimits | None = None, *, create: bool = False) -> ArchiveAPI:
+    """The API on an existing archive; a missing one is refused unless ``create`` (a mistyped
+    --db must not quietly create an empty archive), a database fault is one line naming the cause."""
+    from mcpkit.archive.api import ArchiveAPI
+
+    if not create:
+        require_archive(path)
+    try:
+        return ArchiveAPI.open(path, limits=limits)
+    except McpkitError as exc:
+        raise _fail(f"cannot open {path}: {exc}") from None
+
+
+def require_archive(path: Path) -> None:
+    if not path.exists():
+        raise _fail(f"no archive at {path}: run `mcpkit archive import FILE --db {path}` first")
+
+
 def _run(coro: Coroutine[Any, Any, T]) -> T:
     return asyncio.run(coro)
 
@@ -84,33 +115,65 @@ def _progress() -> Progress:
 # -- data in ------------------------------------------------------------------------------------
 
 
+MaxBytesOpt = Annotated[
+    int, typer.Option("--max-bytes", min=1, help="Largest export accepted, in bytes once decompressed.")
+]
+MaxLineOpt = Annotated[int, typer.Option("--max-line-bytes", min=1, help="Longest line accepted, in bytes.")]
+CreateOpt = Annotated[bool, typer.Option("--create", help="Create the archive when --db does not exist.")]
+
+
+@contextlib.contextmanager
+def _opened_store(db: Path | None, action: str, *, create: bool) -> Iterator[Store]:
+    """The store at ``--db`` for one command; every failure becomes one line and exit 1 (2 for
+    a bad parameter). An archive this command created is removed again when it fails, so a
+    refused import leaves nothing behind."""
+    from mcpkit.archive.store import Store, describe_db_error, remove_database
+
+    path = _db_path(db)
+    existed = path.exists()
+    if not existed and not create:
+        raise _fail(f"no archive at {path}: run `mcpkit archive import FILE --db {path}` first")
+    try:
+        store = Store(path)
+    except McpkitError as exc:
+        raise _fail(f"{action} failed: {exc}") from None
+    done = False
+    try:
+        yield store
+        done = True
+    except sqlite3.Error as exc:
+        raise _fail(f"{action} failed: {describe_db_error(path, exc)}") from None
+    except McpkitError as exc:
+        raise _fail(f"{action} failed: {exc}", 2 if isinstance(exc, ValidationError) else 1) from None
+    finally:
+        store.close()
+        if not done and not existed:
+            remove_database(path)
+
+
 @app.command("import")
 def import_cmd(
     file: Annotated[Path, typer.Argument(help="Twilog CSV export, plain, .gz or .zip.")],
     db: DbOpt = None,
+    max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
+    max_line_bytes: MaxLineOpt = DEFAULT_MAX_LINE_BYTES,
     as_json: JsonOpt = False,
 ) -> None:
     """Import a Twilog CSV export; re-importing adds nothing twice."""
     from mcpkit.archive.importers import import_csv
-    from mcpkit.archive.store import Store
+    from mcpkit.archive.importers.export_file import ReadLimits
 
     setup_logging()
     path = _db_path(db)
-    store = Store(path)
-    try:
-        with _progress() as bar:
-            tasks: dict[str, Any] = {}
+    with _opened_store(db, "import", create=True) as store, _progress() as bar:
+        tasks: dict[str, Any] = {}
 
-            def progress(stage: str, done: int, total: int) -> None:
-                if stage not in tasks:
-                    tasks[stage] = bar.add_task("reading" if stage == "read" else "writing", total=total)
-                bar.update(tasks[stage], completed=done, total=total)
+        def progress(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task("reading" if stage == "read" else "writing", total=total)
+            bar.update(tasks[stage], completed=done, total=total)
 
-            summary = import_csv(file, store, progress=progress)
-    except McpkitError as exc:
-        raise _fail(f"import failed: {exc}") from None
-    finally:
-        _close(store)
+        summary = import_csv(file, store, progress=progress, limits=ReadLimits(max_bytes, max_line_bytes))
     report = summary.as_dict()
     if as_json:
         _print_json({"db": str(path), **report})
@@ -127,24 +190,23 @@ def import_cmd(
 def import_twilog_search_cmd(
     directory: Annotated[Path, typer.Argument(help="A twilog-search installation directory.")],
     db: DbOpt = None,
+    csv_path: Annotated[
+        Path | None, typer.Option("--csv", help="The Twilog CSV, when meta.json does not lead to it.")
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Bring posts, enrichments and vectors across from a twilog-search installation."""
     from mcpkit.archive.importers.twilog_search import import_twilog_search
-    from mcpkit.archive.store import Store
 
     setup_logging()
-    store = Store(_db_path(db))
-    try:
-        report = import_twilog_search(directory, store)
-    except McpkitError as exc:
-        raise _fail(f"import failed: {exc}") from None
-    finally:
-        _close(store)
+    with _opened_store(db, "import", create=True) as store:
+        report = import_twilog_search(directory, store, csv_path=csv_path)
     if as_json:
         _print_json(report)
-    else:
-        typer.echo(json.dumps(report, ensure_ascii=False, indent=2, default=str))
+        return
+    typer.echo(json.dumps(report, ensure_ascii=False, indent=2, default=str))
+    for bad in report.get("skipped_lines", [])[:20]:
+        _err(f"  {bad['file']} line {bad['line']}: {bad['reason']}")
 
 
 @app.command("embed")
@@ -153,30 +215,33 @@ def embed_cmd(
     model: Annotated[
         str | None, typer.Option("--model", help="Embedding model; default the bundled multilingual model.")
     ] = None,
+    fresh: Annotated[
+        bool,
+        typer.Option("--fresh", help="Delete the space's vectors first, to re-embed with another model."),
+    ] = False,
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Embed what is missing in a vector space (resumable after a kill)."""
     from mcpkit.archive.embedders import create_embedder
     from mcpkit.archive.embedding import embed_missing
-    from mcpkit.archive.store import Store
+    from mcpkit.archive.settings import SPACES
+    from mcpkit.archive.vectors import drop_space, vectors_root
 
     setup_logging()
-    store = Store(_db_path(db))
-    try:
+    if space not in SPACES:
+        raise _fail(f"--space must be one of {', '.join(SPACES)}, got {space!r}", 2)
+    with _opened_store(db, "embed", create=False) as store, _progress() as bar:
         embedder = create_embedder(model)
-        with _progress() as bar:
-            task = bar.add_task(f"embedding {space}", total=None)
-            summary = embed_missing(
-                store,
-                space,
-                embedder,
-                progress=lambda done, total: bar.update(task, completed=done, total=total),
-            )
-    except McpkitError as exc:
-        raise _fail(f"embed failed: {exc}", 2 if isinstance(exc, ValueError) else 1) from None
-    finally:
-        _close(store)
+        if fresh and drop_space(vectors_root(store.path), space):
+            _err(f"deleted the {space} vectors; embedding every post again with {embedder.name}")
+        task = bar.add_task(f"embedding {space}", total=None)
+        summary = embed_missing(
+            store,
+            space,
+            embedder,
+            progress=lambda done, total: bar.update(task, completed=done, total=total),
+        )
     if as_json:
         _print_json(summary.as_dict())
     else:
@@ -186,10 +251,120 @@ def embed_cmd(
         )
 
 
-def _close(obj: object) -> None:
-    closer = getattr(obj, "close", None)
-    if callable(closer):
-        closer()
+@app.command("enrich")
+def enrich_cmd(
+    endpoint: Annotated[
+        str | None,
+        typer.Option("--endpoint", help="OpenAI-compatible /v1 URL; default $MCPKIT_ENRICH_URL or ollama's."),
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option("--model", help="Chat model; default $MCPKIT_ENRICH_MODEL or qwen3:4b.")
+    ] = None,
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", min=1, max=256, help="Requests in flight.")
+    ] = 8,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="Enrich at most N posts this run.")
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Only count the posts due and estimate the tokens.")
+    ] = False,
+    embed: Annotated[
+        bool,
+        typer.Option("--embed/--no-embed", help="Embed the reasoning and summary spaces afterwards."),
+    ] = True,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Add reasoning, summary and tags to posts with an LLM (resumable, idempotent)."""
+    from mcpkit.archive.enrich import DEFAULT_ENDPOINT, DEFAULT_MODEL, EnrichClient, plan_enrichment
+    from mcpkit.archive.enrich import enrich as run_enrich
+
+    setup_logging()
+    endpoint = endpoint or os.environ.get("MCPKIT_ENRICH_URL") or DEFAULT_ENDPOINT
+    model = model or os.environ.get("MCPKIT_ENRICH_MODEL") or DEFAULT_MODEL
+    with _opened_store(db, "enrich", create=False) as store:
+        plan = plan_enrichment(store, limit)
+        if dry_run:
+            report = {"endpoint": endpoint, "model": model, **plan.as_dict()}
+            if as_json:
+                _print_json(report)
+            else:
+                typer.echo(
+                    f"{report['due']:,} posts to enrich ({report['done_before']:,} done before, "
+                    f"{report['failed_before']:,} of them failed before, {report['imported']:,} imported, "
+                    f"{report['empty']:,} empty); about {report['estimated_input_tokens']:,} input and "
+                    f"{report['estimated_output_tokens']:,} output tokens with {model} at {endpoint}"
+                )
+            return
+        client = EnrichClient(endpoint, model)
+        with _enrich_progress() as bar:
+            task = bar.add_task("enriching", total=len(plan.due), tokens=0)
+
+            def progress(done: int, total: int, tokens: int) -> None:
+                bar.update(task, completed=done, total=total, tokens=tokens)
+
+            async def go() -> Any:
+                try:
+                    return await run_enrich(store, client, plan, concurrency=concurrency, progress=progress)
+                finally:
+                    await client.aclose()
+
+            summary = _run(go())
+        embedded = _embed_enrichments(store) if embed and summary.enriched else []
+    report = {"endpoint": endpoint, "model": model, **summary.as_dict(), "embedded": embedded}
+    if as_json:
+        _print_json(report)
+    else:
+        rate = summary.enriched / summary.seconds if summary.seconds else 0.0
+        typer.echo(
+            f"{summary.enriched:,} enriched, {summary.failed:,} failed in {summary.seconds:.1f} s "
+            f"({rate:.1f} posts/s, {summary.prompt_tokens + summary.completion_tokens:,} tokens)"
+        )
+        for item in embedded:
+            typer.echo(f"{item['space']}: {item['embedded']:,} embedded ({item['model']})")
+    for post_id, reason in summary.failures[:20]:
+        _err(f"  post {post_id}: {reason}")
+    if summary.failed:
+        _err(f"{summary.failed:,} posts failed; the next run tries them again")
+
+
+def _enrich_progress() -> Progress:
+    """Bar, count, rate, tokens used, elapsed and remaining time."""
+    from rich.progress import ProgressColumn, Task, TimeRemainingColumn
+    from rich.text import Text
+
+    class RateColumn(ProgressColumn):
+        def render(self, task: Task) -> Text:
+            speed = task.finished_speed or task.speed
+            return Text("-- posts/s" if speed is None else f"{speed:.1f} posts/s")
+
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        RateColumn(),
+        TextColumn("{task.fields[tokens]:,} tokens"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        disable=not sys.stderr.isatty(),
+    )
+
+
+def _embed_enrichments(store: Store) -> list[dict[str, Any]]:
+    """Embed the reasoning and summary spaces with the content space's model (so the hybrid
+    modes compare like with like), or the default model when there is no content space."""
+    from mcpkit.archive.embedders import create_embedder
+    from mcpkit.archive.embedding import embed_missing
+    from mcpkit.archive.vectors import describe, vectors_root
+
+    content = describe(vectors_root(store.path)).get("content")
+    embedder = create_embedder(content["model"] if content else None)
+    done = []
+    for space in ("reasoning", "summary"):
+        summary = embed_missing(store, space, embedder)
+        done.append({"space": space, "embedded": summary.embedded, "model": summary.model})
+    return done
 
 
 # -- the server ---------------------------------------------------------------------------------
@@ -201,6 +376,15 @@ OriginOpt = Annotated[
     list[str] | None, typer.Option("--allow-origin", help="Browser origin allowed to connect (repeatable).")
 ]
 MaxOpt = Annotated[int, typer.Option("--max-message-bytes", min=1024, help="Largest request accepted.")]
+TextCapOpt = Annotated[
+    int, typer.Option("--max-text-chars", min=1, help="Longest query, search term or embed text.")
+]
+ConnCapOpt = Annotated[int, typer.Option("--max-connections", min=1, help="Open connections at most.")]
+BatchOpt = Annotated[int, typer.Option("--max-batch", min=1, help="Requests in one JSON-RPC batch at most.")]
+IdleOpt = Annotated[
+    float,
+    typer.Option("--idle-timeout", min=0, help="Seconds before a silent connection is closed; 0 never."),
+]
 
 
 @app.command("serve")
@@ -211,26 +395,33 @@ def serve_cmd(
     token: TokenOpt = None,
     allow_origin: OriginOpt = None,
     max_message_bytes: MaxOpt = 1 << 20,
+    max_text_chars: TextCapOpt = DEFAULT_MAX_TEXT_CHARS,
+    max_connections: ConnCapOpt = 256,
+    max_batch: BatchOpt = 100,
+    idle_timeout: IdleOpt = 300.0,
     trace: Annotated[bool, typer.Option("--trace", help="Log every JSON-RPC message to stderr.")] = False,
+    create: CreateOpt = False,
 ) -> None:
     """Serve the archive over WebSocket JSON-RPC 2.0 in the foreground."""
-    from mcpkit.archive.api import ArchiveAPI
     from mcpkit.archive.rpc.server import ServerOptions, run_server
 
+    if not create:
+        require_archive(_db_path(db))
     setup_logging("info")
+    logging.getLogger("faiss.loader").setLevel(logging.WARNING)  # which CPU build it picked
     options = ServerOptions(
         host=host,
         port=port,
         token=token or os.environ.get(ENV_TOKEN) or None,
         allowed_origins=tuple(allow_origin or origins_from_env()),
         max_message_bytes=max_message_bytes,
+        max_connections=max_connections,
+        max_batch=max_batch,
+        idle_timeout=idle_timeout,
         trace=trace,
     )
     path = _db_path(db)
-    try:
-        api = ArchiveAPI.open(path)
-    except McpkitError as exc:
-        raise _fail(f"cannot open {path}: {exc}") from None
+    api = _open_api(path, InputLimits(max_text_chars=max_text_chars), create=create)
     api.warm_in_background()  # filter columns and vector indexes; queries meanwhile run exact
     try:
         _run(
@@ -260,6 +451,11 @@ def start_cmd(
     ready_timeout: Annotated[
         float, typer.Option("--ready-timeout", help="Seconds to wait for readiness.")
     ] = 120.0,
+    max_text_chars: TextCapOpt = DEFAULT_MAX_TEXT_CHARS,
+    max_connections: ConnCapOpt = 256,
+    max_batch: BatchOpt = 100,
+    idle_timeout: IdleOpt = 300.0,
+    create: CreateOpt = False,
 ) -> None:
     """Start the server in the background; returns once it answers."""
     from mcpkit.archive import daemon
@@ -270,9 +466,14 @@ def start_cmd(
         AccessPolicy.for_bind(host, token)
     except SecurityConfigError as exc:
         raise _fail(str(exc), 2) from None
+    if not create:
+        require_archive(_db_path(db))
     if token:
         os.environ[ENV_TOKEN] = token  # to the child through its environment, never its argv
     args = ["--host", host, "--port", str(port), "--db", str(_db_path(db))]
+    args += ["--max-text-chars", str(max_text_chars), "--max-connections", str(max_connections)]
+    args += ["--max-batch", str(max_batch), "--idle-timeout", str(idle_timeout)]
+    args += ["--create"] if create else []
     for origin in allow_origin or []:
         args += ["--allow-origin", origin]
     try:
@@ -329,21 +530,11 @@ async def _backend(server: str | None, db: Path | None) -> ArchivePort:
         else:
             _err(f"using the archive server at {url}")
             return client
-    from mcpkit.archive.api import ArchiveAPI
 
     path = _db_path(db)
-    if not path.exists():
-        raise _fail(f"no archive at {path}: run `mcpkit archive import FILE` first (or pass --db)")
+    api = _open_api(path)
     _err(f"in-process on {path}")
-    return ArchiveAPI.open(path)
-
-
-async def _release(api: ArchivePort) -> None:
-    closer = getattr(api, "aclose", None)
-    if closer is not None:
-        await closer()
-    else:
-        _close(api)
+    return api
 
 
 def _query(
@@ -359,7 +550,7 @@ def _query(
         try:
             return await api.call(method, params)
         finally:
-            await _release(api)
+            await api.aclose()
 
     try:
         result = _run(go())
@@ -481,9 +672,11 @@ def mcp_cmd(
         str | None, typer.Option("--websocket", "--ws", help="Forward to the archive server at this URL.")
     ] = None,
     db: DbOpt = None,
-    transport: Annotated[str, typer.Option("--transport", help="stdio or http.")] = "stdio",
-    host: Annotated[str, typer.Option("--host", help="Address for --transport http.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", help="Port for --transport http.")] = 8000,
+    transport: TransportOpt = TransportChoice.stdio,
+    host: McpHostOpt = "127.0.0.1",
+    port: McpPortOpt = 8000,
+    max_text_chars: TextCapOpt = DEFAULT_MAX_TEXT_CHARS,
+    create: CreateOpt = False,
 ) -> None:
     """Run the MCP server: a thin wrapper over the archive server, or in-process with --db."""
     from mcpkit.archive.mcp import build_archive_mcp
@@ -491,20 +684,17 @@ def mcp_cmd(
 
     if websocket and db:
         raise _fail("give --websocket or --db, not both", 2)
-    if transport not in ("stdio", "http"):
-        raise _fail("--transport is stdio or http", 2)
     backend: ArchivePort
     if db is not None:
-        from mcpkit.archive.api import ArchiveAPI
-
-        backend = ArchiveAPI.open(db)
-        backend.warm_in_background()
+        local = _open_api(db, InputLimits(max_text_chars=max_text_chars), create=create)
+        local.warm_in_background()
+        backend = local
         url = None
     else:
         url = websocket or default_url()
         backend = RpcClient(url)
     server = build_archive_mcp(backend, websocket_url=url)
-    serve(server, transport="http" if transport == "http" else "stdio", host=host, port=port)
+    serve(server, transport=transport.value, host=host, port=port)
 
 
 if __name__ == "__main__":  # `python -m mcpkit.archive.cli`: works without the top-level mount

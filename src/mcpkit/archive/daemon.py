@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpkit.archive.errors import ArchiveError
-from mcpkit.archive.rpc.client import ConnectionProblem, RpcClient
+from mcpkit.archive.rpc.client import ArchiveConnectionError, RpcClient
 
 ENV_STATE = "MCPKIT_ARCHIVE_STATE"
 PID_NAME = "archive-server.pid"
@@ -82,7 +82,7 @@ async def _probe(url: str, token: str | None, timeout: float) -> dict[str, Any] 
     try:
         result = await client.call("get_status", {})
         return result if isinstance(result, dict) else {"result": result}
-    except (ConnectionProblem, OSError):
+    except (ArchiveConnectionError, OSError):
         return None
     finally:
         await client.aclose()

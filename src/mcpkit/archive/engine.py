@@ -31,10 +31,10 @@ from mcpkit.archive import safetensors_io, scan_index
 from mcpkit.archive.embedders import DEFAULT_MODEL, Embedder, create_embedder
 from mcpkit.archive.errors import ModelMismatchError, SpaceMissingError
 from mcpkit.archive.posts import dedup_key
-from mcpkit.archive.query import ParsedQuery, TextFilter, parse_query
+from mcpkit.archive.query import ParsedQuery, TextFilter, parse_query, parse_terms
 from mcpkit.archive.scan_index import ScanIndexes
 from mcpkit.archive.settings import SPACES, DateFilter, SearchSettings, UserFilter
-from mcpkit.archive.store import Store, add_enrichment, post_dict
+from mcpkit.archive.store import Store
 from mcpkit.archive.vectors import (
     BoolArray,
     FloatArray,
@@ -45,8 +45,14 @@ from mcpkit.archive.vectors import (
     top_k,
     vectors_root,
 )
+from mcpkit.errors import ValidationError
 
 HYBRID_MODES = ("average", "maximum", "minimum")
+
+
+def text_source(mode: str) -> str:
+    """The text a ``T`` filter tests in ``mode``: the mode's own text, content for hybrids."""
+    return mode if mode in SPACES else "content"
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,21 +315,32 @@ class Engine:
         *,
         mode: str = "content",
         weights: tuple[float, float, float] | None = None,
+        offset: int = 0,
     ) -> list[dict[str, Any]]:
-        """Ranked, filtered, deduplicated results: ``[{rank, score, post}]``."""
+        """Ranked, filtered, deduplicated results ``[{rank, score, post}]``: ``top_k`` of them
+        after skipping the best ``offset`` (ranks keep counting from ``offset + 1``)."""
         settings = settings or SearchSettings()
         parsed = parse_query(query)
+        wanted = offset + settings.top_k
         if parsed.text_only:
-            return self._text_only(parsed, settings)
-        ranking = self._ranking(
-            parsed.vector_text, mode, weights, self._filter_mask(settings.user_filter, settings.date_filter)
-        )
-        return self._walk(ranking, settings.top_k, parsed.text_filter)
+            found = self._text_only(parsed, settings, text_source(mode), wanted)
+        else:
+            ranking = self._ranking(
+                parsed.vector_text,
+                mode,
+                weights,
+                self._filter_mask(settings.user_filter, settings.date_filter),
+            )
+            found = self._walk(ranking, wanted, parsed.text_filter, text_source(mode))
+        return found[offset:]
 
-    def _walk(self, ranking: _Ranking, wanted: int, text_filter: TextFilter) -> list[dict[str, Any]]:
+    def _walk(
+        self, ranking: _Ranking, wanted: int, text_filter: TextFilter, source: str
+    ) -> list[dict[str, Any]]:
         """Take ranked rows in growing top-k rounds until ``wanted`` distinct posts pass.
 
-        Rows excluded by filters are never ranked, so each round is one top-k.
+        Rows excluded by filters are never ranked, so each round is one top-k. The text
+        filter tests the ``source`` text of each post (its content, reasoning or summary).
         """
         space = ranking.space
         results: list[dict[str, Any]] = []
@@ -337,7 +354,7 @@ class Engine:
             posts = self.store.posts_by_ids(ids)
             for score, post_id in zip(scores[done:], ids, strict=True):
                 post = posts.get(post_id)
-                if post is None or (text_filter.active and not text_filter.matches(post["content"])):
+                if post is None or (text_filter.active and not text_filter.matches(post.get(source))):
                     continue
                 key = dedup_key(post["user"], post["content"])
                 if key in seen_keys:
@@ -351,27 +368,24 @@ class Engine:
             done = len(order)
             k *= 4
 
-    def _text_only(self, parsed: ParsedQuery, settings: SearchSettings) -> list[dict[str, Any]]:
+    def _text_only(
+        self, parsed: ParsedQuery, settings: SearchSettings, source: str, wanted: int
+    ) -> list[dict[str, Any]]:
         """``| T`` queries: every post matching T scores 1.0, newest first, filters and dedup applied."""
         user_filter, date_filter = settings.user_filter, settings.date_filter
         counts = self.store.user_counts() if user_filter.active else {}
         by_name = {name: count for name, count in counts.values()}
         results: list[dict[str, Any]] = []
         seen_keys: set[tuple[str, str]] = set()
-        rows = self.store.posts_newest_first(parsed.text_filter.includes)
-        for row in rows:
-            post = post_dict(row)
-            if not parsed.text_filter.matches(post["content"]):
-                continue
-            if not _user_passes(post["user"], user_filter, by_name) or not _date_passes(row[5], date_filter):
+        for post, ts in self.store.matching_posts(parsed.text_filter, source):
+            if not _user_passes(post["user"], user_filter, by_name) or not _date_passes(ts, date_filter):
                 continue
             key = dedup_key(post["user"], post["content"])
             if key in seen_keys:
                 continue
             seen_keys.add(key)
-            add_enrichment(post, row[6], row[7], row[8])
             results.append({"rank": len(results) + 1, "score": 1.0, "post": post})
-            if len(results) >= settings.top_k:
+            if len(results) >= wanted:
                 break
         return results
 
@@ -383,25 +397,37 @@ class Engine:
         mode: str = "content",
         weights: tuple[float, float, float] | None = None,
     ) -> list[tuple[int, float]]:
-        """Raw ranking ``[(post_id, score)]`` without filters or dedup (upstream's extension)."""
+        """Raw ranking ``[(post_id, score)]`` without user/date filters or dedup (upstream's
+        extension); the ``T`` of ``Q|T`` keeps only posts whose mode text matches, before
+        ``top`` is counted."""
         parsed = parse_query(query)
-        text = parsed.vector_text or query
+        if parsed.text_only:
+            raise ValidationError("Vector query is empty: vector_search requires a vector query part")
+        text_filter = parsed.text_filter
+        source = text_source(mode)
 
-        def everything(name: str, space: VectorSpace) -> None:
-            return None
+        def matching(name: str, space: VectorSpace) -> BoolArray | None:
+            if not text_filter.active:
+                return None
+            ids = np.fromiter(
+                (post["post_id"] for post, _ in self.store.matching_posts(text_filter, source)),
+                dtype=np.int64,
+            )
+            return np.isin(np.asarray(space.ids), ids)
 
-        ranking = self._ranking(text, mode, weights, everything)
+        ranking = self._ranking(parsed.vector_text, mode, weights, matching)
         order, scores = ranking.rank(top)
         return [(int(ranking.space.ids[row]), float(score)) for row, score in zip(order, scores, strict=True)]
 
     def search_posts_by_text(
-        self, term: str, limit: int = 50, source: str = "content"
+        self, term: str, limit: int = 50, source: str = "content", offset: int = 0
     ) -> list[dict[str, Any]]:
-        return self.store.text_search(term, limit, source)
+        """Posts whose ``source`` text matches the terms of ``term``, newest first."""
+        return self.store.text_search(parse_terms(term), limit, source, offset)
 
-    def user_stats(self, limit: int = 50) -> list[dict[str, Any]]:
+    def user_stats(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
         counts = sorted(self.store.user_counts().values(), key=lambda item: (-item[1], item[0]))
-        return [{"user": name, "post_count": count} for name, count in counts[:limit]]
+        return [{"user": name, "post_count": count} for name, count in counts[offset : offset + limit]]
 
     def user_list(self) -> list[str]:
         return [item["user"] for item in self.user_stats(limit=2**31)]
@@ -413,6 +439,7 @@ class Engine:
             "total_posts": counts["total_posts"],
             "total_users": counts["total_users"],
             "date_range": {"earliest": earliest, "latest": latest},
+            "enrichment": self.store.enrichment_coverage(),
         }
 
     def status(self) -> dict[str, Any]:
@@ -429,6 +456,7 @@ class Engine:
             "embeddings_loaded": content["count"] if content else 0,
             "search_engine_ready": True,
             "spaces": spaces,
+            "enrichment": self.store.enrichment_coverage(),
             "vector_index": self.scans.status(),
         }
 

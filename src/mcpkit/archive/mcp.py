@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcpkit import __version__
 from mcpkit.archive import texts
-from mcpkit.archive.rpc.api_port import ArchivePort, error_fields
+from mcpkit.archive.rpc.api_port import ArchivePort
 from mcpkit.archive.rpc.client import (
     ConnectionLostError,
     RpcClient,
@@ -25,9 +25,13 @@ from mcpkit.archive.rpc.client import (
     ServerTimeoutError,
 )
 from mcpkit.errors import McpkitError
+from mcpkit.jsonrpc import error_fields
+from mcpkit.results import Window, text_page
 from mcpkit.tools import ToolSpec, params
 
 if TYPE_CHECKING:
+    from mcp.types import CallToolResult
+
     from mcpkit.server import McpkitServer
 
 SERVER_NAME = "mcpkit-archive"
@@ -41,7 +45,7 @@ MSG_TIMEOUT = "サーバーへの接続がタイムアウトしました"
 MSG_CLOSED = "WebSocket接続が予期せず終了しました"
 
 
-class ToolFailure(McpkitError):
+class ToolFailedError(McpkitError):
     """A failed tool call; its text is the whole one-line ``isError`` message."""
 
 
@@ -70,26 +74,34 @@ class ArchiveTools:
         try:
             return await self.backend.call(method, dict(args))
         except Exception as exc:
-            raise ToolFailure(f"エラー: {failure}: {describe_failure(exc)}") from exc
+            raise ToolFailedError(f"エラー: {failure}: {describe_failure(exc)}") from exc
 
     @staticmethod
     def _required(args: Mapping[str, Any], name: str, message: str) -> str:
         value = args.get(name)
         if not isinstance(value, str) or not value:
-            raise ToolFailure(f"エラー: {message}")
+            raise ToolFailedError(f"エラー: {message}")
         return value
 
-    async def search_similar(self, args: dict[str, Any]) -> str:
+    async def search_similar(self, args: dict[str, Any]) -> str | CallToolResult:
         query = self._required(args, "query", "検索クエリが指定されていません")
         call: dict[str, Any] = {"query": query}
-        for key in ("mode", "weights"):
+        for key in ("mode", "weights", "offset"):
             if args.get(key) is not None:
                 call[key] = args[key]
         settings = {k: args[k] for k in ("top_k", "user_filter", "date_filter") if args.get(k) is not None}
         if settings:
             call["settings"] = settings
         results = await self._call("search_similar", call, "検索に失敗")
-        return texts.format_search_results(query, results or [])
+        if not results:
+            return texts.NO_RESULTS
+        offset, top_k = _int(args.get("offset"), 0), _int(args.get("top_k"), 10)
+        return text_page(
+            texts.search_items(results, offset + 1),
+            Window(offset, top_k),
+            header=texts.search_header(query, len(results)),
+            next_call="search_similar with the same arguments and offset={offset}",
+        )
 
     async def get_status(self, args: dict[str, Any]) -> str:
         url = args.get("websocket_url")
@@ -100,29 +112,44 @@ class ArchiveTools:
         try:
             status = await backend.call("get_status", {})
         except Exception as exc:
-            raise ToolFailure(f"Twilog Serverに接続できません: {describe_failure(exc)}") from exc
+            raise ToolFailedError(f"Twilog Serverに接続できません: {describe_failure(exc)}") from exc
         finally:
             if temporary is not None:
                 await temporary.aclose()
         return texts.format_status(status)
 
-    async def get_user_stats(self, args: dict[str, Any]) -> str:
-        call = {"limit": args["limit"]} if args.get("limit") is not None else {}
-        stats = await self._call("get_user_stats", call, "ユーザー統計取得に失敗")
-        return texts.format_user_stats(stats or [])
+    async def get_user_stats(self, args: dict[str, Any]) -> CallToolResult:
+        call = {k: args[k] for k in ("limit", "offset") if args.get(k) is not None}
+        stats = await self._call("get_user_stats", call, "ユーザー統計取得に失敗") or []
+        offset = _int(args.get("offset"), 0)
+        return text_page(
+            texts.user_items(stats, offset + 1),
+            Window(offset, _int(args.get("limit"), 50)),
+            header=texts.users_header(len(stats)),
+            next_call="get_user_stats with offset={offset}",
+            separator="\n",
+        )
 
     async def get_database_stats(self, args: dict[str, Any]) -> str:
         stats = await self._call("get_database_stats", {}, "データベース統計取得に失敗")
         return texts.format_database_stats(stats or {})
 
-    async def search_posts_by_text(self, args: dict[str, Any]) -> str:
+    async def search_posts_by_text(self, args: dict[str, Any]) -> str | CallToolResult:
         term = self._required(args, "search_term", "検索文字列が指定されていません")
         call: dict[str, Any] = {"search_term": term}
-        for key in ("limit", "source"):
+        for key in ("limit", "source", "offset"):
             if args.get(key) is not None:
                 call[key] = args[key]
         posts = await self._call("search_posts_by_text", call, "テキスト検索に失敗")
-        return texts.format_text_results(term, posts or [])
+        if not posts:
+            return texts.format_text_results(term, [])
+        offset = _int(args.get("offset"), 0)
+        return text_page(
+            texts.text_items(posts, offset + 1),
+            Window(offset, _int(args.get("limit"), 50)),
+            header=texts.text_header(term, len(posts)),
+            next_call="search_posts_by_text with the same arguments and offset={offset}",
+        )
 
     async def embed_text(self, args: dict[str, Any]) -> str:
         text = self._required(args, "text", "ベクトル化するテキストが指定されていません")
@@ -131,6 +158,15 @@ class ArchiveTools:
 
     def specs(self) -> list[ToolSpec]:
         return tool_specs(self)
+
+
+def _int(value: Any, default: int) -> int:
+    """An argument the API has already validated as an integer, or its default."""
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else default
+
+
+def _offset_schema() -> dict[str, Any]:
+    return params.integer("Skip this many results; answers say which offset comes next.", minimum=0)
 
 
 def _user_filter_schema() -> dict[str, Any]:
@@ -164,7 +200,7 @@ def tool_specs(tools: ArchiveTools) -> list[ToolSpec]:
         name: str,
         description: str,
         schema: dict[str, Any],
-        handler: Callable[[dict[str, Any]], Awaitable[str]],
+        handler: Callable[[dict[str, Any]], Awaitable[str | CallToolResult]],
     ) -> ToolSpec:
         return ToolSpec(
             name=name,
@@ -192,6 +228,7 @@ def tool_specs(tools: ArchiveTools) -> list[ToolSpec]:
                     "date_filter": _date_filter_schema(),
                     "mode": params.enum("Which vectors to compare.", MODES, default="content"),
                     "weights": params.array(params.number(), "Weights of content, reasoning and summary."),
+                    "offset": _offset_schema(),
                 },
                 required=["query"],
             ),
@@ -212,7 +249,7 @@ def tool_specs(tools: ArchiveTools) -> list[ToolSpec]:
         spec(
             "get_user_stats",
             "List the users with the most posts in the archive, most first.",
-            params.object_schema({"limit": limit}),
+            params.object_schema({"limit": limit, "offset": _offset_schema()}),
             tools.get_user_stats,
         ),
         spec(
@@ -231,6 +268,7 @@ def tool_specs(tools: ArchiveTools) -> list[ToolSpec]:
                     ),
                     "limit": limit,
                     "source": params.enum("Which text to search.", SOURCES, default="content"),
+                    "offset": _offset_schema(),
                 },
                 required=["search_term"],
             ),

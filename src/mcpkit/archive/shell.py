@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mcpkit.archive.rpc.api_port import ArchivePort, error_fields
+from mcpkit.archive.rpc.api_port import ArchivePort
 from mcpkit.archive.texts import collapse_blank_lines
+from mcpkit.errors import ValidationError
+from mcpkit.jsonrpc import error_fields
 
 FETCH = 100
 VIEWS = ("normal", "list", "detail")
@@ -39,7 +41,7 @@ Type a query to search by meaning. Use V|T to require words T too, | T for words
   /help /?             this help        /exit /quit /q   leave"""
 
 
-class ShellUsage(ValueError):
+class ShellUsageError(ValidationError):
     """A slash command with arguments it cannot use."""
 
 
@@ -51,15 +53,15 @@ def parse_ranges(spec: str) -> list[int]:
             continue
         low, dash, high = part.partition("-")
         if not low.isdigit() or (dash and not high.isdigit()):
-            raise ShellUsage(f"not a number or range: {part!r}")
+            raise ShellUsageError(f"not a number or range: {part!r}")
         a, b = int(low), int(high) if dash else int(low)
         if a < 1 or b < a:
-            raise ShellUsage(f"bad range: {part!r}")
+            raise ShellUsageError(f"bad range: {part!r}")
         for n in range(a, b + 1):
             if n not in out:
                 out.append(n)
     if not out:
-        raise ShellUsage("give numbers like 1-3,7")
+        raise ShellUsageError("give numbers like 1-3,7")
     return out
 
 
@@ -117,7 +119,7 @@ class Shell:
         rest = rest.strip()
         try:
             return await self._command(command.lower(), rest)
-        except ShellUsage as exc:
+        except ShellUsageError as exc:
             self.write(f"usage: {exc}")
             return True
 
@@ -129,12 +131,12 @@ class Shell:
             self.write(HELP)
         elif command == "/top":
             if not rest.isdigit() or not 1 <= int(rest) <= 100:
-                raise ShellUsage("/top N with N from 1 to 100")
+                raise ShellUsageError("/top N with N from 1 to 100")
             s.top = int(rest)
             self.write(f"top: {s.top}")
         elif command == "/view":
             if rest not in VIEWS:
-                raise ShellUsage("/view normal|list|detail")
+                raise ShellUsageError("/view normal|list|detail")
             s.view = rest
             self.write(f"view: {s.view}")
             if s.results:
@@ -165,13 +167,13 @@ class Shell:
     def _set_mode(self, rest: str) -> None:
         parts = rest.split()
         if not parts or parts[0] not in MODES:
-            raise ShellUsage("/mode " + "|".join(MODES) + " [w1,w2,w3]")
+            raise ShellUsageError("/mode " + "|".join(MODES) + " [w1,w2,w3]")
         weights = None
         if len(parts) > 1:
             try:
                 weights = [float(w) for w in parts[1].split(",")]
             except ValueError:
-                raise ShellUsage("weights are numbers like 0.7,0.2,0.1") from None
+                raise ShellUsageError("weights are numbers like 0.7,0.2,0.1") from None
         self.state.mode, self.state.weights = parts[0], weights
         self.write(f"mode: {self.state.mode}" + (f" weights {weights}" if weights else ""))
 
@@ -183,7 +185,7 @@ class Shell:
             key, eq, value = token.partition("=")
             if eq and key in ("min", "max"):
                 if not value.isdigit() or int(value) < 1:
-                    raise ShellUsage("min=N and max=N take positive numbers")
+                    raise ShellUsageError("min=N and max=N take positive numbers")
                 if key == "min":
                     s.threshold_min = int(value)
                 else:
@@ -211,7 +213,7 @@ class Shell:
                 else:
                     values.append(word)
             if len(values) > 2:
-                raise ShellUsage("/date FROM [TO]")
+                raise ShellUsageError("/date FROM [TO]")
             s.date_from = values[0] if values[0] != "-" else None
             s.date_to = values[1] if len(values) > 1 and values[1] != "-" else None
         self.write(f"date: {s.date_from or '-'} ～ {s.date_to or '-'}")

@@ -18,6 +18,7 @@ Why this shape:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import sqlite3
@@ -33,6 +34,7 @@ import numpy.typing as npt
 
 from mcpkit.archive.errors import ArchiveError
 from mcpkit.archive.posts import Post, fold, timestamp_epoch
+from mcpkit.archive.query import TextFilter
 
 SOURCES = ("content", "reasoning", "summary")
 
@@ -78,6 +80,19 @@ _MIGRATIONS: tuple[str, ...] = (
         SELECT post_id, mcpkit_fold(reasoning) FROM enrichments WHERE coalesce(reasoning, '') != '';
     INSERT INTO fts_summary(rowid, body)
         SELECT post_id, mcpkit_fold(summary) FROM enrichments WHERE coalesce(summary, '') != ''
+    """,
+    # 3: what ``archive enrich`` did to each post: the text and prompt it enriched (a post is
+    # due again when either changes), and failures with their reason (retried next run)
+    """
+    CREATE TABLE enrich_state (
+        post_id INTEGER PRIMARY KEY,
+        content_hash TEXT NOT NULL,
+        prompt_version TEXT NOT NULL,
+        model TEXT NOT NULL,
+        ok INTEGER NOT NULL,
+        error TEXT,
+        tokens INTEGER NOT NULL DEFAULT 0
+    )
     """,
 )
 
@@ -127,23 +142,59 @@ def post_dict(row: Sequence[Any]) -> dict[str, Any]:
     return {"post_id": int(row[0]), "content": row[4], "timestamp": row[2], "url": row[3], "user": row[1]}
 
 
+class DatabaseError(ArchiveError):
+    """The archive database cannot be opened, read or written; the message names the cause."""
+
+
+def describe_db_error(path: Path, exc: BaseException) -> str:
+    """One line saying what is wrong with the database at ``path``, in the user's terms."""
+    text = str(exc)
+    lowered = text.lower()
+    if path.is_dir():
+        return f"{path} is a directory, not an archive database"
+    if "readonly" in lowered or "read-only" in lowered:
+        return f"{path} is read-only: the archive cannot be written ({text})"
+    if "disk is full" in lowered or "no space" in lowered:
+        return f"no space left writing {path}: {text}"
+    if "not a database" in lowered:
+        return f"{path} is not an archive database: {text}"
+    if "unable to open" in lowered:
+        return f"cannot open {path}: {text} (does its directory exist and is it writable?)"
+    if "locked" in lowered or "busy" in lowered:
+        return f"{path} is locked by another process: {text}"
+    return f"database error on {path}: {text}"
+
+
+def remove_database(path: Path) -> None:
+    """Delete an archive database with its WAL files (used to undo a failed creation)."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            Path(f"{path}{suffix}").unlink()
+
+
 class Store:
     """The archive database. Thread-safe: writes serialise, reads use per-thread connections."""
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
         self._write_lock = threading.Lock()
         self._connections: list[sqlite3.Connection] = []
         self._conn_lock = threading.Lock()
-        self._writer = self._connect()
-        self._writer.create_function("mcpkit_fold", 1, fold, deterministic=True)
-        self._writer.execute("PRAGMA journal_mode=WAL")
-        # statement journals (every multi-row INSERT keeps one) in memory, not in a temp file:
-        # they only serve to undo one statement, a crash is recovered from the WAL
-        self._writer.execute("PRAGMA temp_store=MEMORY")
-        self._migrate()
+        if self.path.is_dir():
+            raise DatabaseError(describe_db_error(self.path, OSError("is a directory")))
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._writer = self._connect()
+            self._writer.create_function("mcpkit_fold", 1, fold, deterministic=True)
+            self._writer.execute("PRAGMA journal_mode=WAL")
+            # statement journals (every multi-row INSERT keeps one) in memory, not in a temp
+            # file: they only serve to undo one statement, a crash is recovered from the WAL
+            self._writer.execute("PRAGMA temp_store=MEMORY")
+            self._migrate()
+        except (sqlite3.Error, OSError) as exc:
+            self.close()
+            raise DatabaseError(describe_db_error(self.path, exc)) from exc
         self._user_ids: dict[str, int] = {}
         self._variables = self._writer.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
 
@@ -198,7 +249,7 @@ class Store:
                     self._writer.execute(f"PRAGMA user_version={version + 1}")
                     self._writer.execute("COMMIT")
                 except BaseException:
-                    self._writer.execute("ROLLBACK")
+                    _rollback(self._writer)
                     raise
 
     @contextmanager
@@ -212,7 +263,7 @@ class Store:
                 conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
                 conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                _rollback(conn)
                 self._user_ids.clear()
                 raise
 
@@ -319,7 +370,34 @@ class Store:
             count += 1
         return count
 
+    def record_enrichment_states(
+        self, conn: sqlite3.Connection, states: Iterable[tuple[int, str, str, str, bool, str | None, int]]
+    ) -> None:
+        """``(post_id, content_hash, prompt_version, model, ok, error, tokens)`` per post."""
+        conn.executemany("INSERT OR REPLACE INTO enrich_state VALUES (?, ?, ?, ?, ?, ?, ?)", states)
+
     # -- reads -------------------------------------------------------------------------------
+
+    def enrichment_states(self) -> dict[int, tuple[str, str, bool]]:
+        """``post_id -> (content_hash, prompt_version, ok)`` of every post ``enrich`` has seen."""
+        rows = self.reader.execute("SELECT post_id, content_hash, prompt_version, ok FROM enrich_state")
+        return {int(pid): (h, v, bool(ok)) for pid, h, v, ok in rows}
+
+    def enriched_ids(self) -> set[int]:
+        """Posts with an enrichment, however it came (``enrich`` or an upstream migration)."""
+        return {int(r[0]) for r in self.reader.execute("SELECT post_id FROM enrichments")}
+
+    def enrichment_coverage(self) -> dict[str, int]:
+        """How much of the archive is enriched: for ``stats`` and ``get_status``."""
+        one: Callable[[str], int] = lambda sql: int(self.reader.execute(sql).fetchone()[0])  # noqa: E731
+        return {
+            "total_posts": one("SELECT count(*) FROM posts"),
+            "enriched": one(
+                "SELECT count(*) FROM enrichments e JOIN posts p ON p.post_id = e.post_id "
+                "WHERE coalesce(e.summary, '') != '' OR coalesce(e.reasoning, '') != ''"
+            ),
+            "failed": one("SELECT count(*) FROM enrich_state WHERE ok = 0"),
+        }
 
     def posts_by_ids(self, ids: Sequence[int], *, enrich: bool = True) -> dict[int, dict[str, Any]]:
         """Post dicts for ``ids`` (missing ids are absent), with enrichments when present."""
@@ -342,64 +420,55 @@ class Store:
                 out[post["post_id"]] = post
         return out
 
-    def text_search(self, term: str, limit: int, source: str = "content") -> list[dict[str, Any]]:
-        """Posts whose ``source`` text contains ``term`` case-insensitively, newest first.
+    def text_search(
+        self, text_filter: TextFilter, limit: int, source: str = "content", offset: int = 0
+    ) -> list[dict[str, Any]]:
+        """Posts whose ``source`` text passes ``text_filter``, newest first, with enrichments,
+        ``limit`` of them after the first ``offset``.
 
-        The answer is by definition that of :meth:`naive_text_search`; FTS5 trigram only finds
-        candidates faster (terms of three or more characters), and a term that matches very many
-        posts is served by walking the time index instead, which is then the faster path.
+        A post without that text (not enriched) is matched as an empty text, as upstream.
         """
-        needle = fold(term)
+        found = itertools.islice(self.matching_posts(text_filter, source), offset, offset + limit)
+        return [post for post, _ in found]
+
+    def matching_posts(
+        self, text_filter: TextFilter, source: str = "content"
+    ) -> Iterator[tuple[dict[str, Any], int | None]]:
+        """``(post, ts)`` newest first for every post whose ``source`` text passes the filter.
+
+        The answer is by definition that of a scan testing every post (tests/archive/naive.py);
+        FTS5 trigram only finds candidates faster (include terms of three or more characters),
+        and terms that match very many posts are served by walking the time index instead,
+        which is then the faster path.
+        """
         conn = self.reader
-        text_col, join = _source_sql(source)
-        base = f"SELECT {_POST_COLUMNS}, {text_col} FROM posts p LEFT JOIN users u ON u.user_id = p.user_id{join}"
-        if len(needle) >= 3:
+        text_col = _source_column(source)
+        base = (
+            f"SELECT {_POST_COLUMNS}, e.reasoning, e.summary, e.tags, p.ts, {text_col} FROM posts p "
+            "LEFT JOIN users u ON u.user_id = p.user_id LEFT JOIN enrichments e ON e.post_id = p.post_id"
+        )
+        order = " ORDER BY p.timestamp DESC, p.post_id DESC"
+        long_terms = [t for t in text_filter.folded_includes if len(t) >= 3]
+        rows: Iterable[Sequence[Any]] | None = None
+        if long_terms:
             table = f"fts_{source}"
-            query = trigram_query([needle])
+            query = trigram_query(long_terms)
             probe = conn.execute(
                 f"SELECT count(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?)",
                 (query, _FTS_PROBE),
             ).fetchone()[0]
             if probe < _FTS_PROBE:
                 rows = conn.execute(
-                    f"{base} WHERE p.post_id IN (SELECT rowid FROM {table} WHERE {table} MATCH ?) "
-                    "ORDER BY p.timestamp DESC, p.post_id DESC",
+                    f"{base} WHERE p.post_id IN (SELECT rowid FROM {table} WHERE {table} MATCH ?){order}",
                     (query,),
                 )
-                return _take_matching(rows, needle, limit)
-        rows = conn.execute(f"{base} ORDER BY p.timestamp DESC, p.post_id DESC")
-        return _take_matching(rows, needle, limit)
-
-    def posts_newest_first(self, terms: Sequence[str]) -> Iterator[Sequence[Any]]:
-        """Rows ``(post_id, user, timestamp, url, content, ts, reasoning, summary, tags)`` newest
-        first, narrowed by FTS to posts containing every term of three or more characters.
-
-        The narrowing is a superset of the true matches; callers still test each row.
-        """
-        long_terms = [fold(t) for t in terms if len(fold(t)) >= 3]
-        where = ""
-        params: list[Any] = []
-        if long_terms:
-            where = " WHERE p.post_id IN (SELECT rowid FROM fts_content WHERE fts_content MATCH ?)"
-            params.append(trigram_query(long_terms))
-        yield from self.reader.execute(
-            "SELECT p.post_id, coalesce(u.name, ''), p.timestamp, p.url, p.content, p.ts, "
-            "e.reasoning, e.summary, e.tags FROM posts p LEFT JOIN users u ON u.user_id = p.user_id "
-            f"LEFT JOIN enrichments e ON e.post_id = p.post_id{where} "
-            "ORDER BY p.timestamp DESC, p.post_id DESC",
-            params,
-        )
-
-    def naive_text_search(self, term: str, limit: int, source: str = "content") -> list[dict[str, Any]]:
-        """The reference semantics: scan everything in Python, sort newest first (for tests, bench)."""
-        needle = fold(term)
-        text_col, join = _source_sql(source)
-        rows = self.reader.execute(
-            f"SELECT {_POST_COLUMNS}, {text_col} FROM posts p LEFT JOIN users u ON u.user_id = p.user_id{join}"
-        ).fetchall()
-        hits = [row for row in rows if row[5] is not None and needle in fold(row[5])]
-        hits.sort(key=lambda r: (r[2], r[0]), reverse=True)
-        return [post_dict(r) for r in hits[:limit]]
+        if rows is None:
+            rows = conn.execute(base + order)
+        for row in rows:
+            if text_filter.matches(row[9]):
+                post = post_dict(row)
+                add_enrichment(post, row[5], row[6], row[7])
+                yield post, row[8]
 
     def post_arrays(self) -> PostArrays:
         """Filter columns for every post, built with numpy (about a second per million posts)."""
@@ -454,25 +523,11 @@ class Store:
         if source == "content":
             sql = "SELECT post_id, content FROM posts ORDER BY post_id"
         else:
-            _source_sql(source)
+            _source_column(source)
             sql = f"SELECT post_id, {source} FROM enrichments WHERE {source} IS NOT NULL ORDER BY post_id"
         for post_id, text in self.reader.execute(sql):
             if text:
                 yield int(post_id), str(text)
-
-    def texts_for(self, ids: Sequence[int], source: str) -> dict[int, str]:
-        """The raw ``source`` text of posts, for the query text filter."""
-        text_col, join = _source_sql(source)
-        out: dict[int, str] = {}
-        id_list = [int(i) for i in ids]
-        for start in range(0, len(id_list), 500):
-            part = id_list[start : start + 500]
-            marks = ",".join("?" * len(part))
-            for post_id, text in self.reader.execute(
-                f"SELECT p.post_id, {text_col} FROM posts p{join} WHERE p.post_id IN ({marks})", part
-            ):
-                out[int(post_id)] = text or ""
-        return out
 
 
 class PostWriter:
@@ -599,11 +654,21 @@ def add_enrichment(
             post["tags"] = []
 
 
-def _source_sql(source: str) -> tuple[str, str]:
+def _rollback(conn: sqlite3.Connection) -> None:
+    """Undo the open transaction, if SQLite has not already: after "database or disk is full"
+    it rolls back by itself, and a second ROLLBACK would replace the real cause with
+    "cannot rollback - no transaction is active"."""
+    if conn.in_transaction:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
+
+
+def _source_column(source: str) -> str:
+    """The SQL column of a text source in :meth:`Store.matching_posts`'s join."""
     if source == "content":
-        return "p.content", ""
+        return "p.content"
     if source in ("reasoning", "summary"):
-        return f"e.{source}", " JOIN enrichments e ON e.post_id = p.post_id"
+        return f"e.{source}"
     raise ArchiveError(f"unknown text source {source!r}")
 
 
@@ -631,14 +696,3 @@ def _values_sql(head: str, columns: int, rows: int) -> str:
     """``head`` followed by ``rows`` groups of ``columns`` placeholders."""
     group = "(" + ",".join("?" * columns) + ")"
     return head + ",".join([group] * rows)
-
-
-def _take_matching(rows: Iterable[Sequence[Any]], needle: str, limit: int) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for row in rows:
-        text = row[5]
-        if text is not None and needle in fold(text):
-            out.append(post_dict(row))
-            if len(out) >= limit:
-                break
-    return out

@@ -37,40 +37,69 @@ def num(value: Any) -> str:
     return f"{value:,}"
 
 
+def search_header(query: str, count: int) -> str:
+    return f'🔍 検索結果: {count}件 (クエリ: "{query}")'
+
+
+def search_items(results: Sequence[Mapping[str, Any]], start: int = 1) -> list[str]:
+    """One entry per result: ``i. [0.879] @user (time) url`` and the indented post."""
+    items = []
+    for index, result in enumerate(results, start):
+        post = result.get("post") or {}
+        score = result.get("score")
+        shown = f"{score:.3f}" if isinstance(score, (int, float)) else "?"
+        head = (
+            f"{index}. [{shown}] @{post.get('user', '')} ({post.get('timestamp', '')}) {post.get('url', '')}"
+        )
+        items.append(head + "\n" + indent_body(str(post.get("content", ""))))
+    return items
+
+
 def format_search_results(query: str, results: Sequence[Mapping[str, Any]]) -> str:
     """``search_similar``: ``🔍 検索結果: N件 (クエリ: "q")`` then ``i. [0.879] @user (time) url``."""
     if not results:
         return NO_RESULTS
-    out = [f'🔍 検索結果: {len(results)}件 (クエリ: "{query}")', ""]
-    for index, result in enumerate(results, 1):
-        post = result.get("post") or {}
-        score = result.get("score")
-        shown = f"{score:.3f}" if isinstance(score, (int, float)) else "?"
-        out.append(
-            f"{index}. [{shown}] @{post.get('user', '')} ({post.get('timestamp', '')}) {post.get('url', '')}"
-        )
-        out.append(indent_body(str(post.get("content", ""))))
-        out.append("")
-    return "\n".join(out) + "\n"
+    return _joined(search_header(query, len(results)), search_items(results))
+
+
+def text_header(term: str, count: int) -> str:
+    return f'📝 テキスト検索結果: {count}件 (検索語: "{term}")'
+
+
+def text_items(posts: Sequence[Mapping[str, Any]], start: int = 1) -> list[str]:
+    """One entry per post: ``i. @user (time)`` and the indented post."""
+    return [
+        f"{index}. @{post.get('user', '')} ({post.get('timestamp', '')})\n"
+        + indent_body(str(post.get("content", "")))
+        for index, post in enumerate(posts, start)
+    ]
 
 
 def format_text_results(term: str, posts: Sequence[Mapping[str, Any]]) -> str:
     """``search_posts_by_text``: ``📝 テキスト検索結果: N件 (検索語: "q")`` then ``i. @user (time)``."""
     if not posts:
         return f'{NO_RESULTS} (検索語: "{term}")'
-    out = [f'📝 テキスト検索結果: {len(posts)}件 (検索語: "{term}")', ""]
-    for index, post in enumerate(posts, 1):
-        out.append(f"{index}. @{post.get('user', '')} ({post.get('timestamp', '')})")
-        out.append(indent_body(str(post.get("content", ""))))
-        out.append("")
-    return "\n".join(out) + "\n"
+    return _joined(text_header(term, len(posts)), text_items(posts))
+
+
+def users_header(count: int) -> str:
+    return f"👥 ユーザー別投稿統計 (上位{count}人)"
+
+
+def user_items(stats: Sequence[Mapping[str, Any]], start: int = 1) -> list[str]:
+    return [
+        f"{i}. {s.get('user', '')}: {num(s.get('post_count', 0))}投稿" for i, s in enumerate(stats, start)
+    ]
 
 
 def format_user_stats(stats: Sequence[Mapping[str, Any]]) -> str:
     """``get_user_stats``: ``👥 ユーザー別投稿統計 (上位N人)`` then ``i. user: 1,234投稿``."""
-    out = [f"👥 ユーザー別投稿統計 (上位{len(stats)}人)", ""]
-    out += [f"{i}. {s.get('user', '')}: {num(s.get('post_count', 0))}投稿" for i, s in enumerate(stats, 1)]
-    return "\n".join(out) + "\n"
+    return "\n".join([users_header(len(stats)), "", *user_items(stats)]) + "\n"
+
+
+def _joined(header: str, items: Sequence[str]) -> str:
+    """Upstream's layout: the header, a blank line, each entry followed by a blank line."""
+    return "\n".join([header, "", *(item + "\n" for item in items)]) + "\n"
 
 
 def format_database_stats(stats: Mapping[str, Any]) -> str:
@@ -81,7 +110,18 @@ def format_database_stats(stats: Mapping[str, Any]) -> str:
     date_range = stats.get("date_range")
     if date_range:
         out.append(f"データ期間: {date_range.get('earliest')} ～ {date_range.get('latest')}")
+    out += format_enrichment(stats.get("enrichment"))
     return "\n".join(out) + "\n"
+
+
+def format_enrichment(coverage: Any) -> list[str]:
+    """One line of enrichment coverage (an mcpkit addition; nothing when there is none)."""
+    if not isinstance(coverage, Mapping) or not (coverage.get("enriched") or coverage.get("failed")):
+        return []
+    line = f"エンリッチ済み: {num(coverage.get('enriched') or 0)} / {num(coverage.get('total_posts') or 0)}件"
+    if coverage.get("failed"):
+        line += f" (失敗 {num(coverage['failed'])}件)"
+    return [line]
 
 
 def format_status(status: Mapping[str, Any]) -> str:
@@ -101,6 +141,7 @@ def format_status(status: Mapping[str, Any]) -> str:
             out.append(f"・要約数: {num(data['total_summaries'])}件")
         if data.get("total_tags"):
             out.append(f"・タグ数: {num(data['total_tags'])}件")
+    out += ["・" + line for line in format_enrichment(status.get("enrichment"))]
     return "\n".join(out) + "\n"
 
 

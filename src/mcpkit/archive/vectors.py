@@ -21,6 +21,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -270,7 +271,8 @@ class SpaceWriter:
             raise ModelMismatchError(
                 f"space {self.space!r} was built with model {info.model!r} ({info.dim} dims); "
                 f"refusing to add vectors of {self.model!r} ({self.dim} dims). "
-                f"Use --model {info.model} or start the space afresh"
+                f"Use --model {info.model} to add to it, or re-embed every post with the new model: "
+                f"mcpkit archive embed --space {self.space} --model {self.model} --fresh"
             )
         return info
 
@@ -298,6 +300,23 @@ def _append_file(path: Path, committed: int, data: bytes) -> None:
         handle.write(data)
         handle.flush()
         os.fsync(handle.fileno())
+
+
+def drop_space(root: Path, space: str) -> bool:
+    """Delete a space's vectors (for ``embed --fresh``); False when there were none.
+
+    meta.json goes first, so a reader meanwhile sees no space rather than a half-deleted one.
+    """
+    directory = root / space
+    if not directory.exists():
+        return False
+    with _locked(directory):
+        (directory / "meta.json").unlink(missing_ok=True)
+        for child in directory.iterdir():
+            if child.name != "lock" and child.is_file():
+                child.unlink()
+    shutil.rmtree(directory, ignore_errors=True)
+    return True
 
 
 def describe(root: Path) -> dict[str, dict[str, Any]]:

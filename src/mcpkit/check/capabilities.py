@@ -1,67 +1,82 @@
-"""Capability checks (seed 003): declared means served, undeclared means -32601, no empty objects.
+"""Capability checks: declared means served (to the last page), undeclared means -32601.
 
-A declared capability's list method must answer; a method of a capability the server did not
-declare must answer -32601 (method not found), because a server that quietly serves it has a
-handler its declaration hides. An empty capability object (``"prompts": {}``) is valid JSON
-for "supported", but a client in seed 003 read it as "none", so it is reported.
+A declared capability's list method must answer, with pages that match the schema and a
+``nextCursor`` chain that ends; ``logging`` means ``logging/setLevel`` works and
+``completions`` means ``completion/complete`` does. A method of a capability the server did
+not declare must answer -32601 (method not found): a server that quietly serves it has a
+handler its declaration hides (seed 003). ``ping`` must always answer an empty result.
+
+An empty capability object such as ``"tools": {}`` is the normal declaration (every field
+in it is optional), so it is not reported: no client is known to misread it.
 """
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from mcp_types import METHOD_NOT_FOUND
+from mcp_types.methods import validate_server_result
+from pydantic import ValidationError as PydanticValidationError
 
-from mcpkit.check.model import CheckFinding, Report
-from mcpkit.client import ClientError, RpcError, Session
+from mcpkit.check.listing import PROMPTS, RESOURCES, TEMPLATES, TOOLS, ListKind, walk
+from mcpkit.check.model import CheckFinding, CheckReport
+from mcpkit.client import ClientError, JsonRpcError, Session
 
-LIST_METHODS = {"tools": "tools/list", "resources": "resources/list", "prompts": "prompts/list"}
-# Capabilities whose empty object says nothing useful (``logging: {}`` and ``completions: {}``
-# are complete as empty objects in the spec, so they are not reported).
-EMPTY_MEANS_NOTHING = (*LIST_METHODS, "experimental", "extensions")
+LISTS: dict[str, ListKind] = {"tools": TOOLS, "resources": RESOURCES, "prompts": PROMPTS}
+_VARIABLE = re.compile(r"\{[+#./;?&]?([A-Za-z0-9_]+)")
 
 
-async def check_capabilities(session: Session, report: Report, timeout: float) -> None:
+async def check_capabilities(
+    session: Session, report: CheckReport, timeout: float
+) -> dict[str, list[dict[str, Any]]]:
+    """Run the capability checks; return every listed item per list (tools, resources, ...)."""
     caps = session.capabilities
     report.capabilities = dict(caps)
-    for name, value in caps.items():
-        if isinstance(value, dict) and not value and name in EMPTY_MEANS_NOTHING:
-            report.add(
-                CheckFinding(
-                    "capability-empty-object",
-                    "warning",
-                    "capabilities",
-                    f"capability {name!r} is an empty object",
-                    f"Declare {name} only when its handlers exist, and say what it supports "
-                    '(e.g. {"listChanged": false}); one client read {} as "not supported".',
-                    pointer=f"/capabilities/{name}",
-                )
-            )
-    for name, method in LIST_METHODS.items():
+    await _ping(session, report, timeout)
+    listed: dict[str, list[dict[str, Any]]] = {}
+    for name, kind in LISTS.items():
         if name in caps:
-            await _declared(session, report, name, method, timeout)
+            items = await _declared(session, report, name, kind, timeout, "error")
+            listed[name] = items or []
         else:
-            await _undeclared(session, report, name, method, timeout)
+            await _undeclared(session, report, name, kind.method, timeout)
+    if "resources" in caps:
+        listed["resourceTemplates"] = (
+            await _declared(session, report, "resources", TEMPLATES, timeout, "warning") or []
+        )
+    if "logging" in caps:
+        await _set_level(session, report, timeout)
+    if "completions" in caps:
+        await _complete(session, report, listed, timeout)
+    return listed
 
 
-async def _declared(session: Session, report: Report, name: str, method: str, timeout: float) -> None:
+async def _declared(
+    session: Session, report: CheckReport, name: str, kind: ListKind, timeout: float, severity: str
+) -> list[dict[str, Any]] | None:
     try:
-        await session.request(method, None, timeout=timeout)
-    except ClientError as exc:
+        return await walk(session, kind, report, timeout)
+    except (ClientError, JsonRpcError) as exc:
+        if kind is TEMPLATES and isinstance(exc, JsonRpcError) and exc.code == METHOD_NOT_FOUND:
+            return []  # many servers (the SDKs' low-level ones) serve no templates at all
         report.add(
             CheckFinding(
                 "declared-method-fails",
-                "error",
+                "error" if severity == "error" else "warning",
                 "capabilities",
-                f"{name} is declared but {method} fails: {exc}",
-                f"Either serve {method} or stop declaring the {name} capability.",
+                f"{name} is declared but {kind.method} fails: {_say(exc)}",
+                f"Either serve {kind.method} or stop declaring the {name} capability.",
                 pointer=f"/capabilities/{name}",
             )
         )
+        return None
 
 
-async def _undeclared(session: Session, report: Report, name: str, method: str, timeout: float) -> None:
+async def _undeclared(session: Session, report: CheckReport, name: str, method: str, timeout: float) -> None:
     try:
         await session.request(method, None, timeout=timeout)
-    except RpcError as exc:
+    except JsonRpcError as exc:
         if exc.code != METHOD_NOT_FOUND:
             report.add(
                 CheckFinding(
@@ -93,3 +108,110 @@ async def _undeclared(session: Session, report: Report, name: str, method: str, 
             f"Declare {name} in capabilities, or remove the {method} handler.",
         )
     )
+
+
+async def _ping(session: Session, report: CheckReport, timeout: float) -> None:
+    problem = await _empty_result(session, "ping", None, timeout)
+    if problem:
+        report.add(
+            CheckFinding(
+                "ping-fails",
+                "error",
+                "handshake",
+                f"ping: {problem}",
+                "Answer ping with an empty result at any time (the SDKs do this for you).",
+            )
+        )
+
+
+async def _set_level(session: Session, report: CheckReport, timeout: float) -> None:
+    problem = await _empty_result(session, "logging/setLevel", {"level": "warning"}, timeout)
+    if problem:
+        report.add(
+            CheckFinding(
+                "logging-setlevel-fails",
+                "error",
+                "capabilities",
+                f"logging is declared but logging/setLevel {problem}",
+                "Serve logging/setLevel (answer {}) or stop declaring the logging capability.",
+                pointer="/capabilities/logging",
+            )
+        )
+
+
+async def _empty_result(session: Session, method: str, params: dict[str, Any] | None, timeout: float) -> str:
+    """'' when ``method`` answers an empty result, else what went wrong."""
+    try:
+        result = await session.request(method, params, timeout=timeout)
+    except (ClientError, JsonRpcError) as exc:
+        return f"failed: {_say(exc)}"
+    extra = {k for k in result if k != "_meta"}
+    return f"answered {sorted(extra)} instead of an empty result" if extra else ""
+
+
+async def _complete(
+    session: Session, report: CheckReport, listed: dict[str, list[dict[str, Any]]], timeout: float
+) -> None:
+    params = _completion_request(listed)
+    if params is None:
+        return  # nothing with an argument to complete
+    try:
+        result = await session.request("completion/complete", params, timeout=timeout)
+    except JsonRpcError as exc:
+        _completion(
+            report,
+            "warning",
+            f"completion/complete for {params['ref']} answered error {exc.code}: {exc.message}",
+        )
+        return
+    except ClientError as exc:
+        _completion(report, "error", f"completion/complete for {params['ref']} failed: {exc}")
+        return
+    try:
+        validate_server_result("completion/complete", session.protocol_version, result)
+    except PydanticValidationError as exc:
+        problem = exc.errors()[0]
+        _completion(
+            report, "error", f"completion/complete result: {problem.get('msg')} at {problem.get('loc')}"
+        )
+        return
+    except (KeyError, ValueError):
+        return
+    values = result.get("completion", {}).get("values", [])
+    if len(values) > 100:
+        _completion(
+            report, "error", f"completion/complete returned {len(values)} values; at most 100 are allowed"
+        )
+
+
+def _completion_request(listed: dict[str, list[dict[str, Any]]]) -> dict[str, Any] | None:
+    for prompt in listed.get("prompts", []):
+        args = prompt.get("arguments")
+        if isinstance(args, list) and args and isinstance(args[0], dict) and args[0].get("name"):
+            ref = {"type": "ref/prompt", "name": prompt.get("name")}
+            return {"ref": ref, "argument": {"name": args[0]["name"], "value": ""}}
+    for template in listed.get("resourceTemplates", []):
+        found = _VARIABLE.search(str(template.get("uriTemplate", "")))
+        if found:
+            ref = {"type": "ref/resource", "uri": template.get("uriTemplate")}
+            return {"ref": ref, "argument": {"name": found.group(1), "value": ""}}
+    return None
+
+
+def _completion(report: CheckReport, severity: str, message: str) -> None:
+    report.add(
+        CheckFinding(
+            "completion-fails",
+            "error" if severity == "error" else "warning",
+            "capabilities",
+            message,
+            "Answer completion/complete with {completion: {values: [...]}} (empty when there is nothing to offer).",
+            pointer="/capabilities/completions",
+        )
+    )
+
+
+def _say(exc: Exception) -> str:
+    if isinstance(exc, JsonRpcError):
+        return f"JSON-RPC error {exc.code}: {exc.message}"
+    return str(exc)

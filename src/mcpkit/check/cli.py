@@ -1,18 +1,21 @@
 """``mcpkit check``: grade a server. Exit 0 clean, 1 findings at ``--fail-on`` or worse,
-2 when the server cannot be reached or initialized (or on a usage error)."""
+2 when the server cannot be reached or initialized (or on a usage error); with ``--json`` or
+``--sarif`` stdout always holds one document, the start-up failure included."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
-import anyio
 import typer
 from rich.console import Console
 
-from mcpkit.check.model import CheckOptions, Report
+from mcpkit.check.baseline import BaselineError
+from mcpkit.check.model import CheckFinding, CheckOptions, CheckReport
 from mcpkit.check.render import render_json, render_sarif, render_table
-from mcpkit.check.run import check
+from mcpkit.check.run import check, describe_target
 from mcpkit.client import ClientError
+from mcpkit.client.signals import SignalledError, run_command
 from mcpkit.client.target_cli import (
     ConfigOpt,
     EnvOpt,
@@ -22,6 +25,7 @@ from mcpkit.client.target_cli import (
     UrlOpt,
     build_target,
     open_tracer,
+    quiet_logs,
     usage,
 )
 from mcpkit.compat import DEFAULT_PROFILES, PROFILES
@@ -62,18 +66,29 @@ def check_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     sarif: Annotated[bool, typer.Option("--sarif", help="Print the report as SARIF 2.1.0.")] = False,
     fail_on: Annotated[str, typer.Option("--fail-on", help="error or warning.")] = "error",
-    timeout: Annotated[float, typer.Option("--timeout", "-t", help="Seconds per request.")] = 30.0,
+    timeout: Annotated[
+        float, typer.Option("--timeout", "-t", help="Seconds for start-up and per request.")
+    ] = 30.0,
+    baseline: Annotated[
+        Path | None,
+        typer.Option("--baseline", help="Tool-definition hashes: recorded on the first run, compared later."),
+    ] = None,
+    update_baseline: Annotated[
+        bool, typer.Option("--update-baseline", help="Rewrite the --baseline file with today's tools.")
+    ] = False,
     trace: TraceOpt = None,
     client_name: Annotated[
         str | None,
         typer.Option("--client-name", help="clientInfo.name to send, e.g. cursor-vscode; default mcpkit."),
     ] = None,
 ) -> None:
-    """Grade an MCP server: handshake, capabilities, tool definitions, and results with --probe."""
+    """Grade an MCP server: handshake, capabilities, tool definitions, security, and results with --probe."""
     if as_json and sarif:
         usage("choose one of --json and --sarif")
     if fail_on not in ("error", "warning"):
         usage("--fail-on must be 'error' or 'warning'")
+    if update_baseline and baseline is None:
+        usage("--update-baseline needs --baseline FILE")
     target = build_target(url, server, config, command or [], header, env)
     options = CheckOptions(
         profiles=parse_profiles(profile),
@@ -81,32 +96,51 @@ def check_command(
         probe_all=probe_all,
         call_timeout=timeout,
         connect_timeout=timeout,
+        baseline=str(baseline) if baseline else None,
+        update_baseline=update_baseline,
         client_name=client_name,
     )
+    quiet_logs(trace)
 
-    async def main() -> Report:
+    async def main() -> CheckReport:
         return await check(target, options, tracer=open_tracer(trace))
 
     progress = Console(stderr=True)
+    code = 0
     try:
         # A probe of a big server takes a while: show that it is working (terminals only).
-        if progress.is_terminal:
+        if progress.is_terminal and not (as_json or sarif):
             with progress.status("checking the server..."):
-                report = anyio.run(main)
+                report = run_command(main)
         else:
-            report = anyio.run(main)
-    except ClientError as exc:
+            report = run_command(main)
+    except (ClientError, BaselineError) as exc:
+        # Still one document on stdout for --json and --sarif, with the reason in it.
+        report = CheckReport(target=describe_target(target), source=target.source, line=target.line)
+        report.error = str(exc)
+        if isinstance(exc, ClientError):
+            report.add(
+                CheckFinding(
+                    "server-unreachable",
+                    "error",
+                    "handshake",
+                    str(exc),
+                    "Make the server start and answer initialize.",
+                )
+            )
         typer.echo(f"error: cannot check the server: {exc}", err=True)
-        raise typer.Exit(2) from None
-    except KeyboardInterrupt:
-        typer.echo("interrupted", err=True)
-        raise typer.Exit(130) from None
+        code = 2
+    except SignalledError as exc:
+        typer.echo(f"interrupted: {exc}", err=True)
+        raise typer.Exit(exc.exit_code) from None
     if as_json:
         typer.echo(render_json(report))
     elif sarif:
         typer.echo(render_sarif(report))
-    else:
+    elif code == 0:
         out = Console()
         render_table(report, out if out.is_terminal else Console(width=160))
+    if code:
+        raise typer.Exit(code)
     if report.fails(fail_on):
         raise typer.Exit(1)

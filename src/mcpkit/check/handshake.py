@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
-from mcpkit.check.model import CheckFinding, Report
+from mcpkit.check.model import CheckFinding, CheckReport
 from mcpkit.client import Session
 
 SLOW_INIT_SECONDS = 5.0
 
 
-def check_handshake(session: Session, report: Report) -> None:
+def check_handshake(session: Session, report: CheckReport) -> None:
     init = session.initialize_result
     report.server_info = dict(session.server_info)
     report.protocol_version = session.protocol_version
@@ -59,7 +59,7 @@ def check_handshake(session: Session, report: Report) -> None:
     check_stdout(session, report)
 
 
-def check_stdout(session: Session, report: Report) -> None:
+def check_stdout(session: Session, report: CheckReport) -> None:
     """Anything on stdout that is not JSON-RPC breaks stricter clients (run this again at the end)."""
     if session.garbage_lines and "stdout-not-jsonrpc" not in report.rules():
         report.add(

@@ -5,24 +5,30 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from mcpkit.check.rules import with_evidence
 from mcpkit.compat import DEFAULT_PROFILES
 
-Severity = Literal["error", "warning", "info"]
+CheckSeverity = Literal["error", "warning", "info"]
 SEVERITY_RANK: dict[str, int] = {"error": 2, "warning": 1, "info": 0}
 
 
 @dataclass(frozen=True)
 class CheckFinding:
-    """One thing the checker found. ``area`` is handshake, capabilities, tools or results."""
+    """One thing the checker found. ``area`` is handshake, capabilities, tools, results or security.
+
+    ``evidence`` is what the rule enforces: the spec text or the client-rules fact it cites
+    (filled from the rule catalog when the report is built).
+    """
 
     rule: str
-    severity: Severity
+    severity: CheckSeverity
     area: str
     message: str
     hint: str = ""
     tool: str | None = None
     pointer: str = ""
     profile: str | None = None
+    evidence: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -30,19 +36,24 @@ class CheckFinding:
 
 @dataclass(frozen=True)
 class CheckOptions:
-    """What to check: client profiles, whether to call tools, per-call timeout."""
+    """What to check: client profiles, whether to call tools, per-call timeout, a baseline."""
 
     profiles: tuple[str, ...] = tuple(DEFAULT_PROFILES)
     probe: bool = False
     probe_all: bool = False
     call_timeout: float = 30.0
     connect_timeout: float = 30.0
+    baseline: str | None = None
+    """Path of a tool-definition baseline: recorded when missing, compared otherwise."""
+    update_baseline: bool = False
+    max_restarts: int = 3
+    """How often probing may restart a server that hung or crashed."""
     client_name: str | None = None
     """``clientInfo.name`` to present (default mcpkit): a gateway adapts its tools to the client."""
 
 
 @dataclass
-class Report:
+class CheckReport:
     """Everything one check run learned about one server."""
 
     target: str
@@ -53,9 +64,16 @@ class Report:
     tools: list[str] = field(default_factory=list)
     probed: list[str] = field(default_factory=list)
     findings: list[CheckFinding] = field(default_factory=list)
+    error: str | None = None
+    """Why the server could not be checked at all (it did not start or initialize)."""
+    source: str | None = None
+    """The config file the server came from (``--server``), for SARIF locations."""
+    line: int | None = None
+    restarts: int = 0
+    baseline: dict[str, Any] = field(default_factory=dict)
 
     def add(self, finding: CheckFinding) -> None:
-        self.findings.append(finding)
+        self.findings.append(with_evidence(finding))
 
     def rules(self) -> set[str]:
         return {f.rule for f in self.findings}
@@ -69,14 +87,19 @@ class Report:
         return any(SEVERITY_RANK[f.severity] >= floor for f in self.findings)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "target": self.target,
+            "error": self.error,
             "serverInfo": self.server_info,
             "protocolVersion": self.protocol_version,
             "initSeconds": self.init_seconds,
             "capabilities": self.capabilities,
             "tools": self.tools,
             "probed": self.probed,
+            "restarts": self.restarts,
             "summary": {s: self.count(s) for s in ("error", "warning", "info")},
             "findings": [f.to_dict() for f in self.findings],
         }
+        if self.baseline:
+            out["baseline"] = self.baseline
+        return out

@@ -1,44 +1,63 @@
 """Result checks (``--probe``): call tools and grade every result with ``validate_result``.
 
 Only tools annotated ``readOnlyHint: true`` are called unless ``--probe-all``: a checker must
-never be the reason a tool wrote something. An unknown tool and invalid arguments must come
-back as ``isError`` results (the model can read those and correct itself); a JSON-RPC error is
-reported as a warning, a successful answer as an error.
+never be the reason a tool wrote something. A tool that hangs or takes the server down is
+reported against that tool, then the server is restarted, so the next tool is graded on a
+fresh server and never blamed for the last one's mess.
+
+Then two calls that must fail. A tool that does not exist: the spec makes that a protocol
+error (CallToolResult.isError: "errors in finding the tool ... should be reported as an MCP
+error response"), so a JSON-RPC error and an ``isError`` result are both fine and only a
+success is reported. An argument the tool's schema forbids (``additionalProperties:
+false``), sent together with valid values for every required argument so that the bogus one
+is the only thing wrong: a success is reported; a tool whose schema allows extra properties
+is never tried.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mcpkit.check.argsgen import example_arguments
-from mcpkit.check.model import CheckFinding, Report
-from mcpkit.client import CallTimeout, ClientError, RpcError, ServerExited, Session
+from mcpkit.check.model import CheckFinding, CheckReport, CheckSeverity
+from mcpkit.client import CallTimeoutError, ClientError, JsonRpcError, ServerExitedError, Session
 from mcpkit.results import validate_result
 
 UNKNOWN_TOOL = "mcpkit_check_no_such_tool"
 BOGUS_ARGUMENT = "mcpkit_check_unexpected_argument"
 
-
-_OUTPUT_SCHEMAS: dict[int, dict[str, Any]] = {}
-"""Each probed session's tools' outputSchema by name, for the duration of its probe."""
-
-
-class ServerGone(Exception):
-    """The server died during probing; later probes are pointless."""
+Restart = Callable[[], Awaitable[Session | None]]
+"""Closes the current session and opens a new one (None when the server cannot be restarted)."""
 
 
-async def probe_tools(
-    session: Session, tools: list[dict[str, Any]], report: Report, *, probe_all: bool, timeout: float
-) -> None:
-    _OUTPUT_SCHEMAS[id(session)] = {
-        str(t.get("name")): t["outputSchema"] for t in tools if isinstance(t.get("outputSchema"), dict)
-    }
-    try:
+class _Broken(Exception):
+    """The current call left the server hung or dead; restart before the next call."""
+
+
+class Prober:
+    """Calls tools on a session it may replace (after a hang or a crash)."""
+
+    def __init__(
+        self,
+        session: Session,
+        restart: Restart,
+        tools: list[dict[str, Any]],
+        report: CheckReport,
+        timeout: float,
+    ) -> None:
+        self.session = session
+        self._restart = restart
+        self.report = report
+        self.timeout = timeout
+        self.output_schemas = {
+            str(t.get("name")): t["outputSchema"] for t in tools if isinstance(t.get("outputSchema"), dict)
+        }
+
+    async def run(self, tools: list[dict[str, Any]], *, probe_all: bool) -> None:
         for tool in tools:
-            if probe_all or _read_only(tool):
-                await _probe_one(session, tool, report, timeout)
-            else:
-                report.add(
+            if not (probe_all or _read_only(tool)):
+                self.report.add(
                     CheckFinding(
                         "probe-skipped-write",
                         "info",
@@ -48,15 +67,185 @@ async def probe_tools(
                         tool=str(tool.get("name")),
                     )
                 )
-        await _expect_error(session, report, UNKNOWN_TOOL, {}, "unknown-tool", timeout)
-        target = next((t for t in tools if probe_all or _read_only(t)), None)
+                continue
+            if not await self._guarded(self._probe_one(tool)):
+                return
+        if not await self._guarded(self._unknown_tool()):
+            return
+        target = next((t for t in tools if (probe_all or _read_only(t)) and _closed_schema(t)), None)
         if target is not None:
-            bad = {BOGUS_ARGUMENT: True}
-            await _expect_error(session, report, str(target.get("name")), bad, "invalid-arguments", timeout)
-    except ServerGone:
-        return
-    finally:
-        _OUTPUT_SCHEMAS.pop(id(session), None)
+            await self._guarded(self._bogus_argument(target))
+
+    async def _guarded(self, step: Awaitable[None]) -> bool:
+        """Run one probe; after a hang or crash restart the server. False: probing must stop."""
+        try:
+            await step
+            return True
+        except _Broken:
+            session = await self._restart()
+            if session is None:
+                self.report.add(
+                    CheckFinding(
+                        "call-failed",
+                        "error",
+                        "results",
+                        "the server could not be restarted, so probing stopped here",
+                        "See the findings above for the tool that broke it.",
+                    )
+                )
+                return False
+            self.session = session
+            self.report.restarts += 1
+            return True
+
+    async def _request(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
+        return await self.session.request(
+            "tools/call", {"name": name, "arguments": args}, timeout=self.timeout
+        )
+
+    async def _probe_one(self, tool: dict[str, Any]) -> None:
+        name = str(tool.get("name"))
+        schema = tool.get("inputSchema")
+        args = example_arguments(schema if isinstance(schema, dict) else None)
+        self.report.probed.append(name)
+        raw = await self._call(name, args)
+        if raw is not None and raw.get("isError") is True:
+            self.report.add(
+                CheckFinding(
+                    "probe-is-error",
+                    "info",
+                    "results",
+                    "the call with schema-generated arguments returned isError",
+                    "Fine if the example arguments make no sense for this tool.",
+                    tool=name,
+                )
+            )
+
+    async def _call(self, name: str, args: dict[str, Any]) -> dict[str, Any] | None:
+        """Call and validate; report transport-level failures; None when there is no result."""
+        try:
+            raw = await self._request(name, args)
+        except ServerExitedError as exc:
+            self._add("server-crashed", "error", f"the server died during a call to {name!r}: {exc}", name)
+            raise _Broken from exc
+        except CallTimeoutError as exc:
+            self._add(
+                "probe-timeout", "warning", f"no answer within {self.timeout:g} s; server restarted", name
+            )
+            raise _Broken from exc
+        except JsonRpcError as exc:
+            self.report.add(
+                CheckFinding(
+                    "call-rpc-error",
+                    "warning",
+                    "results",
+                    f"tools/call answered JSON-RPC error {exc.code}: {exc.message}",
+                    "Report tool failures as a result with isError: true so the model can read them.",
+                    tool=name,
+                )
+            )
+            return None
+        except ClientError as exc:
+            self.report.add(CheckFinding("call-failed", "error", "results", str(exc), "", tool=name))
+            return None
+        self._validate(name, raw)
+        return raw
+
+    def _add(self, rule: str, severity: str, message: str, tool: str) -> None:
+        hints = {
+            "server-crashed": "A tool must report failure as an isError result, never take the server down.",
+            "probe-timeout": "Answer promptly or report progress; clients give up on silent tools.",
+        }
+        level: CheckSeverity = "error" if severity == "error" else "warning"
+        self.report.add(CheckFinding(rule, level, "results", message, hints.get(rule, ""), tool=tool))
+
+    def _validate(self, name: str, raw: dict[str, Any]) -> None:
+        schema = self.output_schemas.get(name)
+        for problem in validate_result(raw, self.session.protocol_version, output_schema=schema):
+            pointer, _, message = problem.partition(": ")
+            self.report.add(
+                CheckFinding(
+                    "result-invalid",
+                    "error",
+                    "results",
+                    f"result does not match the MCP schema: {message or problem}",
+                    "Build results with a library that validates them (mcpkit.results).",
+                    tool=name,
+                    pointer=pointer if pointer.startswith("/") else "",
+                )
+            )
+
+    async def _unknown_tool(self) -> None:
+        raw = await self._expect_failure(UNKNOWN_TOOL)
+        if raw is not None and raw.get("isError") is not True:
+            self.report.add(
+                CheckFinding(
+                    "unknown-tool-accepted",
+                    "error",
+                    "results",
+                    f"a call of a tool that does not exist ({UNKNOWN_TOOL!r}) succeeded",
+                    "Answer a call of an unknown tool with a JSON-RPC error (-32602) or an isError result.",
+                )
+            )
+
+    async def _bogus_argument(self, tool: dict[str, Any]) -> None:
+        name = str(tool.get("name"))
+        schema = tool.get("inputSchema")
+        args = {**example_arguments(schema if isinstance(schema, dict) else None), BOGUS_ARGUMENT: True}
+        try:
+            raw = await self._request(name, args)
+        except JsonRpcError as exc:
+            if self.session.protocol_version >= "2025-11-25":
+                self.report.add(
+                    CheckFinding(
+                        "invalid-arguments-not-iserror",
+                        "info",
+                        "results",
+                        f"an argument the schema forbids gave JSON-RPC error {exc.code}, not an isError result",
+                        "Since 2025-11-25 input validation errors are tool execution errors (isError: true).",
+                        tool=name,
+                    )
+                )
+            return
+        except ServerExitedError as exc:
+            self._add("server-crashed", "error", f"the server died on an unexpected argument: {exc}", name)
+            raise _Broken from exc
+        except CallTimeoutError as exc:
+            self._add("probe-timeout", "warning", "a call with an unexpected argument got no answer", name)
+            raise _Broken from exc
+        except ClientError:
+            return
+        self._validate(name, raw)
+        if raw.get("isError") is not True:
+            self.report.add(
+                CheckFinding(
+                    "invalid-arguments-accepted",
+                    "warning",
+                    "results",
+                    f"a call with valid arguments plus {BOGUS_ARGUMENT!r}, which the schema forbids "
+                    "(additionalProperties: false), succeeded",
+                    "Validate arguments against inputSchema before running the tool.",
+                    tool=name,
+                )
+            )
+
+    async def _expect_failure(self, name: str) -> dict[str, Any] | None:
+        try:
+            raw = await self._request(name, {})
+        except JsonRpcError:
+            return None  # a protocol error is what the spec asks for here
+        except ServerExitedError as exc:
+            self._add("server-crashed", "error", f"the server died on a call of an unknown tool: {exc}", name)
+            raise _Broken from exc
+        except CallTimeoutError as exc:
+            self._add(
+                "probe-timeout", "warning", "a call of an unknown tool got no answer; server restarted", name
+            )
+            raise _Broken from exc
+        except ClientError:
+            return None
+        self._validate(name, raw)
+        return raw
 
 
 def _read_only(tool: dict[str, Any]) -> bool:
@@ -64,131 +253,7 @@ def _read_only(tool: dict[str, Any]) -> bool:
     return isinstance(ann, dict) and ann.get("readOnlyHint") is True
 
 
-async def _call(
-    session: Session, report: Report, name: str, args: dict[str, Any], timeout: float
-) -> dict[str, Any] | None:
-    """Call and validate; report transport-level failures; None when there is no result."""
-    try:
-        raw = await session.request("tools/call", {"name": name, "arguments": args}, timeout=timeout)
-    except ServerExited as exc:
-        report.add(
-            CheckFinding(
-                "server-crashed",
-                "error",
-                "results",
-                f"the server died during a call to {name!r}: {exc}",
-                "A tool must report failure as an isError result, never take the server down.",
-                tool=name,
-            )
-        )
-        raise ServerGone from exc
-    except CallTimeout:
-        report.add(
-            CheckFinding(
-                "probe-timeout",
-                "warning",
-                "results",
-                f"no answer within {timeout:g} s",
-                "Answer promptly or report progress; clients give up on silent tools.",
-                tool=name,
-            )
-        )
-        return None
-    except RpcError as exc:
-        report.add(
-            CheckFinding(
-                "call-rpc-error",
-                "warning",
-                "results",
-                f"tools/call answered JSON-RPC error {exc.code}: {exc.message}",
-                "Report tool failures as a result with isError: true so the model can read them.",
-                tool=name,
-            )
-        )
-        return None
-    except ClientError as exc:
-        report.add(CheckFinding("call-failed", "error", "results", str(exc), "", tool=name))
-        return None
-    _validate(session, report, name, raw)
-    return raw
-
-
-def _validate(session: Session, report: Report, name: str, raw: dict[str, Any]) -> None:
-    schema = _OUTPUT_SCHEMAS.get(id(session), {}).get(name)
-    for problem in validate_result(raw, session.protocol_version, output_schema=schema):
-        pointer, _, message = problem.partition(": ")
-        report.add(
-            CheckFinding(
-                "result-invalid",
-                "error",
-                "results",
-                f"result does not match the MCP schema: {message or problem}",
-                "Build results with a library that validates them (mcpkit.results).",
-                tool=name,
-                pointer=pointer if pointer.startswith("/") else "",
-            )
-        )
-
-
-async def _probe_one(session: Session, tool: dict[str, Any], report: Report, timeout: float) -> None:
-    name = str(tool.get("name"))
+def _closed_schema(tool: dict[str, Any]) -> bool:
+    """Whether the tool's schema forbids properties it does not list."""
     schema = tool.get("inputSchema")
-    raw = await _call(
-        session, report, name, example_arguments(schema if isinstance(schema, dict) else None), timeout
-    )
-    report.probed.append(name)
-    if raw is not None and raw.get("isError") is True:
-        report.add(
-            CheckFinding(
-                "probe-is-error",
-                "info",
-                "results",
-                "the call with schema-generated arguments returned isError",
-                "Fine if the example arguments make no sense for this tool.",
-                tool=name,
-            )
-        )
-
-
-async def _expect_error(
-    session: Session, report: Report, name: str, args: dict[str, Any], rule: str, timeout: float
-) -> None:
-    """A call that must fail as an isError result."""
-    try:
-        raw = await session.request("tools/call", {"name": name, "arguments": args}, timeout=timeout)
-    except RpcError as exc:
-        report.add(
-            CheckFinding(
-                f"{rule}-not-iserror",
-                "warning",
-                "results",
-                f"{'an unknown tool' if rule == 'unknown-tool' else 'invalid arguments'} gave JSON-RPC error "
-                f"{exc.code} instead of an isError result",
-                "Return {content: [{type: text, text: why}], isError: true} so the model can correct itself.",
-                tool=None if rule == "unknown-tool" else name,
-            )
-        )
-        return
-    except ServerExited as exc:
-        report.add(
-            CheckFinding(
-                "server-crashed", "error", "results", f"the server died on {rule}: {exc}", "", tool=name
-            )
-        )
-        raise ServerGone from exc
-    except ClientError as exc:
-        report.add(CheckFinding("call-failed", "error", "results", f"{rule}: {exc}", "", tool=name))
-        return
-    _validate(session, report, name, raw)
-    if raw.get("isError") is not True:
-        what = "an unknown tool" if rule == "unknown-tool" else f"an unexpected argument {BOGUS_ARGUMENT!r}"
-        report.add(
-            CheckFinding(
-                f"{rule}-accepted",
-                "error",
-                "results",
-                f"a call with {what} succeeded instead of returning isError",
-                "Validate the tool name and the arguments against inputSchema before running anything.",
-                tool=None if rule == "unknown-tool" else name,
-            )
-        )
+    return isinstance(schema, dict) and schema.get("additionalProperties") is False

@@ -2,25 +2,33 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
 from mcpkit import __version__
-from mcpkit.check.model import SEVERITY_RANK, Report
+from mcpkit.check.model import SEVERITY_RANK, CheckReport
+from mcpkit.check.rules import info
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
-def render_table(report: Report, console: Console) -> None:
-    info = report.server_info
+def render_table(report: CheckReport, console: Console) -> None:
+    if report.error:
+        console.print(f"[bold red]cannot check {report.target}[/]: {report.error}")
+        return
+    server_info = report.server_info
     console.print(
-        f"[bold]{info.get('name', '?')}[/] {info.get('version', '')}  protocol {report.protocol_version}  "
+        f"[bold]{server_info.get('name', '?')}[/] {server_info.get('version', '')}  protocol {report.protocol_version}  "
         f"initialize {1000 * (report.init_seconds or 0):.0f} ms  {len(report.tools)} tools"
         + (f"  probed {len(report.probed)}" if report.probed else "")
+        + (f"  restarted {report.restarts}x" if report.restarts else "")
     )
     console.print(f"capabilities: {json.dumps(report.capabilities)}")
     if not report.findings:
@@ -42,36 +50,50 @@ def render_table(report: Report, console: Console) -> None:
     )
 
 
-def render_json(report: Report) -> str:
+def render_json(report: CheckReport) -> str:
     return json.dumps(report.to_dict(), indent=2, ensure_ascii=False)
 
 
-def render_sarif(report: Report) -> str:
-    """SARIF 2.1.0: one run, one rule per rule id, logical locations ``tool/pointer``."""
-    rules: dict[str, dict[str, Any]] = {}
+def render_sarif(report: CheckReport) -> str:
+    """SARIF 2.1.0 for code-scanning UIs (GitHub accepts it as is).
+
+    Each result has a physical location (the config file and line of the server with
+    ``--server``, else a stable synthetic artifact named after the server), a logical location
+    (server/tool/pointer), a ``partialFingerprints`` entry that stays the same across runs,
+    and a rule with full metadata from the rule catalog. Nothing from the command line or the
+    environment goes in.
+    """
+    server = str(report.server_info.get("name") or report.target or "server")
+    artifact = _artifact(report, server)
+    ids = sorted({f.rule for f in report.findings})
+    rules = [_rule(rule_id) for rule_id in ids]
     results = []
     for f in report.findings:
-        rules.setdefault(
-            f.rule,
-            {
-                "id": f.rule,
-                "shortDescription": {"text": f.rule.replace("-", " ")},
-                "help": {"text": f.hint or f.message},
-                "properties": {"area": f.area},
-            },
-        )
-        where = (f.tool or report.server_info.get("name") or "server") + f.pointer
+        logical = f"{server}/{f.tool}{f.pointer}" if f.tool else f"{server}{f.pointer or '/' + f.area}"
+        fingerprint = "|".join([server, f.rule, f.tool or "", f.pointer, f.profile or ""])
         result: dict[str, Any] = {
             "ruleId": f.rule,
+            "ruleIndex": ids.index(f.rule),
             "level": _SARIF_LEVEL[f.severity],
             "message": {"text": f.message + (f" Fix: {f.hint}" if f.hint else "")},
             "locations": [
                 {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": artifact},
+                        "region": {"startLine": report.line or 1},
+                    },
                     "logicalLocations": [
-                        {"name": f.tool or f.area, "fullyQualifiedName": where, "kind": "function"}
-                    ]
+                        {
+                            "name": f.tool or f.area,
+                            "fullyQualifiedName": logical,
+                            "kind": "function" if f.tool else "module",
+                        }
+                    ],
                 }
             ],
+            "partialFingerprints": {
+                "mcpkitFinding/v1": hashlib.sha256(fingerprint.encode("utf-8")).hexdigest()
+            },
         }
         if f.profile:
             result["properties"] = {"profile": f.profile}
@@ -83,17 +105,49 @@ def render_sarif(report: Report) -> str:
             {
                 "tool": {
                     "driver": {
-                        "name": "mcpkit check",
+                        "name": "mcpkit-check",
                         "version": __version__,
-                        "rules": list(rules.values()),
+                        "informationUri": "https://modelcontextprotocol.io/specification/2025-11-25",
+                        "rules": rules,
                     }
                 },
-                "automationDetails": {"id": f"mcpkit-check/{report.target}"},
+                "automationDetails": {"id": f"mcpkit-check/{_slug(server)}/"},
                 "results": results,
             }
         ],
     }
     return json.dumps(sarif, indent=2, ensure_ascii=False)
+
+
+def _rule(rule_id: str) -> dict[str, Any]:
+    meta = info(rule_id)
+    full = meta.evidence or meta.short
+    if meta.unconfirmed:
+        full += " (Evidence unconfirmed: reported as a warning.)"
+    return {
+        "id": rule_id,
+        "name": "".join(part.capitalize() for part in rule_id.split("-")),
+        "shortDescription": {"text": meta.short},
+        "fullDescription": {"text": full},
+        "helpUri": meta.help_uri,
+        "help": {"text": f"{full} More: {meta.help_uri}"},
+        "defaultConfiguration": {"level": _SARIF_LEVEL[meta.level]},
+    }
+
+
+def _artifact(report: CheckReport, server: str) -> str:
+    """The config file (relative to the working directory when inside it), else a synthetic name."""
+    if report.source:
+        path = Path(report.source).resolve()
+        try:
+            return path.relative_to(Path.cwd()).as_posix()
+        except ValueError:
+            return path.as_uri()
+    return f"mcp-servers/{_slug(server)}"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-") or "server"
 
 
 def _title(count: int, severity: str) -> str:

@@ -3,13 +3,68 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
+from urllib.parse import urlsplit
 
+from mcpkit.check.baseline import apply_baseline
 from mcpkit.check.capabilities import check_capabilities
 from mcpkit.check.handshake import check_handshake, check_stdout
-from mcpkit.check.model import CheckFinding, CheckOptions, Report
-from mcpkit.check.probe import probe_tools
+from mcpkit.check.model import CheckFinding, CheckOptions, CheckReport
+from mcpkit.check.origin import check_origin
+from mcpkit.check.poisoning import check_poisoning
+from mcpkit.check.probe import Prober, Restart
 from mcpkit.check.tooldefs import check_tool_definitions
-from mcpkit.client import ClientError, ServerConfig, Session, Tracer, resolve_target
+from mcpkit.client import ConnectError, ServerConfig, Session, Tracer, resolve_target
+
+
+def describe_target(server: ServerConfig) -> str:
+    """How reports name the server: never a whole command line, a query string or credentials."""
+    if server.url:
+        parts = urlsplit(server.url)
+        return f"{parts.scheme}://{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}{parts.path}"
+    return server.name
+
+
+class _Holder:
+    """The checked server's session; reopened when a probe leaves the server hung or dead."""
+
+    def __init__(self, server: ServerConfig, options: CheckOptions, tracer: Tracer | None) -> None:
+        self.server = server
+        self.options = options
+        self.tracer = tracer
+        self.session: Session | None = None
+        self.restarts = 0
+
+    async def open(self) -> Session:
+        session = Session(
+            self.server,
+            timeout=self.options.call_timeout,
+            connect_timeout=self.options.connect_timeout,
+            tracer=self.tracer,
+            raise_on_error=False,
+            shutdown_grace=0.5,
+            client_info={"name": self.options.client_name, "version": "0"}
+            if self.options.client_name
+            else None,
+        )
+        await session.__aenter__()
+        self.session = session
+        return session
+
+    async def restart(self) -> Session | None:
+        await self.close()
+        if self.restarts >= self.options.max_restarts:
+            return None
+        self.restarts += 1
+        try:
+            return await self.open()
+        except ConnectError:
+            return None
+
+    async def close(self) -> None:
+        session, self.session = self.session, None
+        if session is not None:
+            await session.aclose()
 
 
 async def check(
@@ -17,39 +72,45 @@ async def check(
     options: CheckOptions | None = None,
     *,
     tracer: Tracer | None = None,
-) -> Report:
+    config: str | Path | None = None,
+) -> CheckReport:
     """Connect to ``target`` and check it. Raises ConnectError when it cannot be reached or initialized."""
     opts = options or CheckOptions()
-    server = resolve_target(target)
-    async with Session(
-        server,
-        timeout=opts.call_timeout,
-        connect_timeout=opts.connect_timeout,
-        tracer=tracer,
-        raise_on_error=False,
-        client_info={"name": opts.client_name, "version": "0"} if opts.client_name else None,
-    ) as session:
-        return await check_session(
-            session, opts, target=server.url or " ".join(server.command) or server.name
-        )
+    server = resolve_target(target, config=config)
+    holder = _Holder(server, opts, tracer)
+    session = await holder.open()
+    report = CheckReport(target=describe_target(server), source=server.source, line=server.line)
+    try:
+        await check_session(session, opts, report=report, restart=holder.restart)
+    finally:
+        await holder.close()
+    return report
 
 
-async def check_session(session: Session, options: CheckOptions, *, target: str = "") -> Report:
-    """Check an open session: handshake, capabilities, tool definitions, and (with probe) results."""
-    report = Report(target=target or session.server.name)
+async def check_session(
+    session: Session,
+    options: CheckOptions,
+    *,
+    target: str = "",
+    report: CheckReport | None = None,
+    restart: Restart | None = None,
+) -> CheckReport:
+    """Check an open session: handshake, capabilities, tool definitions, security, and (with probe) results.
+
+    ``restart`` reopens the server after a probe hangs or crashes it (without it, probing
+    stops at the first such tool).
+    """
+    report = report or CheckReport(target=target or describe_target(session.server))
     check_handshake(session, report)
-    await check_capabilities(session, report, options.call_timeout)
+    listed = await check_capabilities(session, report, options.call_timeout)
     if "tools" in session.capabilities:
-        try:
-            tools = await session.list_tools()
-        except ClientError:
-            tools = []  # reported by the capability check
+        tools = listed.get("tools", [])
         check_tool_definitions(tools, report, options.profiles)
-        if options.probe or options.probe_all:
-            await probe_tools(
-                session, tools, report, probe_all=options.probe_all, timeout=options.call_timeout
-            )
+        check_poisoning(tools, report)
+        if options.baseline:
+            apply_baseline(options.baseline, tools, report, update=options.update_baseline)
     else:
+        tools = []
         report.add(
             CheckFinding(
                 "no-tools",
@@ -59,5 +120,15 @@ async def check_session(session: Session, options: CheckOptions, *, target: str 
                 "Fine for a resources- or prompts-only server.",
             )
         )
+    if session.server.url:
+        await check_origin(session.server, report, options.call_timeout)
     check_stdout(session, report)
+    if tools and (options.probe or options.probe_all):
+
+        async def no_restart() -> Session | None:
+            return None
+
+        prober = Prober(session, restart or no_restart, tools, report, options.call_timeout)
+        await prober.run(tools, probe_all=options.probe_all)
+        check_stdout(prober.session, report)
     return report

@@ -12,11 +12,14 @@ from typing import Any
 from jsonschema.exceptions import SchemaError
 from jsonschema.validators import validator_for
 
-from mcpkit.check.model import CheckFinding, Report
+from mcpkit.check.model import CheckFinding, CheckReport
+from mcpkit.check.rules import compat_rules
 from mcpkit.compat import lint
 
 
-def check_tool_definitions(tools: list[dict[str, Any]], report: Report, profiles: tuple[str, ...]) -> None:
+def check_tool_definitions(
+    tools: list[dict[str, Any]], report: CheckReport, profiles: tuple[str, ...]
+) -> None:
     report.tools = [str(t.get("name")) for t in tools]
     for name, count in Counter(report.tools).items():
         if count > 1:
@@ -36,12 +39,19 @@ def check_tool_definitions(tools: list[dict[str, Any]], report: Report, profiles
                 _schema_valid(tool, key, report)
     server = report.server_info.get("name")
     for finding in lint(tools, list(profiles), server_name=server if isinstance(server, str) else None):
+        meta = compat_rules().get(finding.rule)
+        severity = finding.severity
+        message = f"{finding.message} ({finding.client})"
+        if meta is not None and meta.unconfirmed and severity == "error":
+            # Evidence not confirmed (client-rules fact, section D): never an error by default.
+            severity = "warning"
+            message += "; the evidence for this client rule is unconfirmed, so it is a warning"
         report.add(
             CheckFinding(
                 finding.rule,
-                finding.severity,
+                severity,
                 "tools",
-                f"{finding.message} ({finding.client})",
+                message,
                 finding.hint,
                 tool=finding.tool,
                 pointer=finding.pointer,
@@ -50,7 +60,7 @@ def check_tool_definitions(tools: list[dict[str, Any]], report: Report, profiles
         )
 
 
-def _schema_valid(tool: dict[str, Any], key: str, report: Report) -> None:
+def _schema_valid(tool: dict[str, Any], key: str, report: CheckReport) -> None:
     schema = tool[key]
     name = str(tool.get("name"))
     if not isinstance(schema, dict | bool):

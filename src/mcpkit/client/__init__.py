@@ -3,28 +3,51 @@
 ``connect(target)`` opens a :class:`Session` to a command line, an http(s) URL or a named
 server from a config file; ``Session.call`` returns an :class:`Outcome` that keeps every
 content item and raises :class:`ToolError` on ``isError``; timeouts cancel on the server,
-crashes raise :class:`ServerExited` at once, closing kills the server's process group.
+crashes raise :class:`ServerExitedError` at once, closing kills the server's process group.
+A JSON-RPC error answer raises the shared :class:`mcpkit.jsonrpc.JsonRpcError`.
 :class:`Pool` serves many servers from one config file.
 """
 
-from mcpkit.client.config import ConfigError, ServerConfig, default_config_path, load_config, resolve_target
-from mcpkit.client.errors import CallTimeout, ClientError, ConnectError, RpcError, ServerExited, ToolError
+from mcpkit.client.config import (
+    ServerConfig,
+    ServerConfigError,
+    default_config_path,
+    load_config,
+    parse_config,
+    resolve_target,
+)
+from mcpkit.client.errors import (
+    CallTimeoutError,
+    ClientError,
+    ConnectError,
+    HttpError,
+    ResponseTooLargeError,
+    ServerExitedError,
+    ToolError,
+)
+from mcpkit.client.handlers import ClientHandlers
+from mcpkit.client.http import DEFAULT_MAX_BODY
 from mcpkit.client.outcome import Outcome, describe_content, join_contents
 from mcpkit.client.pool import Pool
 from mcpkit.client.session import DEFAULT_TIMEOUT, Session, connect
 from mcpkit.client.trace import Tracer
+from mcpkit.jsonrpc import JsonRpcError
 
 __all__ = [
+    "DEFAULT_MAX_BODY",
     "DEFAULT_TIMEOUT",
-    "CallTimeout",
+    "CallTimeoutError",
     "ClientError",
-    "ConfigError",
+    "ClientHandlers",
     "ConnectError",
+    "HttpError",
+    "JsonRpcError",
     "Outcome",
     "Pool",
-    "RpcError",
+    "ResponseTooLargeError",
     "ServerConfig",
-    "ServerExited",
+    "ServerConfigError",
+    "ServerExitedError",
     "Session",
     "ToolError",
     "Tracer",
@@ -33,5 +56,6 @@ __all__ = [
     "describe_content",
     "join_contents",
     "load_config",
+    "parse_config",
     "resolve_target",
 ]

@@ -25,10 +25,12 @@ from mcpkit.client.args import parse_json_args, parse_pairs
 from mcpkit.client.config import ServerConfig
 from mcpkit.client.errors import ClientError, ToolError
 from mcpkit.client.session import DEFAULT_TIMEOUT, Session
+from mcpkit.client.signals import SignalledError, run_command
 from mcpkit.client.target_cli import (
     ConfigOpt,
     EnvOpt,
     HeaderOpt,
+    MaxBodyOpt,
     ServerOpt,
     TimeoutOpt,
     TraceOpt,
@@ -36,10 +38,12 @@ from mcpkit.client.target_cli import (
     build_target,
     fail,
     open_tracer,
+    quiet_logs,
     split_pairs,
     usage,
 )
 from mcpkit.errors import ValidationError
+from mcpkit.jsonrpc import JsonRpcError
 
 T = TypeVar("T")
 _CTX = {"allow_extra_args": False, "ignore_unknown_options": False}
@@ -53,18 +57,33 @@ def register(app: typer.Typer) -> None:
 
 
 def run_session(
-    target: ServerConfig, trace: str | None, timeout: float | None, body: Callable[[Session], Awaitable[T]]
+    target: ServerConfig,
+    trace: str | None,
+    timeout: float | None,
+    body: Callable[[Session], Awaitable[T]],
+    max_body_mb: float = 64.0,
 ) -> T:
     """Open a session, run ``body`` in it, and turn client errors into exit code 1."""
+    quiet_logs(trace)
 
     async def main() -> T:
-        async with Session(target, timeout=timeout, tracer=open_tracer(trace)) as session:
+        async with Session(
+            target,
+            timeout=timeout,
+            tracer=open_tracer(trace),
+            max_body=int(max_body_mb * 1024 * 1024) if max_body_mb > 0 else None,
+        ) as session:
             return await body(session)
 
     try:
-        return anyio.run(main)
+        return run_command(main)
+    except SignalledError as exc:
+        typer.echo(f"interrupted: {exc}", err=True)
+        raise typer.Exit(exc.exit_code) from None
     except ClientError as exc:
         fail(str(exc))
+    except JsonRpcError as exc:
+        fail(f"the server answered JSON-RPC error {exc.code}: {exc.message}")
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
         raise typer.Exit(130) from None
@@ -80,10 +99,11 @@ def tools_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the tool definitions as JSON.")] = False,
     trace: TraceOpt = None,
     timeout: TimeoutOpt = None,
+    max_body: MaxBodyOpt = 64.0,
 ) -> None:
     """List a server's tools, e.g. mcpkit tools -- uvx mcp-server-time."""
     target = build_target(url, server, config, command or [], header, env)
-    found = run_session(target, trace, timeout or DEFAULT_TIMEOUT, lambda s: s.list_tools())
+    found = run_session(target, trace, timeout or DEFAULT_TIMEOUT, lambda s: s.list_tools(), max_body)
     if as_json:
         typer.echo(json.dumps(found, indent=2, ensure_ascii=False))
         return
@@ -115,6 +135,7 @@ def call_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")] = False,
     trace: TraceOpt = None,
     timeout: TimeoutOpt = None,
+    max_body: MaxBodyOpt = 64.0,
 ) -> None:
     """Call one tool and print its text, e.g. mcpkit call get_current_time timezone=UTC -- uvx mcp-server-time."""
     pairs, command = split_pairs(rest or [])
@@ -139,7 +160,7 @@ def call_command(
         return outcome.raw
 
     try:
-        raw = run_session(target, trace, timeout or DEFAULT_TIMEOUT, body)
+        raw = run_session(target, trace, timeout or DEFAULT_TIMEOUT, body, max_body)
     except ValidationError as exc:
         usage(str(exc))
     from mcpkit.client.outcome import Outcome
@@ -162,10 +183,11 @@ def shell_command(
     env: EnvOpt = None,
     trace: TraceOpt = None,
     timeout: TimeoutOpt = None,
+    max_body: MaxBodyOpt = 64.0,
 ) -> None:
     """Interactive session: list, call TOOL {json} or TOOL key=value, history, quit."""
     target = build_target(url, server, config, command or [], header, env)
-    run_session(target, trace, timeout or DEFAULT_TIMEOUT, _shell)
+    run_session(target, trace, timeout or DEFAULT_TIMEOUT, _shell, max_body)
 
 
 SHELL_HELP = """commands:
@@ -198,6 +220,8 @@ async def _shell(session: Session) -> None:
             typer.echo(f"tool error: {exc}", err=True)
         except ValidationError as exc:
             typer.echo(f"error: {exc}", err=True)
+        except JsonRpcError as exc:
+            typer.echo(f"error: JSON-RPC error {exc.code}: {exc.message}", err=True)
         except ClientError as exc:
             typer.echo(f"error: {exc}", err=True)
             if not session.server.url and session.returncode is not None:

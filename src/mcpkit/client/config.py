@@ -1,14 +1,21 @@
-"""Server configuration: Claude Desktop-style JSON, the same shape in TOML, and targets.
+"""Server configuration: the config files of Claude Desktop, VS Code and Codex, and targets.
 
-One file names many servers::
+One file names many servers, in any of three layouts (JSON or TOML alike)::
 
     {"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"], "env": {}, "cwd": "/tmp"},
                     "docs": {"url": "https://example.com/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}}}}
 
-or in TOML ``[mcpServers.time]`` with the same keys. Optional keys: ``type`` (``stdio``,
-``http``, ``sse``), ``timeout`` (seconds per call) and ``restart`` (``"on-failure"``).
-``${VAR}`` and ``${VAR:-default}`` in strings are read from the environment, so secrets can
-stay out of the file.
+    {"servers": {"time": {"type": "stdio", "command": "uvx", "args": ["mcp-server-time"]}}}   # VS Code
+
+    [mcp_servers.time]                     # Codex config.toml
+    command = "uvx"
+    args = ["mcp-server-time"]
+
+Optional keys: ``type`` (``stdio``, ``http``, ``sse``), ``timeout`` (seconds per call; Codex's
+``tool_timeout_sec``), ``restart`` (``"on-failure"``), VS Code's ``envFile``, Codex's
+``http_headers``, ``env_http_headers``, ``bearer_token_env_var`` and ``enabled``.
+``${VAR}``, ``${env:VAR}`` and ``${VAR:-default}`` are read from the environment (a variable
+that is not set is an error naming it), so secrets can stay out of the file.
 
 Where the default file is (first that exists): ``$MCPKIT_CONFIG``;
 ``$XDG_CONFIG_HOME/mcpkit/servers.toml`` then ``servers.json`` (``XDG_CONFIG_HOME`` defaults
@@ -26,7 +33,7 @@ import shlex
 import sys
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -34,10 +41,11 @@ from mcpkit.client.errors import ConnectError
 
 Transport = Literal["stdio", "http", "sse", "auto"]
 CONFIG_ENV = "MCPKIT_CONFIG"
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_VAR = re.compile(r"\$\{([^}]*)\}")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-class ConfigError(ConnectError):
+class ServerConfigError(ConnectError):
     """The server configuration file is missing, unreadable or malformed."""
 
 
@@ -54,6 +62,10 @@ class ServerConfig:
     transport: Transport = "auto"
     timeout: float | None = None
     restart: str | None = None
+    source: str | None = field(default=None, compare=False)
+    """The config file this entry came from (None: built from a URL or command line)."""
+    line: int | None = field(default=None, compare=False)
+    """The line of that file where the entry starts, when it could be found."""
 
     @property
     def kind(self) -> Literal["stdio", "http", "sse"]:
@@ -67,9 +79,36 @@ def is_url(text: str) -> bool:
     return text.startswith(("http://", "https://"))
 
 
-def expand_vars(text: str) -> str:
-    """Replace ``${VAR}`` / ``${VAR:-default}`` from the environment (unset and no default: empty)."""
-    return _VAR.sub(lambda m: os.environ.get(m.group(1), m.group(2) or ""), text)
+def expand_vars(text: str, *, where: str = "config", workspace: Path | None = None) -> str:
+    """Replace ``${VAR}``, ``${VAR:-default}`` and ``${env:VAR}`` from the environment.
+
+    Also VS Code's ``${userHome}`` and ``${workspaceFolder}``. A variable that is not set and
+    has no default is an error naming it: an empty token sent as ``Bearer `` fails far from
+    the cause. ``${input:...}`` (VS Code prompts) cannot be asked here and is an error too.
+    """
+
+    def one(match: re.Match[str]) -> str:
+        body = match.group(1)
+        if body == "userHome":
+            return str(Path.home())
+        if body == "workspaceFolder":
+            return str(workspace or Path.cwd())
+        if body.startswith("input:"):
+            raise ServerConfigError(
+                f"{where}: ${{{body}}} asks VS Code to prompt, which mcpkit cannot; "
+                "put the value in an environment variable and write ${env:NAME}"
+            )
+        name, has_default, default = body.removeprefix("env:").partition(":-")
+        if not _NAME.fullmatch(name):
+            raise ServerConfigError(f"{where}: unknown variable ${{{body}}}")
+        value = os.environ.get(name)
+        if value is not None:
+            return value
+        if has_default:
+            return default
+        raise ServerConfigError(f"{where}: environment variable {name} is not set (used as ${{{body}}})")
+
+    return _VAR.sub(one, text)
 
 
 def default_config_path() -> Path | None:
@@ -98,62 +137,156 @@ def config_candidates() -> list[Path]:
 
 
 def load_config(path: str | Path) -> dict[str, ServerConfig]:
-    """Read a JSON or TOML config file into ``{name: ServerConfig}``."""
+    """Read a JSON or TOML config file into ``{name: ServerConfig}`` (every supported layout).
+
+    This is the one loader every part uses (the client, ``mcpkit check`` and the gateway):
+    keep its name and signature stable.
+    """
     p = Path(path).expanduser()
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ConfigError(f"cannot read config {p}: {exc.strerror or exc}") from exc
+        raise ServerConfigError(f"cannot read config {p}: {exc.strerror or exc}") from exc
+    is_toml = p.suffix.lower() == ".toml"
     try:
-        data: Any = tomllib.loads(text) if p.suffix.lower() == ".toml" else json.loads(text)
+        data: Any = tomllib.loads(text) if is_toml else json.loads(text)
     except (ValueError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"config {p} is not valid {p.suffix.lstrip('.') or 'JSON'}: {exc}") from exc
-    return parse_config(data, source=str(p))
+        raise ServerConfigError(f"config {p} is not valid {p.suffix.lstrip('.') or 'JSON'}: {exc}") from exc
+    servers = parse_config(data, source=str(p), workspace=_workspace_of(p))
+    lines = text.splitlines()
+    return {name: replace(cfg, line=_line_of(lines, name, is_toml)) for name, cfg in servers.items()}
 
 
-def parse_config(data: Any, *, source: str = "config") -> dict[str, ServerConfig]:
-    """Validate the ``mcpServers`` table and build one ServerConfig per entry."""
-    if not isinstance(data, Mapping) or not isinstance(data.get("mcpServers"), Mapping):
-        raise ConfigError(f"{source}: expected a top-level 'mcpServers' table")
-    return {str(name): _entry(str(name), entry, source) for name, entry in data["mcpServers"].items()}
+def parse_config(
+    data: Any, *, source: str = "config", workspace: str | Path | None = None
+) -> dict[str, ServerConfig]:
+    """Build one ServerConfig per entry of whichever server table ``data`` has.
+
+    ``mcpServers`` (Claude Desktop, Cursor, ...), ``servers`` (VS Code's mcp.json) or
+    ``mcp_servers`` (Codex's config.toml). ``workspace`` is what VS Code's
+    ``${workspaceFolder}`` means (default: the current directory).
+    """
+    if not isinstance(data, Mapping):
+        raise ServerConfigError(f"{source}: expected a table at the top level")
+    key = next((k for k in LAYOUTS if isinstance(data.get(k), Mapping)), None)
+    if key is None:
+        raise ServerConfigError(
+            f"{source}: expected a top-level 'mcpServers' table (Claude Desktop), 'servers' (VS Code) "
+            "or 'mcp_servers' (Codex)"
+        )
+    context = _Context(source, Path(workspace) if workspace else Path.cwd())
+    out: dict[str, ServerConfig] = {}
+    for name, entry in data[key].items():
+        if isinstance(entry, Mapping) and entry.get("enabled") is False:
+            continue  # Codex: a server switched off stays in the file
+        out[str(name)] = _entry(str(name), entry, context)
+    return out
 
 
-def _entry(name: str, entry: Any, source: str) -> ServerConfig:
-    where = f"{source}: server {name!r}"
+LAYOUTS = ("mcpServers", "servers", "mcp_servers")
+"""Top-level keys that hold servers: Claude Desktop style, VS Code, Codex."""
+
+
+@dataclass(frozen=True)
+class _Context:
+    source: str
+    workspace: Path
+
+
+def _workspace_of(path: Path) -> Path:
+    """VS Code keeps mcp.json in ``<workspace>/.vscode/``; elsewhere the file's own folder."""
+    folder = path.resolve().parent
+    return folder.parent if folder.name == ".vscode" else folder
+
+
+def _line_of(lines: list[str], name: str, is_toml: bool) -> int | None:
+    """1-based line where server ``name`` is defined (for SARIF locations), if it can be found."""
+    quoted = json.dumps(name)
+    for number, line in enumerate(lines, 1):
+        text = line.strip()
+        if is_toml:
+            if text.startswith("[") and (
+                text.rstrip("]").endswith(f".{name}") or text.endswith(f".{quoted}]")
+            ):
+                return number
+        elif text.startswith(quoted) and text[len(quoted) :].lstrip().startswith(":"):
+            return number
+    return None
+
+
+def _entry(name: str, entry: Any, ctx: _Context) -> ServerConfig:
+    where = f"{ctx.source}: server {name!r}"
     if not isinstance(entry, Mapping):
-        raise ConfigError(f"{where} must be a table")
-    command, url = entry.get("command"), entry.get("url")
+        raise ServerConfigError(f"{where} must be a table")
+    command, url = entry.get("command"), entry.get("url") or entry.get("serverUrl")
     if bool(command) == bool(url):
-        raise ConfigError(f"{where} needs exactly one of 'command' or 'url'")
+        raise ServerConfigError(f"{where} needs exactly one of 'command' or 'url'")
     args = entry.get("args", [])
     if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-        raise ConfigError(f"{where}: 'args' must be a list of strings")
+        raise ServerConfigError(f"{where}: 'args' must be a list of strings")
     transport = str(entry.get("type") or entry.get("transport") or "auto").lower()
     transport = {"streamable-http": "http", "streamable_http": "http", "streamablehttp": "http"}.get(
         transport, transport
     )
     if transport not in ("stdio", "http", "sse", "auto"):
-        raise ConfigError(f"{where}: unknown type {transport!r} (stdio, http or sse)")
-    timeout = entry.get("timeout")
+        raise ServerConfigError(f"{where}: unknown type {transport!r} (stdio, http or sse)")
+    timeout = entry.get("timeout", entry.get("tool_timeout_sec"))
     if timeout is not None and (not isinstance(timeout, int | float) or timeout <= 0):
-        raise ConfigError(f"{where}: 'timeout' must be a positive number of seconds")
+        raise ServerConfigError(f"{where}: 'timeout' must be a positive number of seconds")
+
+    def expand(text: Any) -> str:
+        return expand_vars(str(text), where=where, workspace=ctx.workspace)
+
+    env = _env_file(entry, where, expand)
+    env.update({str(k): expand(v) for k, v in _table(entry, "env", where).items()})
+    headers = {str(k): expand(v) for k, v in _table(entry, "headers", where).items()}
+    headers.update({str(k): expand(v) for k, v in _table(entry, "http_headers", where).items()})
+    for header, var in _table(entry, "env_http_headers", where).items():
+        headers[str(header)] = _required_env(str(var), where)
+    if entry.get("bearer_token_env_var"):
+        headers["Authorization"] = "Bearer " + _required_env(str(entry["bearer_token_env_var"]), where)
     return ServerConfig(
         name=name,
-        command=[expand_vars(str(command)), *(expand_vars(a) for a in args)] if command else [],
-        url=expand_vars(str(url)) if url else None,
-        env={str(k): expand_vars(str(v)) for k, v in _table(entry, "env", where).items()},
-        cwd=expand_vars(str(entry["cwd"])) if entry.get("cwd") else None,
-        headers={str(k): expand_vars(str(v)) for k, v in _table(entry, "headers", where).items()},
+        command=[expand(command), *(expand(a) for a in args)] if command else [],
+        url=expand(url) if url else None,
+        env=env,
+        cwd=expand(entry["cwd"]) if entry.get("cwd") else None,
+        headers=headers,
         transport=transport,  # type: ignore[arg-type]
         timeout=float(timeout) if timeout is not None else None,
         restart=str(entry["restart"]) if entry.get("restart") else None,
+        source=ctx.source,
     )
+
+
+def _env_file(entry: Mapping[str, Any], where: str, expand: Any) -> dict[str, str]:
+    """VS Code's ``envFile``: KEY=VALUE lines (``#`` comments, optional quotes)."""
+    if not entry.get("envFile"):
+        return {}
+    path = Path(expand(entry["envFile"])).expanduser()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ServerConfigError(f"{where}: cannot read envFile {path}: {exc.strerror or exc}") from exc
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        key, found, value = line.strip().removeprefix("export ").partition("=")
+        if found and key.strip() and not key.lstrip().startswith("#"):
+            out[key.strip()] = value.strip().strip("'\"")
+    return out
+
+
+def _required_env(var: str, where: str) -> str:
+    value = os.environ.get(var)
+    if value is None:
+        raise ServerConfigError(f"{where}: environment variable {var} is not set")
+    return value
 
 
 def _table(entry: Mapping[str, Any], key: str, where: str) -> Mapping[str, Any]:
     value = entry.get(key) or {}
     if not isinstance(value, Mapping):
-        raise ConfigError(f"{where}: {key!r} must be a table of strings")
+        raise ServerConfigError(f"{where}: {key!r} must be a table of strings")
     return value
 
 
@@ -181,7 +314,7 @@ def resolve_target(
         if target in servers:
             return servers[target]
         if config and not any(c.isspace() for c in target):
-            raise ConfigError(
+            raise ServerConfigError(
                 f"no server {target!r} in {path} (known: {', '.join(sorted(servers)) or 'none'})"
             )
     argv = shlex.split(target)

@@ -2,16 +2,17 @@
 
 A naive client turns every failure into "connection closed" or a silent wrong answer
 (seed 004). These classes keep the cause apart: the server said the call failed
-(:class:`ToolError`), the server did not answer in time (:class:`CallTimeout`), the server
-process died (:class:`ServerExited`, with its exit code and last stderr lines), the
-server answered a JSON-RPC error (:class:`RpcError`), or we never got a session at all
-(:class:`ConnectError`).
+(:class:`ToolError`), the server did not answer in time (:class:`CallTimeoutError`), the server
+process died (:class:`ServerExitedError`, with its exit code and last stderr lines), the
+server answered a JSON-RPC error (the shared :class:`mcpkit.jsonrpc.JsonRpcError`), an HTTP
+peer answered something that is not MCP (:class:`HttpError`) or too much of it
+(:class:`ResponseTooLargeError`), or we never got a session at all (:class:`ConnectError`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mcpkit.errors import McpkitError
 
@@ -36,7 +37,7 @@ class ToolError(ClientError):
         super().__init__(outcome.text or f"tool {tool!r} reported an error with no message")
 
 
-class CallTimeout(ClientError, TimeoutError):
+class CallTimeoutError(ClientError, TimeoutError):
     """No answer within the timeout; the request was cancelled on the server and forgotten here."""
 
     def __init__(self, method: str, timeout: float) -> None:
@@ -45,17 +46,30 @@ class CallTimeout(ClientError, TimeoutError):
         super().__init__(f"{method} timed out after {timeout:g} s (cancelled on the server)")
 
 
-class RpcError(ClientError):
-    """The server answered with a JSON-RPC error object (e.g. -32601 method not found)."""
+class HttpError(ConnectError):
+    """An HTTP peer gave no MCP answer: refused, TLS failure, an error status, an HTML page.
 
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        self.code = code
-        self.message = message
-        self.data = data
-        super().__init__(f"JSON-RPC error {code}: {message}")
+    ``str()`` is one line naming the URL, the status and what to do; ``status`` is the HTTP
+    status (None when there was no answer at all) and ``kind`` one of refused, tls, timeout,
+    network, status, content-type.
+    """
+
+    def __init__(self, message: str, *, url: str, kind: str, status: int | None = None) -> None:
+        self.url = url
+        self.kind = kind
+        self.status = status
+        super().__init__(message)
 
 
-class ServerExited(ClientError):
+class ResponseTooLargeError(ClientError):
+    """A response body passed the size limit; it was refused without being read whole."""
+
+    def __init__(self, message: str, *, url: str) -> None:
+        self.url = url
+        super().__init__(message)
+
+
+class ServerExitedError(ClientError):
     """The server process ended (or the connection dropped) while calls were in flight.
 
     ``exit_code`` is the process's return code (negative: killed by that signal; None: not

@@ -5,7 +5,7 @@ tracks the negotiated version; its ``JSONRPCDispatcher`` correlates requests, se
 ``notifications/cancelled`` on timeout or cancellation and drops the pending entry on every
 path (so a timed-out call leaves nothing behind). On top of it this module adds what seed 004
 found missing: results kept whole (:class:`Outcome`), ``isError`` raised as
-:class:`ToolError`, a crash reported at once as :class:`ServerExited`, restart on failure,
+:class:`ToolError`, a crash reported at once as :class:`ServerExitedError`, restart on failure,
 and a process-group kill on close (see :mod:`mcpkit.client.stdio`).
 
 Requests go through the dispatcher as raw dicts rather than through the SDK's typed
@@ -33,13 +33,31 @@ from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.dispatcher import CallOptions
 from mcp.shared.exceptions import MCPError
+from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
 from pydantic import ValidationError as PydanticValidationError
 
 from mcpkit import __version__
 from mcpkit.client.config import ServerConfig, resolve_target
-from mcpkit.client.errors import CallTimeout, ClientError, ConnectError, RpcError, ServerExited, ToolError
+from mcpkit.client.errors import (
+    CallTimeoutError,
+    ClientError,
+    ConnectError,
+    HttpError,
+    ResponseTooLargeError,
+    ServerExitedError,
+    ToolError,
+)
+from mcpkit.client.handlers import ClientHandlers
+from mcpkit.client.http import (
+    DEFAULT_MAX_BODY,
+    HTTP_FAILURE,
+    BodyLimitError,
+    HttpGuard,
+    HttpProblem,
+    describe_http_exception,
+)
 from mcpkit.client.outcome import Outcome
 from mcpkit.client.stdio import StdioTransport
 from mcpkit.client.trace import (
@@ -50,12 +68,14 @@ from mcpkit.client.trace import (
     redact_headers,
     secrets_of,
 )
+from mcpkit.jsonrpc import JsonRpcError
 
 logger = logging.getLogger("mcpkit.client")
 
 DEFAULT_TIMEOUT = 60.0
 """Seconds a call may take when neither the call nor the session says otherwise."""
 DEFAULT_CONNECT_TIMEOUT = 30.0
+"""Seconds to start and initialize a server when no timeout at all is given."""
 EXIT_REPORT_WAIT = 1.0
 """How long a failed call waits for the exit code and stderr before reporting the exit."""
 
@@ -92,7 +112,7 @@ class _Link:
     def options(self, timeout: float | None) -> CallOptions:
         opts: CallOptions = {}
         if self.kind != "stdio":
-            opts["headers"] = {"MCP-Protocol-Version": self.version}
+            opts["headers"] = {MCP_PROTOCOL_VERSION_HEADER: self.version}
         if timeout is not None:
             opts["timeout"] = timeout
         return opts
@@ -111,7 +131,7 @@ class Session:
         server: ServerConfig,
         *,
         timeout: float | None = DEFAULT_TIMEOUT,
-        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        connect_timeout: float | None = None,
         restart: Restart = "never",
         max_restarts: int = 5,
         backoff: float = 0.5,
@@ -120,6 +140,8 @@ class Session:
         tracer: Tracer | None = None,
         forward_stderr: bool = False,
         shutdown_grace: float = 1.0,
+        max_body: int | None = DEFAULT_MAX_BODY,
+        handlers: ClientHandlers | None = None,
         client_info: Mapping[str, Any] | None = None,
         on_notification: NotificationHandler | None = None,
     ) -> None:
@@ -127,7 +149,12 @@ class Session:
         self.client_info = dict(client_info or {"name": "mcpkit", "version": __version__})
         self._on_notification = on_notification
         self.timeout = server.timeout if server.timeout is not None else timeout
+        # One timeout bounds everything: start-up and initialize too, unless told otherwise.
+        if connect_timeout is None:
+            connect_timeout = self.timeout if self.timeout is not None else DEFAULT_CONNECT_TIMEOUT
         self.connect_timeout = connect_timeout
+        self.max_body = max_body
+        self.handlers = handlers or ClientHandlers()
         self.restart = restart if server.restart is None else server.restart
         if self.restart not in ("never", "on-failure"):
             raise ValueError(f"restart must be 'never' or 'on-failure', not {self.restart!r}")
@@ -190,12 +217,20 @@ class Session:
             return await self._start_link(kind)
         try:
             return await self._start_link("http")
-        except ConnectError as first:
-            logger.info("streamable HTTP failed (%s); trying SSE", first)
+        except HttpError as first:
+            # Only an endpoint without streamable HTTP (a 4xx such as 404/405 to the first POST,
+            # spec "Backwards Compatibility") may be an old SSE server; anything else is the answer.
+            if first.kind != "status" or first.status not in (400, 404, 405):
+                raise
+            logger.warning(
+                "%s: no streamable HTTP here (POST answered HTTP %s); trying the legacy SSE transport",
+                self.server.url,
+                first.status,
+            )
             try:
                 return await self._start_link("sse")
             except ConnectError as second:
-                raise ConnectError(f"{first}; SSE fallback: {second}") from second
+                raise ConnectError(f"{first}; the legacy SSE transport failed too: {second}") from second
 
     async def _start_link(self, kind: str) -> _Link:
         assert self._tg is not None
@@ -219,6 +254,9 @@ class Session:
                     link.client = ClientSession(
                         dispatcher=link.dispatcher,
                         client_info=mcp_types.Implementation.model_validate(self.client_info),
+                        list_roots_callback=self.handlers.list_roots,
+                        sampling_callback=self.handlers.create_message,
+                        elicitation_callback=self.handlers.elicit,
                         message_handler=self._message_handler,
                     )
                     await stack.enter_async_context(link.client)
@@ -277,23 +315,42 @@ class Session:
         if self._tracer:
             headers = redact_headers(self.server.headers)
             self._tracer.line(self.server.name, "--", f"connect {kind} {self.server.url} headers={headers}")
+        guard = HttpGuard(max_body=self.max_body, timeout=self.connect_timeout)
+
+        def guarded_client(
+            headers: dict[str, str] | None = None,
+            timeout: httpx2.Timeout | None = None,
+            auth: httpx2.Auth | None = None,
+        ) -> httpx2.AsyncClient:
+            # No read timeout: each request is bounded by its own timeout (the dispatcher
+            # cancels it, and the guard then closes its stream); a listen stream may idle.
+            limits = httpx2.Timeout(self.connect_timeout, read=None)
+            return guard.install(httpx2.AsyncClient(headers=headers, timeout=limits, auth=auth))
+
         if kind == "sse":
-            async with sse_client(self.server.url, headers=dict(self.server.headers)) as streams:
-                yield streams
+            async with sse_client(
+                self.server.url,
+                headers=dict(self.server.headers),
+                timeout=self.connect_timeout,
+                sse_read_timeout=self.timeout or DEFAULT_TIMEOUT,
+                httpx_client_factory=guarded_client,
+            ) as sse_streams:
+                yield sse_streams
             return
-        timeout = httpx2.Timeout(30.0, read=300.0)
         async with (
-            httpx2.AsyncClient(headers=dict(self.server.headers), timeout=timeout) as http,
-            streamable_http_client(self.server.url, http_client=http) as streams,
+            guarded_client(headers=dict(self.server.headers)) as http,
+            streamable_http_client(
+                self.server.url, http_client=http, max_sse_event_size=self.max_body
+            ) as http_streams,
         ):
-            yield streams
+            yield http_streams
 
     async def _initialize(self, link: _Link) -> None:
         """Handshake with raw dicts (``mcpkit check`` grades the exact answer), then let the SDK adopt it."""
         assert link.dispatcher is not None and link.client is not None
         params = {
             "protocolVersion": LATEST_HANDSHAKE_VERSION,
-            "capabilities": {},
+            "capabilities": self.handlers.capabilities(),
             "clientInfo": self.client_info,
         }
         started = time.perf_counter()
@@ -334,7 +391,15 @@ class Session:
         if code == mcp_types.CONNECTION_CLOSED and link.transport is not None:
             return ConnectError(f"{name}: {await self._exit_error(link)}")
         if isinstance(exc, MCPError):
+            mapped = _http_error(exc)
+            if mapped is not None:
+                return mapped
             return ConnectError(f"{name}: initialize failed: {exc.message} ({exc.code})")
+        described = describe_http_exception(self.server.url or name, exc)
+        if described is not None:
+            status = getattr(getattr(exc, "response", None), "status_code", None)
+            kind = "status" if status is not None else "network"
+            return HttpError(described, url=self.server.url or name, kind=kind, status=status)
         return ConnectError(f"{name}: cannot connect: {type(exc).__name__}: {exc}")
 
     async def _stop_on_exit(self, transport: StdioTransport, link: _Link) -> None:
@@ -344,7 +409,7 @@ class Session:
             if self.restart == "on-failure" and self.restarts < self.max_restarts:
                 self._ready = anyio.Event()
             else:
-                self._dead = ServerExited(transport.returncode, transport.stderr_tail())
+                self._dead = ServerExitedError(transport.returncode, transport.stderr_tail())
         link.stop.set()
 
     async def _supervise(self) -> None:
@@ -356,7 +421,7 @@ class Session:
             if self._closing:
                 return
             t = link.transport
-            exited = ServerExited(t.returncode if t else None, t.stderr_tail() if t else ())
+            exited = ServerExitedError(t.returncode if t else None, t.stderr_tail() if t else ())
             if self.restart != "on-failure" or t is None:
                 self._dead = self._dead or exited
                 self._ready.set()
@@ -373,7 +438,7 @@ class Session:
                     self._link = await self._open_any()
                     self._tools = None
                     await self._fetch_tools(self._link)
-                except ClientError as exc:
+                except (ClientError, JsonRpcError) as exc:
                     logger.warning("%s: restart %d failed: %s", self.server.name, self.restarts, exc)
                     continue
                 logger.info("%s: restarted (%d)", self.server.name, self.restarts)
@@ -496,10 +561,13 @@ class Session:
             return await link.dispatcher.send_raw_request(method, params, link.options(seconds))
         except MCPError as exc:
             if exc.code == mcp_types.REQUEST_TIMEOUT and seconds is not None:
-                raise CallTimeout(method, seconds) from None
+                raise CallTimeoutError(method, seconds) from None
             if exc.code == mcp_types.CONNECTION_CLOSED:
                 raise await self._exit_error(link) from None
-            raise RpcError(exc.code, exc.message, exc.data) from None
+            mapped = _http_error(exc)
+            if mapped is not None:
+                raise mapped from None
+            raise JsonRpcError(exc.code, exc.message, exc.data) from None
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             raise await self._exit_error(link) from None
         finally:
@@ -521,17 +589,30 @@ class Session:
         if self._dead is not None:
             raise self._dead
         if link is None or link.stop.is_set():
-            raise ServerExited(None, detail=f"{self.server.name} is restarting")
+            raise ServerExitedError(None, detail=f"{self.server.name} is restarting")
         return link
 
     async def _exit_error(self, link: _Link) -> ClientError:
         """What to tell a caller whose request died with its connection."""
         t = link.transport
         if t is None:
-            return ServerExited(None, detail=f"connection to {self.server.name} closed")
+            return ServerExitedError(None, detail=f"connection to {self.server.name} closed")
         with anyio.move_on_after(EXIT_REPORT_WAIT):
             await t.exited.wait()
-        return ServerExited(t.returncode, t.stderr_tail(), detail="server closed its stdout")
+        return ServerExitedError(t.returncode, t.stderr_tail(), detail="server closed its stdout")
+
+
+def _http_error(exc: MCPError) -> ClientError | None:
+    """The client error for an HTTP failure the guard turned into a JSON-RPC error, else None."""
+    problem = HttpProblem.from_data(exc.data) if exc.code == HTTP_FAILURE else None
+    if problem is not None:
+        if problem.kind == "too-large":
+            return ResponseTooLargeError(problem.message, url=problem.url)
+        return HttpError(problem.message, url=problem.url, kind=problem.kind, status=problem.status)
+    if exc.code == mcp_types.PARSE_ERROR and BodyLimitError.MARKER in exc.message:
+        # A body without Content-Length passed the limit mid-stream (the SDK wraps our error).
+        return ResponseTooLargeError(exc.message.removeprefix("Failed to parse JSON response: "), url="")
+    return None
 
 
 def _leaf(exc: BaseException) -> BaseException:
@@ -554,20 +635,29 @@ async def connect(
     *,
     config: str | Path | None = None,
     timeout: float | None = DEFAULT_TIMEOUT,
-    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+    connect_timeout: float | None = None,
     restart: Restart = "never",
+    max_restarts: int = 5,
+    backoff: float = 0.5,
+    max_backoff: float = 10.0,
     raise_on_error: bool = True,
     trace: str | Tracer | None = None,
     env: Mapping[str, str] | None = None,
     headers: Mapping[str, str] | None = None,
     forward_stderr: bool = False,
-    **options: Any,
+    shutdown_grace: float = 1.0,
+    max_body: int | None = DEFAULT_MAX_BODY,
+    handlers: ClientHandlers | None = None,
 ) -> AsyncIterator[Session]:
     """Open a session to ``target``: a command line (str or argv list), an http(s) URL, or a
     server name from ``config`` (default: the user's config file, see :mod:`mcpkit.client.config`).
 
-    ``timeout`` is the per-call default (None: wait forever); ``trace`` is ``"stderr"``, a path
-    or a Tracer (default: ``MCPKIT_TRACE``). The child's whole process group ends on exit.
+    ``timeout`` is the per-call default (None: wait forever) and, unless ``connect_timeout``
+    says otherwise, also bounds start-up and ``initialize``; ``max_body`` is the largest HTTP
+    response body read (bytes, None: no limit); ``handlers`` answers the server's roots,
+    sampling and elicitation requests (default: no roots, both refused); ``trace`` is
+    ``"stderr"``, a path or a Tracer (default: ``MCPKIT_TRACE``). The child's whole process
+    group ends on exit.
     """
     server = resolve_target(target, config=config)
     if env or headers:
@@ -580,10 +670,15 @@ async def connect(
         timeout=timeout,
         connect_timeout=connect_timeout,
         restart=restart,
+        max_restarts=max_restarts,
+        backoff=backoff,
+        max_backoff=max_backoff,
         raise_on_error=raise_on_error,
         tracer=tracer,
         forward_stderr=forward_stderr,
-        **options,
+        shutdown_grace=shutdown_grace,
+        max_body=max_body,
+        handlers=handlers,
     )
     async with session:
         yield session

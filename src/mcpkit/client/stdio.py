@@ -11,7 +11,7 @@ top unchanged) and owns the process:
 * stdout is split into lines without re-copying the buffer; a line that is not JSON-RPC is
   counted and logged, never fatal;
 * stderr is drained all the time (a chatty server never blocks on a full pipe) and its last
-  lines are kept for :class:`~mcpkit.client.errors.ServerExited`;
+  lines are kept for :class:`~mcpkit.client.errors.ServerExitedError`;
 * a watcher notices the exit within a tenth of a second and ends the read stream, which fails
   every in-flight request at once instead of at its timeout.
 """

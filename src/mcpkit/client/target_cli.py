@@ -6,6 +6,8 @@ Kept apart from the commands so ``mcpkit check`` parses a target exactly like ``
 
 from __future__ import annotations
 
+import logging
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -15,8 +17,9 @@ from typing import Annotated, NoReturn
 
 import typer
 
-from mcpkit.client.config import ConfigError, ServerConfig, default_config_path, load_config
+from mcpkit.client.config import ServerConfig, ServerConfigError, default_config_path, load_config
 from mcpkit.client.trace import Tracer
+from mcpkit.log import ENV_LOG, setup_logging
 
 UrlOpt = Annotated[str | None, typer.Option("--url", help="Server URL (streamable HTTP, SSE fallback).")]
 ServerOpt = Annotated[str | None, typer.Option("--server", "-s", help="Server name from the config file.")]
@@ -33,7 +36,13 @@ EnvOpt = Annotated[
 TraceOpt = Annotated[
     str | None, typer.Option("--trace", help="Trace every JSON-RPC message to 'stderr' or a file path.")
 ]
-TimeoutOpt = Annotated[float | None, typer.Option("--timeout", "-t", help="Seconds per call (default 60).")]
+TimeoutOpt = Annotated[
+    float | None,
+    typer.Option("--timeout", "-t", help="Seconds for start-up and for each call (default 60)."),
+]
+MaxBodyOpt = Annotated[
+    float, typer.Option("--max-body", help="Largest HTTP response body read, in MB (default 64).")
+]
 
 _KV = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*=")
 
@@ -89,7 +98,7 @@ def build_target(
             usage("--server needs --config FILE (no default config found; see 'mcpkit call --help')")
         try:
             servers = load_config(path)
-        except ConfigError as exc:
+        except ServerConfigError as exc:
             usage(str(exc))
         if server not in servers:
             usage(f"no server {server!r} in {path} (known: {', '.join(sorted(servers)) or 'none'})")
@@ -103,6 +112,18 @@ def _split(text: str, sep: str, flag: str) -> tuple[str, str]:
     if not found or not key.strip():
         usage(f"{flag} expects NAME{sep}VALUE, got {text!r}")
     return key.strip(), value.strip() if sep == ":" else value
+
+
+def quiet_logs(trace: str | None) -> None:
+    """Log to stderr at ``MCPKIT_LOG``; the SDK's own tracebacks only with --trace or debug.
+
+    Every failure reaches the user as one line from the client; the SDK logs the same failure
+    again, with a traceback, which is noise unless someone is debugging.
+    """
+    setup_logging()
+    debugging = bool(trace) or os.environ.get(ENV_LOG, "").strip().lower() == "debug"
+    for name in ("mcp", "httpx2", "httpcore", "mcp_types"):
+        logging.getLogger(name).setLevel(logging.DEBUG if debugging else logging.CRITICAL)
 
 
 def open_tracer(trace: str | None) -> Tracer | None:

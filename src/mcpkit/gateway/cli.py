@@ -13,7 +13,7 @@ from typing import Annotated, Any
 import anyio
 import typer
 
-from mcpkit.client import ConfigError, default_config_path
+from mcpkit.client import ServerConfigError, default_config_path
 from mcpkit.gateway.clients import check_forced
 from mcpkit.gateway.config import GatewayConfig, load_gateway_config
 from mcpkit.gateway.core import Gateway
@@ -44,7 +44,7 @@ def _config(path: Path | None) -> GatewayConfig:
         raise typer.Exit(2)
     try:
         return load_gateway_config(where)
-    except (ConfigError, GatewayConfigError) as exc:
+    except (ServerConfigError, GatewayConfigError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
 

@@ -27,7 +27,7 @@ from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPError
 
 from mcpkit import __version__
-from mcpkit.client import CallTimeout, ClientError, RpcError
+from mcpkit.client import CallTimeoutError, ClientError
 from mcpkit.gateway import answers, metatools, overflow
 from mcpkit.gateway.clients import profiles_for
 from mcpkit.gateway.config import GatewayConfig
@@ -36,6 +36,7 @@ from mcpkit.gateway.errors import DownstreamUnavailableError
 from mcpkit.gateway.naming import NameMap, Route
 from mcpkit.gateway.overflow import Overflow
 from mcpkit.gateway.views import View, build_view
+from mcpkit.jsonrpc import JsonRpcError
 from mcpkit.server import HonestServer
 
 logger = logging.getLogger("mcpkit.gateway")
@@ -189,9 +190,9 @@ class Gateway:
             raw = await downstream.request("tools/call", request)
         except DownstreamUnavailableError as exc:
             return answers.failure(f"{exc}; try again later or see mcpkit gateway status.")
-        except CallTimeout as exc:
+        except CallTimeoutError as exc:
             return answers.failure(f"Server {route.server} did not answer {route.tool} in time: {exc}")
-        except RpcError as exc:
+        except JsonRpcError as exc:
             return answers.failure(f"Server {route.server} refused {route.tool}: {exc.message} ({exc.code})")
         except ClientError as exc:
             return answers.failure(f"Server {route.server} failed on {route.tool}: {exc}")
@@ -336,7 +337,7 @@ class Gateway:
         for _ in range(100):
             try:
                 page = await downstream.request(method, {"cursor": cursor} if cursor else {})
-            except ClientError as exc:
+            except (ClientError, JsonRpcError) as exc:
                 logger.warning("%s: %s failed: %s", downstream.name, method, exc)
                 break
             items += [i for i in page.get(key) or [] if isinstance(i, dict)]
@@ -348,7 +349,7 @@ class Gateway:
     async def _forward(self, server: str, method: str, params: Mapping[str, Any]) -> dict[str, Any]:
         try:
             return await self.downstreams[server].request(method, params)
-        except RpcError as exc:
+        except JsonRpcError as exc:
             raise MCPError(code=exc.code, message=f"{server}: {exc.message}") from None
         except ClientError as exc:
             raise MCPError(code=-32603, message=f"{server}: {exc}") from None

@@ -18,9 +18,10 @@ from typing import Any, Literal
 import anyio
 import anyio.abc
 
-from mcpkit.client import CallTimeout, ClientError, RpcError, ServerConfig, ServerExited, Session
+from mcpkit.client import CallTimeoutError, ClientError, ServerConfig, ServerExitedError, Session
 from mcpkit.gateway.config import GatewayConfig
 from mcpkit.gateway.errors import DownstreamUnavailableError
+from mcpkit.jsonrpc import JsonRpcError
 
 logger = logging.getLogger("mcpkit.gateway")
 
@@ -110,9 +111,12 @@ class Downstream:
                 self._wake()
             try:
                 await self._hold_one(started)
-            except ClientError as exc:
+            except (ClientError, JsonRpcError) as exc:
                 self.error = str(exc)
                 logger.warning("%s: %s", self.name, exc)
+            except Exception as exc:  # one server's surprise must not end the gateway
+                self.error = f"internal error {type(exc).__name__}: {exc}"
+                logger.exception("%s: connection failed unexpectedly", self.name)
             finally:
                 self._session = None
                 self.pid = None
@@ -206,7 +210,7 @@ class Downstream:
             self._relist = anyio.Event()
             try:
                 self.tools = await session.list_tools(refresh=True)
-            except ClientError as exc:
+            except (ClientError, JsonRpcError) as exc:
                 logger.warning("%s: re-listing tools failed: %s", self.name, exc)
                 continue
             logger.info("%s: tool list changed, now %d tools", self.name, len(self.tools))
@@ -261,10 +265,10 @@ class Downstream:
             self._running += 1
             try:
                 return await session.request(method, params, timeout=seconds)
-            except ServerExited:
+            except ServerExitedError:
                 self._broken.set()
                 raise
-            except (RpcError, CallTimeout):
+            except (JsonRpcError, CallTimeoutError):
                 raise  # the server answered, or is slow: the connection itself is fine
             except ClientError:
                 if self.server.kind != "stdio":

@@ -35,6 +35,8 @@ logger = logging.getLogger("mcpkit.redmine")
 
 MAX_PAGE = 100  # Redmine caps ``limit`` at 100 per request
 MAX_DOWNLOAD = 20 * 1024 * 1024
+KEY_CHECK_SECONDS = 300.0  # how long a key Redmine accepted is trusted without asking again
+INT64_MAX = 2**63 - 1  # Redmine's ids are 64-bit at most; a larger number is refused, not sent
 
 
 class RedmineError(McpkitError):
@@ -87,62 +89,85 @@ def _is_tls_failure(exc: BaseException) -> bool:
     return False
 
 
-class RedmineClient:
-    """An async client for one Redmine, shared by every tool of a server.
+def _http_client(config: RedmineConfig, transport: httpx2.AsyncBaseTransport | None) -> httpx2.AsyncClient:
+    """The connection pool; the key is not a default header but sent per request."""
+    verify: ssl.SSLContext | bool = config.verify_ssl
+    if config.verify_ssl and config.ca_bundle is not None:
+        verify = ssl.create_default_context(cafile=str(config.ca_bundle))
+    return httpx2.AsyncClient(
+        base_url=config.url + "/",
+        headers={"Accept": "application/json", "User-Agent": f"mcpkit-redmine/{__version__}"},
+        timeout=httpx2.Timeout(config.timeout),
+        verify=verify,
+        follow_redirects=False,
+        transport=transport,
+    )
 
-    ``transport`` is for tests that must not reach a network (property tests feeding
-    thousands of argument combinations); everything else talks to a real Redmine.
+
+class RedmineClient:
+    """An async client for one Redmine and one API key.
+
+    Every client made by :meth:`for_key` shares one connection pool with the client it came
+    from, so a multi-user HTTP server keeps one pool for all keys. ``transport`` is for tests
+    that must not reach a network (property tests feeding thousands of argument combinations);
+    everything else talks to a real Redmine.
     """
 
-    def __init__(self, config: RedmineConfig, *, transport: httpx2.AsyncBaseTransport | None = None) -> None:
+    def __init__(
+        self,
+        config: RedmineConfig,
+        *,
+        transport: httpx2.AsyncBaseTransport | None = None,
+        api_key: str | None = None,
+        http: httpx2.AsyncClient | None = None,
+    ) -> None:
         self.config = config
-        verify: ssl.SSLContext | bool = config.verify_ssl
-        if config.verify_ssl and config.ca_bundle is not None:
-            verify = ssl.create_default_context(cafile=str(config.ca_bundle))
-        self._http = httpx2.AsyncClient(
-            base_url=config.url + "/",
-            headers={
-                "X-Redmine-API-Key": config.api_key,
-                "Accept": "application/json",
-                "User-Agent": f"mcpkit-redmine/{__version__}",
-            },
-            timeout=httpx2.Timeout(config.timeout),
-            verify=verify,
-            follow_redirects=False,
-            transport=transport,
-        )
-        self._key_ok = False
+        self.api_key = config.api_key if api_key is None else api_key
+        self._owns_http = http is None
+        self._http = http if http is not None else _http_client(config, transport)
+        self._key_ok_until = 0.0
         self._key_lock = anyio.Lock()
         self.current_user: dict[str, Any] | None = None
+        self.reference_cache: dict[str, Any] = {}
+
+    def for_key(self, api_key: str) -> RedmineClient:
+        """A client for another key on the same connection pool (nothing is checked yet)."""
+        return RedmineClient(self.config, api_key=api_key, http=self._http)
 
     async def aclose(self) -> None:
-        """Close pooled connections."""
-        await self._http.aclose()
+        """Close pooled connections (only the client that made the pool closes it)."""
+        if self._owns_http:
+            await self._http.aclose()
 
     def _scrub(self, text: str) -> str:
         """Belt and braces: no message ever carries the key, whatever produced it."""
-        return text.replace(self.config.api_key, "***") if self.config.api_key else text
+        for key in {self.api_key, self.config.api_key}:
+            if key:
+                text = text.replace(key, "***")
+        return text
 
     # -- the key check -------------------------------------------------------------------------
 
     async def check_key(self) -> dict[str, Any]:
         """Verify the key with ``/users/current.json``; return the key owner's user record.
 
-        A success is remembered; a refusal is not, so a fixed Redmine recovers without restart.
+        A success is remembered for ``KEY_CHECK_SECONDS`` (a revoked key would otherwise keep
+        being served as the anonymous user); a refusal is not, so a fixed key recovers at once.
         """
         async with self._key_lock:
-            if self._key_ok and self.current_user is not None:
+            if self.current_user is not None and time.monotonic() < self._key_ok_until:
                 return self.current_user
+            if not self.api_key:
+                raise KeyRefusedError(
+                    "No Redmine API key was given: send your key in the X-Redmine-API-Key header "
+                    "or as Authorization Bearer",
+                    status=401,
+                )
             try:
                 body = await self._send("GET", "users/current.json", what="the key owner", check=False)
             except RedmineError as exc:
                 if exc.status in (401, 403):
-                    raise KeyRefusedError(
-                        "Redmine refused the API key in REDMINE_API_KEY: every tool is disabled until it is "
-                        "fixed; copy the key from My account, API access key, and make sure the REST API "
-                        "is enabled in Administration, Settings, API",
-                        status=exc.status,
-                    ) from None
+                    raise KeyRefusedError(self._refused_message(), status=exc.status) from None
                 raise
             user = body.get("user") if isinstance(body, dict) else None
             if not isinstance(user, dict):
@@ -150,8 +175,20 @@ class RedmineClient:
                     f"{self.config.url}/users/current.json did not return a user: is REDMINE_URL a Redmine?"
                 )
             self.current_user = user
-            self._key_ok = True
+            self._key_ok_until = time.monotonic() + KEY_CHECK_SECONDS
             return user
+
+    def _refused_message(self) -> str:
+        if self.api_key == self.config.api_key:
+            return (
+                "Redmine refused the API key in REDMINE_API_KEY: every tool is disabled until it is "
+                "fixed; copy the key from My account, API access key, and make sure the REST API "
+                "is enabled in Administration, Settings, API"
+            )
+        return (
+            "Redmine refused the API key sent with this request: copy your key from My account, "
+            "API access key, and make sure the REST API is enabled"
+        )
 
     # -- requests ------------------------------------------------------------------------------
 
@@ -225,7 +262,7 @@ class RedmineClient:
         what = f"attachment {attachment_id}"
         path = f"attachments/download/{attachment_id}"
         try:
-            async with self._http.stream("GET", path) as response:
+            async with self._http.stream("GET", path, headers=self._auth()) as response:
                 if response.status_code >= 300:
                     await response.aread()
                     raise self._status_error(response, what)
@@ -243,8 +280,13 @@ class RedmineClient:
             raise self._transport_error(exc, what) from None
 
     async def _ensure_key(self) -> None:
-        if not self._key_ok:
+        if self.current_user is None or time.monotonic() >= self._key_ok_until:
             await self.check_key()
+
+    def _auth(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        headers = {"X-Redmine-API-Key": self.api_key}
+        headers.update(extra or {})
+        return headers
 
     async def _send(
         self,
@@ -260,7 +302,7 @@ class RedmineClient:
     ) -> Any:
         if check:
             await self._ensure_key()
-        headers = {"Content-Type": content_type} if content_type else None
+        headers = self._auth({"Content-Type": content_type} if content_type else None)
         started = time.monotonic()
         try:
             response = await self._http.request(

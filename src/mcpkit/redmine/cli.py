@@ -13,7 +13,7 @@ import anyio
 import typer
 
 from mcpkit.redmine.api import RedmineClient, RedmineError
-from mcpkit.redmine.config import ConfigError, RedmineConfig
+from mcpkit.redmine.config import RedmineConfig, RedmineConfigError
 from mcpkit.server.options import HostOpt, PortOpt, TransportChoice, TransportOpt
 
 app = typer.Typer(
@@ -25,12 +25,18 @@ app = typer.Typer(
 )
 
 
-def _config() -> RedmineConfig:
+def _config(*, require_key: bool = True) -> RedmineConfig:
     try:
-        return RedmineConfig.from_env()
-    except ConfigError as exc:
+        return RedmineConfig.from_env(require_key=require_key)
+    except RedmineConfigError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
+
+
+AllowedOriginOpt = Annotated[
+    list[str] | None,
+    typer.Option("--allowed-origin", help="A web origin allowed to call the HTTP endpoint; repeat for more."),
+]
 
 
 @app.command()
@@ -38,13 +44,26 @@ def mcp(
     transport: TransportOpt = TransportChoice.stdio,
     host: HostOpt = "127.0.0.1",
     port: PortOpt = 8000,
+    allowed_origin: AllowedOriginOpt = None,
 ) -> None:
-    """Serve the Redmine tools over stdio (default) or streamable HTTP."""
+    """Serve the Redmine tools over stdio (default) or streamable HTTP for a whole team.
+
+    Over HTTP the server is stateless (run as many replicas as you like behind a load balancer)
+    and each request may carry its sender's own key; REDMINE_API_KEY is then optional.
+    """
     from mcpkit.redmine.server import build
     from mcpkit.server import serve
 
-    config = _config()
-    serve(build(config), transport=transport.value, host=host, port=port)
+    http = transport == TransportChoice.http
+    config = _config(require_key=not http)
+    serve(
+        build(config, team=http),
+        transport=transport.value,
+        host=host,
+        port=port,
+        stateless=http,
+        allowed_origins=tuple(allowed_origin or ()),
+    )
 
 
 @app.command("check-config")

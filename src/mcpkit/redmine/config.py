@@ -18,12 +18,12 @@ from mcpkit.errors import McpkitError, ValidationError
 from mcpkit.tools.coerce import as_bool, as_int
 
 DEFAULT_TIMEOUT = 30.0
-DEFAULT_TEXT_LIMIT = 2000
+DEFAULT_TEXT_LIMIT = 500  # excerpt of each long text in a list; one entity shows its text in full
 # Redmine generates 40 hex characters; pinned keys may differ, but a key must be header-safe.
 _KEY_SHAPE = re.compile(r"^[A-Za-z0-9_-]{8,128}$")
 
 
-class ConfigError(McpkitError):
+class RedmineConfigError(McpkitError):
     """The environment does not describe a usable Redmine connection."""
 
 
@@ -41,12 +41,17 @@ class RedmineConfig:
     text_limit: int = DEFAULT_TEXT_LIMIT
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> RedmineConfig:
-        """Read ``REDMINE_*`` variables; raise :class:`ConfigError` naming the bad one."""
+    def from_env(cls, environ: Mapping[str, str] | None = None, *, require_key: bool = True) -> RedmineConfig:
+        """Read ``REDMINE_*`` variables; raise :class:`RedmineConfigError` naming the bad one.
+
+        ``require_key=False`` is the team HTTP mode: each request may bring its own key, so
+        ``REDMINE_API_KEY`` may be unset (``api_key`` is then empty); a key that is set is still checked.
+        """
         env = os.environ if environ is None else environ
+        key_given = bool(env.get("REDMINE_API_KEY", "").strip())
         return cls(
             url=_url(env),
-            api_key=_api_key(env),
+            api_key=_api_key(env) if require_key or key_given else "",
             read_only=_flag(env, "REDMINE_READ_ONLY", False),
             timeout=_timeout(env),
             verify_ssl=_flag(env, "REDMINE_VERIFY_SSL", True),
@@ -60,28 +65,32 @@ def _url(env: Mapping[str, str]) -> str:
     name = "REDMINE_URL" if env.get("REDMINE_URL", "").strip() else "REDMINE_HOST"
     raw = env.get(name, "").strip()
     if not raw:
-        raise ConfigError(
+        raise RedmineConfigError(
             "REDMINE_URL is not set: set it to your Redmine address, for example https://redmine.example.com"
         )
     parts = urlsplit(raw)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError(f"{name} must be an http or https address such as https://redmine.example.com")
+        raise RedmineConfigError(
+            f"{name} must be an http or https address such as https://redmine.example.com"
+        )
     if parts.username or parts.password or parts.query or parts.fragment:
-        raise ConfigError(f"{name} must not contain credentials, a query or a fragment; use REDMINE_API_KEY")
+        raise RedmineConfigError(
+            f"{name} must not contain credentials, a query or a fragment; use REDMINE_API_KEY"
+        )
     return raw.rstrip("/")
 
 
 def _api_key(env: Mapping[str, str]) -> str:
     raw = env.get("REDMINE_API_KEY")
     if raw is None or not raw.strip():
-        raise ConfigError(
+        raise RedmineConfigError(
             "REDMINE_API_KEY is not set: copy the key from My account, API access key, in Redmine"
         )
     key = raw.strip()
     if not _KEY_SHAPE.match(key):
-        raise ConfigError(
-            "REDMINE_API_KEY is malformed: expected the 40-character key from My account, "
-            "API access key, with letters and digits only"
+        raise RedmineConfigError(
+            "REDMINE_API_KEY is malformed: expected the key from My account, API access key, "
+            "8 to 128 characters of letters, digits, - or _"
         )
     return key
 
@@ -93,7 +102,7 @@ def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
     try:
         return as_bool(raw)
     except ValidationError:
-        raise ConfigError(f"{name} must be true or false, got {raw[:20]!r}") from None
+        raise RedmineConfigError(f"{name} must be true or false, got {raw[:20]!r}") from None
 
 
 def _timeout(env: Mapping[str, str]) -> float:
@@ -105,7 +114,9 @@ def _timeout(env: Mapping[str, str]) -> float:
     except ValueError:
         value = -1.0
     if not 0 < value <= 3600:
-        raise ConfigError(f"REDMINE_TIMEOUT must be a number of seconds between 0 and 3600, got {raw[:20]!r}")
+        raise RedmineConfigError(
+            f"REDMINE_TIMEOUT must be a number of seconds between 0 and 3600, got {raw[:20]!r}"
+        )
     return value
 
 
@@ -116,7 +127,7 @@ def _text_limit(env: Mapping[str, str]) -> int:
     try:
         return as_int(raw, minimum=100, maximum=1_000_000)
     except ValidationError:
-        raise ConfigError(
+        raise RedmineConfigError(
             f"REDMINE_TEXT_LIMIT must be a whole number of characters from 100 to 1000000, got {raw[:20]!r}"
         ) from None
 
@@ -127,7 +138,7 @@ def _existing_path(env: Mapping[str, str], name: str, *, want_dir: bool) -> Path
         return None
     path = Path(raw).expanduser()
     if want_dir and not path.is_dir():
-        raise ConfigError(f"{name} must name an existing directory, {raw!r} is not one")
+        raise RedmineConfigError(f"{name} must name an existing directory, {raw!r} is not one")
     if not want_dir and not path.is_file():
-        raise ConfigError(f"{name} must name an existing CA certificate file, {raw!r} is not one")
+        raise RedmineConfigError(f"{name} must name an existing CA certificate file, {raw!r} is not one")
     return path.resolve()

@@ -10,8 +10,9 @@ Redmine shapes that deserve care are handled once:
 - custom fields keep their id and name as attributes and every value;
 - text written by Redmine users (subjects, descriptions, notes, wiki text, comments) carries
   ``untrusted="true"`` so a model can tell it from instructions;
-- long text (descriptions, notes, journal detail values) is cut at a configurable limit with
-  a visible truncation note, so one issue cannot return a megabyte;
+- in lists, long text (descriptions, notes, journal detail values) is cut to an excerpt whose
+  marker names the call that reads it in full (``reader``); a single entity is formatted with
+  ``text_limit=None`` and left to the lossless cap of :func:`mcpkit.results.xml_result`;
 - ``api_key`` fields (Redmine shows them to admins) are dropped: a key never reaches a result.
 """
 
@@ -43,6 +44,8 @@ _SINGULAR = {
     "issue_categories": "issue_category",
     "statuses": "status",
     "aliases": "alias",
+    "news": "news",
+    "files": "file",
 }
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,60}$")
 
@@ -68,13 +71,28 @@ def is_reference(value: Mapping[str, Any]) -> bool:
 
 
 class Formatter:
-    """Turns Redmine JSON into :class:`Element` trees; ``text_limit`` caps long text fields."""
+    """Turns Redmine JSON into :class:`Element` trees.
 
-    def __init__(self, text_limit: int = 2000) -> None:
+    ``text_limit`` cuts long text fields to an excerpt (``None``: never); ``reader`` is the call
+    that reads a cut text in full, named in the cut marker so nothing is dropped without a pointer.
+    """
+
+    def __init__(self, text_limit: int | None = 500, reader: str | None = None) -> None:
         self.text_limit = text_limit
+        self.reader = reader
 
-    def limit_for(self, tag: str) -> int:
+    def with_reader(self, reader: str | None) -> Formatter:
+        """The same limits, naming ``reader`` in every cut marker."""
+        return Formatter(self.text_limit, reader)
+
+    def full(self) -> Formatter:
+        """A formatter that cuts nothing (for one entity; the result cap then works losslessly)."""
+        return Formatter(None)
+
+    def limit_for(self, tag: str) -> int | None:
         """Wiki pages are documents people ask to read, so their text gets ten times the limit."""
+        if self.text_limit is None:
+            return None
         return self.text_limit * 10 if tag == "text" else self.text_limit
 
     def text(self, tag: str, value: str, attrs: dict[str, object] | None = None) -> Element:
@@ -84,13 +102,11 @@ class Formatter:
             attrs["untrusted"] = True
         if tag in CAPPED:
             limit = self.limit_for(tag)
-            if len(value) > limit:
+            if limit is not None and len(value) > limit:
                 attrs["truncated"] = True
                 attrs["total_length"] = len(value)
-                value = (
-                    value[:limit]
-                    + f" [truncated: {len(value)} characters in total, the first {limit} are shown]"
-                )
+                where = f"; {self.reader}" if self.reader else ""
+                value = value[:limit] + f" … [excerpt: the first {limit} of {len(value)} characters{where}]"
         return Element(tag, attrs, value)
 
     def value(self, tag: str, value: Any) -> Element | None:
@@ -104,7 +120,7 @@ class Formatter:
         if isinstance(value, str):
             return self.text(name, value, extra)
         if isinstance(value, Mapping):
-            if name == "custom_field" or ("value" in value and "id" in value and "name" in value):
+            if "value" in value and "id" in value and "name" in value:
                 return self.custom_field(name, value)
             if is_reference(value):
                 attrs: dict[str, object] = {**extra, "id": value.get("id")}

@@ -329,11 +329,15 @@ class ArgumentValidator:
         schema = error.schema if isinstance(error.schema, Mapping) else {}
         original: Any = given
         for part in path:
-            try:
-                original = original[part]
-            except (KeyError, IndexError, TypeError):
-                original = error.instance
+            container_ok = isinstance(original, Mapping) or (
+                isinstance(original, list) and isinstance(part, int)
+            )
+            if not container_ok or part not in (
+                original if isinstance(original, Mapping) else range(len(original))
+            ):
+                original = error.instance  # coerced from another form: show the value as read
                 break
+            original = original[part]
         label = where or "arguments"
         example = _show(example_for(schema))
         if error.validator == "enum":

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import urllib.request
@@ -63,6 +64,25 @@ def locate_redmine() -> RedmineEnv:
     return RedmineEnv(url=url, admin_key=key, user_key=user_key)
 
 
+def rest(env: RedmineEnv, method: str, path: str, body: Any = None, *, key: str | None = None) -> Any:
+    """A raw REST call for test set-up (bulk data the tools are then asked about)."""
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(
+        f"{env.url}/{path}",
+        data=data,
+        method=method,
+        headers={"X-Redmine-API-Key": key or env.admin_key, "Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        raw = response.read()
+    return json.loads(raw) if raw.strip() else {}
+
+
+CALLED: set[str] = set()
+"""Every tool any integration test called, for the check that every listed tool was exercised."""
+LISTED: set[str] = set()
+
+
 def server_args() -> list[str]:
     """``mcpkit redmine mcp``, as a user's MCP client would start it."""
     return ["-m", "mcpkit", "redmine", "mcp"]
@@ -79,6 +99,7 @@ class Session:
     async def raw(self, name: str, args: Mapping[str, Any] | None = None) -> tuple[bool, str]:
         result = await self.client.call_tool(name, dict(args or {}))
         self.called.add(name)
+        CALLED.add(name)
         text = "".join(getattr(c, "text", "") for c in result.content)
         for secret in self.secrets:
             assert secret not in text, f"{name} leaked a key"

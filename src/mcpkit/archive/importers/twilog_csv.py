@@ -23,19 +23,17 @@ from __future__ import annotations
 import contextlib
 import csv
 import gc
-import gzip
 import html
-import io
 import queue
 import sqlite3
 import threading
-import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, cast
+from typing import IO
 
 from mcpkit.archive.errors import ImportFormatError
+from mcpkit.archive.importers.export_file import ReadLimits, open_export
 from mcpkit.archive.posts import Post, fold, timestamp_epoch, user_from_url
 from mcpkit.archive.store import PostRow, PostWriter, Store, WriteBase
 
@@ -79,32 +77,6 @@ class ImportSummary:
             "malformed": len(self.malformed),
             "malformed_lines": [{"line": m.line, "reason": m.reason} for m in self.malformed],
         }
-
-
-def open_export(path: Path) -> tuple[IO[str], IO[bytes], int]:
-    """Open a plain, gzip or zip export as text.
-
-    Returns the text stream, the raw file whose position measures progress, and its size.
-    """
-    raw = open(path, "rb")  # noqa: SIM115 - closed with the text stream by the caller
-    magic = raw.read(4)
-    raw.seek(0)
-    size = path.stat().st_size
-    binary: IO[bytes]
-    if magic[:2] == b"\x1f\x8b":
-        binary = cast(IO[bytes], gzip.GzipFile(fileobj=raw, mode="rb"))
-    elif magic == b"PK\x03\x04":
-        archive = zipfile.ZipFile(raw)
-        members = [m for m in archive.infolist() if not m.is_dir()]
-        csvs = [m for m in members if m.filename.lower().endswith(".csv")] or members
-        if len(csvs) != 1:
-            raw.close()
-            raise ImportFormatError(f"{path}: expected one CSV file in the zip archive, found {len(csvs)}")
-        binary = archive.open(csvs[0])
-    else:
-        binary = raw
-    text = io.TextIOWrapper(binary, encoding="utf-8-sig", errors="replace", newline="")
-    return text, raw, size
 
 
 Parsed = tuple[int, str, str, str, str, int]
@@ -162,17 +134,60 @@ def parse_twilog_csv(stream: IO[str]) -> Iterator[tuple[int, Post | str]]:
         yield line, parsed if isinstance(parsed, str) else Post(*parsed)
 
 
-def import_csv(path: Path, store: Store, *, progress: ProgressFn | None = None) -> ImportSummary:
+def import_csv(
+    path: Path, store: Store, *, progress: ProgressFn | None = None, limits: ReadLimits | None = None
+) -> ImportSummary:
     """Import one Twilog export into ``store`` in a single transaction.
 
     Within the file a repeated post_id keeps the row with the larger log_type (first wins on a
-    tie); against the store the same rule decides between "updated" and "unchanged".
+    tie); against the store the same rule decides between "updated" and "unchanged". A file
+    that is not a Twilog export is refused (:func:`check_export`) before anything is written.
     """
     path = Path(path)
     if not path.is_file():
         raise ImportFormatError(f"{path}: no such file")
+    check_export(path, limits)
     with _no_cyclic_gc():
-        return _import(path, store, progress)
+        return _import(path, store, progress, limits)
+
+
+SNIFF_RECORDS = 100
+"""A file none of whose first records is a Twilog row is not a Twilog export."""
+
+
+def check_export(path: Path, limits: ReadLimits | None = None) -> str:
+    """Refuse a file that is not a Twilog export, saying what was expected and what was found;
+    returns the encoding the file will be read with. An empty file passes (zero posts)."""
+    export = open_export(path, limits)
+    try:
+        first: list[str] | None = None
+        reasons: list[str] = []
+        csv.field_size_limit(_MAX_FIELD)
+        reader = csv.reader(export.text, strict=False)
+        while len(reasons) < SNIFF_RECORDS:
+            try:
+                fields = next(reader)
+            except StopIteration:
+                break
+            except csv.Error as exc:
+                reasons.append(f"unreadable CSV: {exc}")
+                continue
+            if not fields or fields == [""]:
+                continue
+            parsed = _parse_row(fields)
+            if not isinstance(parsed, str):
+                return export.encoding
+            first = first or fields
+            reasons.append(parsed)
+    finally:
+        export.close()
+    if not reasons:  # an empty export: nothing to import, and nothing that is not Twilog's
+        return export.encoding
+    shown = ", ".join(repr(f[:20]) for f in (first or [])[:6])
+    raise ImportFormatError(
+        f"{path}: expected a Twilog CSV export (5 fields: post_id, url, timestamp, content, "
+        f"log_type), found {reasons[0]}" + (f" in the first row: {shown}" if shown else "")
+    )
 
 
 @contextlib.contextmanager
@@ -295,9 +310,12 @@ def _put(out: queue.Queue[object], item: object, stop: threading.Event) -> bool:
     return False
 
 
-def _import(path: Path, store: Store, progress: ProgressFn | None) -> ImportSummary:
+def _import(
+    path: Path, store: Store, progress: ProgressFn | None, limits: ReadLimits | None
+) -> ImportSummary:
     summary = ImportSummary()
-    stream, raw, total = open_export(path)
+    export = open_export(path, limits)
+    stream, raw, total = export.text, export.raw, export.size
     with raw, stream, store.transaction() as conn, store.bulk_writer(conn) as writer:
         base = store.write_base(conn)
         out: queue.Queue[object] = queue.Queue(maxsize=_QUEUE)

@@ -103,16 +103,22 @@ def import_space(
     return {"space": space, "model": str(meta["model"]), "dim": dim, "added": added, "skipped": skipped}
 
 
-def _iter_results(path: Path) -> Iterator[tuple[int, str | None, str | None, str | None]]:
-    with open(path, encoding="utf-8") as handle:
+def _iter_results(
+    path: Path, skipped: list[dict[str, Any]]
+) -> Iterator[tuple[int, str | None, str | None, str | None]]:
+    """Enrichments of ``results.jsonl``; a line that is not one is skipped and noted in
+    ``skipped`` (one bad line must not cost the user every other enrichment)."""
+    with open(path, encoding="utf-8", errors="replace") as handle:
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue
             try:
                 item = json.loads(line)
                 post_id = int(item["key"])
-            except (ValueError, KeyError, TypeError) as exc:
-                raise ImportFormatError(f"{path}:{number}: not a results line: {exc}") from exc
+            except (ValueError, KeyError, TypeError, RecursionError) as exc:
+                reason = f"not a results line: {type(exc).__name__}: {' '.join(str(exc).split())[:120]}"
+                skipped.append({"file": path.name, "line": number, "reason": reason})
+                continue
             tags = item.get("tags")
             yield (
                 post_id,
@@ -127,33 +133,48 @@ def _text(value: Any) -> str | None:
 
 
 def find_csv(base: Path, meta: dict[str, Any]) -> Path | None:
-    for key in ("source_path", "csv_path"):
-        value = meta.get(key)
-        if isinstance(value, str) and value:
-            candidate = Path(value)
-            for path in (candidate, base / candidate, base / "embeddings" / candidate):
-                if path.is_file():
-                    return path
+    for value in _named_csvs(meta):
+        candidate = Path(value)
+        for path in (candidate, base / candidate, base / "embeddings" / candidate):
+            if path.is_file():
+                return path
     return None
 
 
+def _named_csvs(meta: dict[str, Any]) -> list[str]:
+    values = (meta.get(key) for key in ("source_path", "csv_path"))
+    return [value for value in values if isinstance(value, str) and value]
+
+
 def import_twilog_search(
-    directory: Path, store: Store, *, progress: Progress | None = None
+    directory: Path, store: Store, *, csv_path: Path | None = None, progress: Progress | None = None
 ) -> dict[str, Any]:
-    """Import posts (CSV), enrichments and the three vector spaces of an upstream installation."""
+    """Import posts (CSV), enrichments and the three vector spaces of an upstream installation.
+
+    The posts are the CSV meta.json names, or ``csv_path``: without posts the vectors would
+    find nothing, so a directory whose CSV cannot be found is refused before anything is written.
+    """
     base = Path(directory)
     content_dir = base / "embeddings"
     if not (content_dir / "meta.json").is_file():
         raise ImportFormatError(f"{base}: no embeddings/meta.json (is this a twilog-search directory?)")
     meta = _read_meta(content_dir)
-    report: dict[str, Any] = {"csv": None, "enrichments": 0, "spaces": []}
-    csv_path = find_csv(base, meta)
-    if csv_path is not None:
-        report["csv"] = {"path": str(csv_path), **import_csv(csv_path, store).as_dict()}
+    report: dict[str, Any] = {"csv": None, "enrichments": 0, "spaces": [], "skipped_lines": []}
+    if csv_path is None:
+        csv_path = find_csv(base, meta)
+    if csv_path is None:
+        named = _named_csvs(meta)
+        found = f"names {named[0]!r}, which is not there" if named else "names no CSV"
+        raise ImportFormatError(
+            f"{base}: embeddings/meta.json {found}; give the Twilog export with --csv PATH"
+        )
+    report["csv"] = {"path": str(csv_path), **import_csv(csv_path, store).as_dict()}
     results = base / "batch" / "results.jsonl"
     if results.is_file():
         with store.transaction() as conn:
-            report["enrichments"] = store.upsert_enrichments(conn, _iter_results(results))
+            report["enrichments"] = store.upsert_enrichments(
+                conn, _iter_results(results, report["skipped_lines"])
+            )
     root = vectors_root(store.path)
     for space, parts in _SPACE_DIRS:
         directory_of_space = base.joinpath(*parts)

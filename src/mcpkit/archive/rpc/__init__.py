@@ -1,9 +1,9 @@
 """The archive's WebSocket face: JSON-RPC 2.0 server and client with upstream's streaming extension."""
 
-from mcpkit.archive.rpc.api_port import ArchivePort, RpcError, error_fields, open_stream
+from mcpkit.archive.rpc.api_port import ArchivePort, open_stream
 from mcpkit.archive.rpc.client import (
+    ArchiveConnectionError,
     ConnectionLostError,
-    ConnectionProblem,
     HandshakeRefusedError,
     RpcClient,
     ServerDownError,
@@ -15,19 +15,17 @@ from mcpkit.archive.rpc.server import RpcServer, ServerOptions, run_server
 
 __all__ = [
     "AccessPolicy",
+    "ArchiveConnectionError",
     "ArchivePort",
     "ConnectionLostError",
-    "ConnectionProblem",
     "HandshakeRefusedError",
     "RpcClient",
-    "RpcError",
     "RpcServer",
     "SecurityConfigError",
     "ServerDownError",
     "ServerOptions",
     "ServerTimeoutError",
     "default_url",
-    "error_fields",
     "is_loopback",
     "open_stream",
     "run_server",

@@ -12,8 +12,6 @@ import inspect
 from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from mcpkit.archive.rpc.protocol import INTERNAL_ERROR
-
 Params = Mapping[str, Any] | list[Any] | None
 """Named params, or positional ones in the method's documented order (the API maps them)."""
 
@@ -24,11 +22,17 @@ class ArchivePort(Protocol):
 
     def methods(self) -> Iterable[str]: ...
 
-    async def call(self, method: str, params: Params) -> Any: ...
+    async def call(self, method: str, params: Params) -> Any:
+        """Run ``method``; failures are :class:`~mcpkit.jsonrpc.JsonRpcError` with their code."""
+        ...
 
     def is_streaming(self, method: str) -> bool: ...
 
     def stream(self, method: str, params: Params) -> Any: ...
+
+    async def aclose(self) -> None:
+        """Release what the backend holds (database connections, a socket)."""
+        ...
 
 
 async def open_stream(api: ArchivePort, method: str, params: Params) -> AsyncIterator[Any]:
@@ -40,30 +44,3 @@ async def open_stream(api: ArchivePort, method: str, params: Params) -> AsyncIte
         raise TypeError(f"{type(api).__name__}.stream({method!r}) did not return an async iterator")
     iterator: AsyncIterator[Any] = produced
     return iterator
-
-
-def error_fields(exc: BaseException) -> tuple[int, str, Any] | None:
-    """``(code, message, data)`` of an API error (anything with an int ``code`` and a ``message``).
-
-    Duck-typed so the RPC layer works with ``mcpkit.archive.api.ApiError`` without importing the
-    engine, and with the remote client's own error type.
-    """
-    code = getattr(exc, "code", None)
-    message = getattr(exc, "message", None)
-    if isinstance(code, int) and not isinstance(code, bool) and isinstance(message, str):
-        return code, message, getattr(exc, "data", None)
-    return None
-
-
-class RpcError(Exception):
-    """An error answer from a JSON-RPC peer, with the same fields as the API's ``ApiError``."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.data = data
-
-    @classmethod
-    def internal(cls, message: str) -> RpcError:
-        return cls(INTERNAL_ERROR, message)

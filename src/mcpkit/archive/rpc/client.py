@@ -8,7 +8,7 @@ restarts without being restarted itself (seed 001's "automatic recovery").
 Failures are typed so each face can word them its own way: :class:`ServerDownError`
 (nothing listens), :class:`ServerTimeoutError` (the connection could not be opened in time),
 :class:`ConnectionLostError` (the server went away mid-request) and
-:class:`~mcpkit.archive.rpc.api_port.RpcError` (the server answered with a JSON-RPC error).
+:class:`~mcpkit.jsonrpc.JsonRpcError` (the server answered with a JSON-RPC error).
 """
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
 
 from mcpkit.archive.errors import ArchiveError
-from mcpkit.archive.rpc.api_port import Params, RpcError
-from mcpkit.archive.rpc.protocol import INTERNAL_ERROR, dumps, request_message
+from mcpkit.archive.rpc.api_port import Params
+from mcpkit.archive.rpc.protocol import dumps, request_message
+from mcpkit.jsonrpc import INTERNAL_ERROR, JsonRpcError
 
 logger = logging.getLogger("mcpkit.archive.rpc.client")
 
@@ -45,23 +46,23 @@ def _wire_params(params: Params) -> dict[str, Any] | list[Any]:
     return list(params) if isinstance(params, list) else dict(params or {})
 
 
-class ConnectionProblem(ArchiveError):
+class ArchiveConnectionError(ArchiveError):
     """The server could not be reached or went away; the face decides how to word it."""
 
 
-class ServerDownError(ConnectionProblem):
+class ServerDownError(ArchiveConnectionError):
     """Nothing accepts connections at the URL (connection refused, unknown host)."""
 
 
-class ServerTimeoutError(ConnectionProblem):
+class ServerTimeoutError(ArchiveConnectionError):
     """The WebSocket connection was not established within the connect timeout."""
 
 
-class ConnectionLostError(ConnectionProblem):
+class ConnectionLostError(ArchiveConnectionError):
     """The connection closed before the answer (or the last streamed chunk) arrived."""
 
 
-class HandshakeRefusedError(ConnectionProblem):
+class HandshakeRefusedError(ArchiveConnectionError):
     """The server refused the handshake (bad token, forbidden origin)."""
 
 
@@ -146,7 +147,7 @@ class RpcClient:
                     )
                 if "error" in message:
                     err = message["error"] if isinstance(message["error"], dict) else {}
-                    raise RpcError(
+                    raise JsonRpcError(
                         int(err.get("code", INTERNAL_ERROR)), str(err.get("message", "")), err.get("data")
                     )
                 more = message.get("more")

@@ -17,11 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL_ERROR = -32603
+from mcpkit.jsonrpc import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR
 
 JsonId = str | int | None
 
@@ -93,6 +89,8 @@ def parse_message(text: str | bytes) -> Incoming:
         data = json.loads(text)
     except (ValueError, UnicodeDecodeError) as exc:
         return Incoming([Invalid(PARSE_ERROR, f"Parse error: {_one_line(str(exc))}")], batch=False)
+    except RecursionError:  # the decoder's own depth guard, about a thousand levels
+        return Incoming([Invalid(INVALID_PARAMS, "Invalid params: JSON nested too deep")], batch=False)
     if isinstance(data, list):
         if not data:
             return Incoming([Invalid(INVALID_REQUEST, "Invalid Request: empty batch")], batch=False)

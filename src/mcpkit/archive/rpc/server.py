@@ -15,17 +15,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request as HttpRequest
+from websockets.http11 import Response
 
-from mcpkit.archive.rpc.api_port import ArchivePort, error_fields, open_stream
+from mcpkit.archive.rpc.api_port import ArchivePort, open_stream
+from mcpkit.archive.rpc.fair import FairLimiter
 from mcpkit.archive.rpc.protocol import (
-    INTERNAL_ERROR,
-    INVALID_REQUEST,
     Invalid,
     Request,
     dumps,
@@ -34,6 +37,7 @@ from mcpkit.archive.rpc.protocol import (
     result_message,
 )
 from mcpkit.archive.rpc.security import AccessPolicy
+from mcpkit.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, error_fields
 
 logger = logging.getLogger("mcpkit.archive.rpc")
 
@@ -41,7 +45,12 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 DEFAULT_MAX_MESSAGE = 1 << 20
 HARD_CAP_FACTOR = 4
+DEFAULT_MAX_INFLIGHT = 32
+DEFAULT_MAX_BATCH = 100
+DEFAULT_MAX_CONNECTIONS = 256
+DEFAULT_IDLE_TIMEOUT = 300.0
 STOP_METHOD = "stop_server"
+REFUSAL_LOG_INTERVAL = 10.0
 
 Send = Callable[[dict[str, Any] | list[dict[str, Any]]], Awaitable[None]]
 
@@ -55,7 +64,14 @@ class ServerOptions:
     token: str | None = None
     allowed_origins: Sequence[str] = field(default_factory=tuple)
     max_message_bytes: int = DEFAULT_MAX_MESSAGE
-    max_inflight: int = 32
+    max_inflight: int = DEFAULT_MAX_INFLIGHT
+    """Requests running at once, server-wide; every batch item counts (see :mod:`.fair`)."""
+    max_pending: int = 64
+    """Messages one connection may have unanswered before the server stops reading from it."""
+    max_batch: int = DEFAULT_MAX_BATCH
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    idle_timeout: float = DEFAULT_IDLE_TIMEOUT
+    """Seconds a connection with nothing running may stay silent; 0 keeps it forever."""
     trace: bool = False
     allow_stop: bool = True
 
@@ -88,6 +104,14 @@ class RpcServer:
         self._server: Server | None = None
         self._stopped = asyncio.Event()
         self.port = self.options.port
+        self.limiter = FairLimiter(opts.max_inflight)
+        self.connections = 0
+        self._refused = 0
+        self._refusal_logged = 0.0
+        # websockets logs every handshake a peer drops, with a traceback: thousands of lines
+        # from one misbehaving client. Its records are kept for --trace only.
+        self._ws_logger = logging.getLogger("mcpkit.archive.rpc.websockets")
+        self._ws_logger.setLevel(logging.DEBUG if opts.trace else logging.CRITICAL)
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -96,8 +120,9 @@ class RpcServer:
             self._handle,
             self.options.host,
             self.options.port,
-            process_request=self.policy.check,
+            process_request=self._admit,
             max_size=self.options.hard_cap,
+            logger=self._ws_logger,
             compression=None,
             server_header=None,
         )
@@ -132,11 +157,52 @@ class RpcServer:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
+    # -- admission ---------------------------------------------------------------------------
+
+    def _admit(self, connection: ServerConnection, request: HttpRequest) -> Response | None:
+        """Origin and token first, then the connection cap (HTTP 503, one line, logged once
+        per interval with the count, however many are refused)."""
+        refusal = self.policy.check(connection, request)
+        if refusal is not None:
+            return refusal
+        limit = self.options.max_connections
+        if self.connections < limit:
+            return None
+        self._refused += 1
+        now = time.monotonic()
+        if now - self._refusal_logged >= REFUSAL_LOG_INTERVAL:
+            logger.warning(
+                "refused %d connection(s): %d open, the limit is %d", self._refused, self.connections, limit
+            )
+            self._refused, self._refusal_logged = 0, now
+        return connection.respond(
+            HTTPStatus.SERVICE_UNAVAILABLE, f"too many connections: the limit is {limit}\n"
+        )
+
     # -- one connection ---------------------------------------------------------------------
 
     async def _handle(self, ws: ServerConnection) -> None:
+        self.connections += 1
+        try:
+            await self._serve_connection(ws)
+        finally:
+            self.connections -= 1
+
+    async def _next_message(self, ws: ServerConnection, busy: bool) -> str | bytes | None:
+        """The next message; ``None`` after closing a connection idle for too long."""
+        idle = self.options.idle_timeout
+        if busy or idle <= 0:
+            return await ws.recv()
+        try:
+            return await asyncio.wait_for(ws.recv(), idle)  # recv() is cancellation-safe
+        except TimeoutError:
+            logger.debug("closing %s: idle for %s s", ws.remote_address, idle)
+            await ws.close(1001, "idle timeout")
+            return None
+
+    async def _serve_connection(self, ws: ServerConnection) -> None:
         lock = asyncio.Lock()
-        slots = asyncio.Semaphore(self.options.max_inflight)
+        slots = asyncio.Semaphore(self.options.max_pending)
         tasks: set[asyncio.Task[None]] = set()
 
         async def send(message: dict[str, Any] | list[dict[str, Any]]) -> None:
@@ -152,7 +218,10 @@ class RpcServer:
 
         logger.debug("connection from %s", ws.remote_address)
         try:
-            async for message in ws:
+            while True:
+                message = await self._next_message(ws, bool(tasks))
+                if message is None:
+                    break
                 if self.options.trace:
                     logger.info("<- %s", str(message)[:2000])
                 size = _message_size(message, self.options.max_message_bytes)
@@ -167,7 +236,7 @@ class RpcServer:
                     )
                     continue
                 await slots.acquire()
-                task = asyncio.create_task(self._run_message(message, send))
+                task = asyncio.create_task(self._run_message(message, send, ws))
                 tasks.add(task)
                 task.add_done_callback(finished)
         except ConnectionClosed:
@@ -180,20 +249,31 @@ class RpcServer:
                 await asyncio.gather(*tasks, return_exceptions=True)
             logger.debug("connection from %s closed", ws.remote_address)
 
-    async def _run_message(self, message: str | bytes, send: Send) -> None:
+    async def _run_message(self, message: str | bytes, send: Send, key: object = None) -> None:
         try:
             incoming = parse_message(message)
             if incoming.batch:
-                answers = await asyncio.gather(*(self._answer(item) for item in incoming.items))
+                if len(incoming.items) > self.options.max_batch:
+                    await send(
+                        error_message(
+                            None,
+                            INVALID_PARAMS,
+                            f"Invalid params: a batch of {len(incoming.items)} requests exceeds "
+                            f"the limit of {self.options.max_batch}",
+                        )
+                    )
+                    return
+                answers = await asyncio.gather(*(self._answer(item, key) for item in incoming.items))
                 replies = [a for a in answers if a is not None]
                 if replies:
                     await send(replies)
                 return
             item = incoming.items[0]
             if isinstance(item, Request) and self._is_streaming(item.method):
-                await self._stream(item, send)
+                async with self.limiter.slot(key):
+                    await self._stream(item, send)
                 return
-            answer = await self._answer(item)
+            answer = await self._answer(item, key)
             if answer is not None:
                 await send(answer)
         except ConnectionClosed:
@@ -209,10 +289,15 @@ class RpcServer:
         except Exception:
             return False
 
-    async def _answer(self, item: Invalid | Request) -> dict[str, Any] | None:
-        """The complete response to one item (a streamed method is collected into a list)."""
+    async def _answer(self, item: Invalid | Request, key: object = None) -> dict[str, Any] | None:
+        """The complete response to one item, run holding a slot of the server-wide limit."""
         if isinstance(item, Invalid):
             return error_message(item.id, item.code, item.message)
+        async with self.limiter.slot(key):
+            return await self._respond(item)
+
+    async def _respond(self, item: Request) -> dict[str, Any] | None:
+        """The complete response to one request (a streamed method is collected into a list)."""
         try:
             if item.method == STOP_METHOD and self._handles_stop():
                 result: Any = {"status": "stopping"}

@@ -157,8 +157,18 @@ def forbidden_keywords(**meta: Any) -> Rule:
                 if key == "allOf":
                     try:
                         edits.append(Edit(ptr, "fold-branches", merge.fold(node, key, root)))
+                        continue
                     except merge.MergeError as exc:
-                        edits.append(Edit(ptr, "fold-branches", str(exc), applied=False))
+                        # Branches that cannot become properties: drop the conjunction (the
+                        # model sees a superset; the server still checks every branch).
+                        before = node.pop(key)
+                        edits.append(
+                            Edit(
+                                ptr,
+                                "drop-keyword",
+                                f"removed {key} {show(before)} ({exc}; accepts a superset)",
+                            )
+                        )
                 else:
                     before = node.pop(key)
                     edits.append(

@@ -13,26 +13,27 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import mcp_types
 
 from mcpkit.errors import ValidationError
-from mcpkit.redmine.tools.base import (
-    CONFIRM,
-    Ctx,
-    confirm_or_preview,
-    define,
-    done,
-    entity_of,
-    entity_result,
-    ident,
-    num,
-)
+from mcpkit.redmine.tools.args import num
+from mcpkit.redmine.tools.base import RedmineCtx, Tool
+from mcpkit.redmine.tools.resource import Resource, delete_tool, get_tool, read
+from mcpkit.redmine.tools.results import done, entity_element
+from mcpkit.redmine.tools.schemas import ident
 from mcpkit.results import Element, xml_result
-from mcpkit.tools import ToolSpec
 from mcpkit.tools import params as p
 
 CATEGORY = "attachments"
 TEXT_TYPES = ("application/json", "application/xml", "application/x-yaml", "application/javascript")
 MAX_UPLOAD = 20 * 1024 * 1024
+ATTACHMENT = Resource(
+    "attachment",
+    "attachments",
+    "attachments/{id}",
+    shown=("filename", "filesize", "content_type", "author"),
+    id_schema=ident("Attachment number"),
+)
 
 
 def is_text(data: bytes, content_type: str) -> bool:
@@ -67,128 +68,105 @@ def inside(directory: Path | None, relative: str) -> Path:
     return target
 
 
-def tools(ctx: Ctx) -> list[ToolSpec]:
-    """The attachment tools bound to ``ctx``."""
-    client, fmt = ctx.client, ctx.fmt
-    folder = client.config.attachments_dir
+async def upload_file(rc: RedmineCtx, relative: str, filename: str | None) -> dict[str, Any]:
+    """Upload a file from the attachments directory; the upload item Redmine attaches by token."""
+    source = inside(rc.client.config.attachments_dir, relative)
+    apath = anyio.Path(source)
+    if not await apath.is_file():
+        raise ValidationError(f"{relative!r} is not a file in REDMINE_ATTACHMENTS_DIR")
+    if (await apath.stat()).st_size > MAX_UPLOAD:
+        raise ValidationError(f"{relative!r} is larger than {MAX_UPLOAD // (1024 * 1024)} MB")
+    name = safe_name(filename or source.name)
+    token = await rc.client.upload(await apath.read_bytes(), name)
+    return {
+        "token": token,
+        "filename": name,
+        "content_type": mimetypes.guess_type(name)[0] or "application/octet-stream",
+    }
 
-    async def meta(aid: int) -> dict[str, Any]:
-        return entity_of(await client.get(f"attachments/{aid}.json", what=f"attachment {aid}"), "attachment")
 
-    async def get_attachment(args: dict[str, Any]) -> Any:
-        return entity_result(ctx, "attachment", {"attachment": await meta(num(args["id"]))})
-
-    async def download(args: dict[str, Any]) -> Any:
-        aid = num(args["id"])
-        info = await meta(aid)
-        data, content_type = await client.download(aid)
-        filename = str(info.get("filename") or f"attachment-{aid}")
-        out = Element(
-            "attachment", {"id": aid, "filename": filename, "content_type": content_type, "size": len(data)}
-        )
-        if is_text(data, content_type) and not args.get("save"):
-            out.add(fmt.text("content", data.decode("utf-8", errors="replace"), {"untrusted": True}))
-            return xml_result(out)
-        if folder is None:
-            raise ValidationError(
-                f"attachment {aid} is binary with {len(data)} bytes; set REDMINE_ATTACHMENTS_DIR "
-                "to let the server save it, or open it in a browser"
-            )
-        target = folder / f"{aid}-{safe_name(filename)}"
-        await anyio.Path(target).write_bytes(data)
-        out.child("saved_to", None, str(target))
+async def download_attachment(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+    aid = num(args["id"])
+    info = await read(rc, ATTACHMENT, aid)
+    data, content_type = await rc.client.download(aid)
+    filename = str(info.get("filename") or f"attachment-{aid}")
+    out = Element(
+        "attachment", {"id": aid, "filename": filename, "content_type": content_type, "size": len(data)}
+    )
+    folder = rc.client.config.attachments_dir
+    if is_text(data, content_type) and not args.get("save"):
+        out.add(rc.fmt.full().text("content", data.decode("utf-8", errors="replace"), {"untrusted": True}))
         return xml_result(out)
-
-    async def upload(args: dict[str, Any]) -> Any:
-        issue_id = num(args["issue_id"])
-        source = inside(folder, str(args["path"]))
-        apath = anyio.Path(source)
-        if not await apath.is_file():
-            raise ValidationError(f"{args['path']!r} is not a file in REDMINE_ATTACHMENTS_DIR")
-        if (await apath.stat()).st_size > MAX_UPLOAD:
-            raise ValidationError(f"{args['path']!r} is larger than {MAX_UPLOAD // (1024 * 1024)} MB")
-        data = await apath.read_bytes()
-        filename = safe_name(str(args.get("filename") or source.name))
-        token = await client.upload(data, filename)
-        item: dict[str, Any] = {
-            "token": token,
-            "filename": filename,
-            "content_type": mimetypes.guess_type(filename)[0] or "application/octet-stream",
-        }
-        if args.get("description"):
-            item["description"] = str(args["description"])
-        update: dict[str, Any] = {"uploads": [item]}
-        if args.get("notes"):
-            update["notes"] = str(args["notes"])
-        await client.put(f"issues/{issue_id}.json", what=f"issue {issue_id}", json={"issue": update})
-        issue = entity_of(
-            await client.get(
-                f"issues/{issue_id}.json", what=f"issue {issue_id}", params={"include": "attachments"}
-            ),
-            "issue",
+    if folder is None:
+        raise ValidationError(
+            f"attachment {aid} is binary with {len(data)} bytes; set REDMINE_ATTACHMENTS_DIR "
+            "to let the server save it, or open it in a browser"
         )
-        attached = [a for a in issue.get("attachments") or [] if a.get("filename") == filename]
-        newest = max(attached, key=lambda a: a.get("id", 0)) if attached else None
-        return done(
-            f"Attached {filename} to issue {issue_id}.",
-            fmt.entity("attachment", newest) if newest else None,
+    target = folder / f"{aid}-{safe_name(filename)}"
+    await anyio.Path(target).write_bytes(data)
+    out.child("saved_to", None, str(target))
+    return xml_result(out)
+
+
+async def upload_attachment(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+    issue_id = num(args["issue_id"], "issue_id")
+    item = await upload_file(rc, str(args["path"]), args.get("filename"))
+    if args.get("description"):
+        item["description"] = str(args["description"])
+    update: dict[str, Any] = {"uploads": [item]}
+    if args.get("notes"):
+        update["notes"] = str(args["notes"])
+    await rc.client.put(f"issues/{issue_id}.json", what=f"issue {issue_id}", json={"issue": update})
+    issue = (
+        await rc.client.get(
+            f"issues/{issue_id}.json", what=f"issue {issue_id}", params={"include": "attachments"}
         )
+    ).get("issue") or {}
+    attached = [a for a in issue.get("attachments") or [] if a.get("filename") == item["filename"]]
+    if not attached:
+        raise ValidationError(f"Redmine accepted the upload but issue {issue_id} shows no {item['filename']}")
+    newest = max(attached, key=lambda a: a.get("id", 0))
+    return done(f"Attached {item['filename']} to issue {issue_id}.", entity_element(rc, "attachment", newest))
 
-    async def delete_attachment(args: dict[str, Any]) -> Any:
-        aid = num(args["id"])
 
-        async def preview() -> list[Element]:
-            return [fmt.entity("attachment", await meta(aid))]
-
-        async def delete() -> None:
-            await client.delete(f"attachments/{aid}.json", what=f"attachment {aid}")
-
-        return await confirm_or_preview(args, what=f"attachment {aid}", preview=preview, delete=delete)
-
-    return [
-        define(
-            "get_attachment",
-            "Show the metadata of an attachment: file name, size, type, author and address.",
-            {"id": ident("Attachment number")},
-            get_attachment,
-            category=CATEGORY,
-            required=["id"],
-            read_only=True,
-        ),
-        define(
-            "download_attachment",
-            "Get the content of an attachment. Text is returned; binary files are saved\n"
-            "in the attachments directory of the server, or refused when none is set.",
-            {
-                "id": ident("Attachment number"),
-                "save": p.boolean("Save to the attachments directory even if text"),
-            },
-            download,
-            category=CATEGORY,
-            required=["id"],
-            read_only=True,
-        ),
-        define(
-            "upload_attachment",
-            "Attach a file from the attachments directory of the server to an issue.",
-            {
-                "issue_id": ident("Issue number"),
-                "path": p.string("File path relative to the attachments directory", min_length=1),
-                "filename": p.string("Name to show in Redmine, default the file name"),
-                "description": p.string("Short description of the file"),
-                "notes": p.string("A note to add to the issue history"),
-            },
-            upload,
-            category=CATEGORY,
-            required=["issue_id", "path"],
-        ),
-        define(
-            "delete_attachment",
-            "Delete an attachment. Cannot be undone.\nWithout confirm true it only shows the attachment.",
-            {"id": ident("Attachment number"), "confirm": CONFIRM},
-            delete_attachment,
-            category=CATEGORY,
-            required=["id"],
-            destructive=True,
-        ),
-    ]
+TOOLS = (
+    get_tool(
+        ATTACHMENT,
+        "get_attachment",
+        "Show the metadata of an attachment: file name, size, type, author and address.",
+        CATEGORY,
+    ),
+    Tool(
+        "download_attachment",
+        "Get the content of an attachment. Text is returned; binary files are saved\n"
+        "in the attachments directory of the server, or refused when none is set.",
+        {
+            "id": ident("Attachment number"),
+            "save": p.boolean("Save to the attachments directory even if text"),
+        },
+        download_attachment,
+        CATEGORY,
+        ("id",),
+    ),
+    Tool(
+        "upload_attachment",
+        "Attach a file from the attachments directory of the server to an issue.",
+        {
+            "issue_id": ident("Issue number"),
+            "path": p.string("File path relative to the attachments directory", min_length=1),
+            "filename": p.string("Name to show in Redmine, default the file name"),
+            "description": p.string("Short description of the file"),
+            "notes": p.string("A note to add to the issue history"),
+        },
+        upload_attachment,
+        CATEGORY,
+        ("issue_id", "path"),
+        "write",
+    ),
+    delete_tool(
+        ATTACHMENT,
+        "delete_attachment",
+        "Delete an attachment. Cannot be undone.\nWithout confirm true it only previews.",
+        CATEGORY,
+    ),
+)

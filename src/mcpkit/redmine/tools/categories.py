@@ -4,68 +4,133 @@ from __future__ import annotations
 
 from typing import Any
 
+import mcp_types
+
 from mcpkit.redmine.api import seg
-from mcpkit.redmine.tools.base import (
-    PROJECT,
-    Ctx,
-    define,
-    done,
-    entity_of,
-    ident,
-    list_result,
-    num,
-    project_ref,
-)
-from mcpkit.tools import ToolSpec
+from mcpkit.redmine.tools.args import as_pos_int, as_text, confirmed, num, present, project_ref, require_some
+from mcpkit.redmine.tools.base import RedmineCtx, Tool
+from mcpkit.redmine.tools.resource import Count, Resource, get_tool, impact_of, list_tool, read
+from mcpkit.redmine.tools.results import done, done_entity, entity_of, preview_result
+from mcpkit.redmine.tools.schemas import CONFIRM, PROJECT, ident
+from mcpkit.redmine.tools.verify import verified
 from mcpkit.tools import params as p
 
 CATEGORY = "projects"
 
 
-def tools(ctx: Ctx) -> list[ToolSpec]:
-    """The issue category tools bound to ``ctx``."""
-    client, fmt = ctx.client, ctx.fmt
+def category_scope(record: Any) -> dict[str, Any]:
+    """Issues of a category: Redmine filters by category only inside the category's project."""
+    return {
+        "project_id": (record.get("project") or {}).get("id"),
+        "category_id": record["id"],
+        "status_id": "*",
+    }
 
-    async def list_categories(args: dict[str, Any]) -> Any:
-        ref = project_ref(args["project"])
-        body = await client.get(
-            f"projects/{seg(ref)}/issue_categories.json", what=f"issue categories of project {ref}"
-        )
-        return list_result(ctx, "issue_categories", list(body.get("issue_categories") or []))
 
-    async def create_category(args: dict[str, Any]) -> Any:
-        ref = project_ref(args["project"])
-        fields: dict[str, Any] = {"name": str(args["name"])}
-        if args.get("assigned_to_id") is not None:
-            fields["assigned_to_id"] = num(args["assigned_to_id"])
-        body = await client.post(
-            f"projects/{seg(ref)}/issue_categories.json",
-            what=f"an issue category of project {ref}",
-            json={"issue_category": fields},
-        )
-        category = entity_of(body, "issue_category")
-        return done(f"Created issue category {category.get('id')}.", fmt.entity("issue_category", category))
+ISSUE_CATEGORY = Resource(
+    "issue_category",
+    "issue_categories",
+    "issue_categories/{id}",
+    "projects/{project}/issue_categories",
+    what="issue category",
+    shown=("name", "project", "assigned_to"),
+    counts=(Count("issues", "issues.json", "issues", lambda r: category_scope(r)),),
+    id_schema=ident("Issue category number"),
+)
 
-    return [
-        define(
-            "list_issue_categories",
-            "List the issue categories of a project.",
-            {"project": PROJECT},
-            list_categories,
-            category=CATEGORY,
-            required=["project"],
-            read_only=True,
-        ),
-        define(
-            "create_issue_category",
-            "Create an issue category in a project, optionally with a default assignee.",
-            {
-                "project": PROJECT,
-                "name": p.string("Category name", min_length=1, max_length=60),
-                "assigned_to_id": ident("User who gets new issues of this category"),
-            },
-            create_category,
-            category=CATEGORY,
-            required=["project", "name"],
-        ),
-    ]
+
+def category_fields(args: dict[str, Any]) -> dict[str, Any]:
+    return present(args, {"name": as_text, "assigned_to_id": as_pos_int})
+
+
+async def create_issue_category(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+    ref = project_ref(args["project"])
+    fields = category_fields(args)
+    body = await rc.client.post(
+        f"projects/{seg(ref)}/issue_categories.json",
+        what=f"an issue category of project {ref}",
+        json={"issue_category": fields},
+    )
+    category = entity_of(body, "issue_category")
+    message = f"Created issue category {category.get('id')}."
+    return await verified(
+        rc, fields, category, message=message, success=done_entity(rc, message, "issue_category", category)
+    )
+
+
+async def update_issue_category(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+    cid = num(args["id"])
+    fields = category_fields(args)
+    require_some(fields, f"issue category {cid}")
+    await rc.client.put(
+        f"issue_categories/{cid}.json", what=f"issue category {cid}", json={"issue_category": fields}
+    )
+    category = await read(rc, ISSUE_CATEGORY, cid)
+    message = f"Updated issue category {cid}."
+    return await verified(
+        rc, fields, category, message=message, success=done_entity(rc, message, "issue_category", category)
+    )
+
+
+async def delete_issue_category(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+    """Preview, or delete moving its issues to ``reassign_to_id`` (else they lose their category)."""
+    cid = num(args["id"])
+    target = num(args["reassign_to_id"], "reassign_to_id") if args.get("reassign_to_id") is not None else None
+    then = f"; its issues move to category {target}" if target else "; its issues keep no category"
+    what = f"issue category {cid}{then}"
+    impact = await impact_of(rc, ISSUE_CATEGORY, cid)
+    if target is not None:
+        await read(rc, ISSUE_CATEGORY, target)  # a wrong target fails before anything changes
+    if not confirmed(args):
+        return preview_result(what, impact)
+    params = {"reassign_to_id": target} if target else None
+    await rc.client.delete(f"issue_categories/{cid}.json", what=f"issue category {cid}", params=params)
+    return done(f"Deleted {what}.")
+
+
+TOOLS = (
+    list_tool(ISSUE_CATEGORY, "list_issue_categories", "List the issue categories of a project.", CATEGORY),
+    get_tool(
+        ISSUE_CATEGORY, "get_issue_category", "Show one issue category with its default assignee.", CATEGORY
+    ),
+    Tool(
+        "create_issue_category",
+        "Create an issue category in a project, optionally with a default assignee.",
+        {
+            "project": PROJECT,
+            "name": p.string("Category name", min_length=1),
+            "assigned_to_id": ident("User who gets new issues of this category"),
+        },
+        create_issue_category,
+        CATEGORY,
+        ("project", "name"),
+        "write",
+    ),
+    Tool(
+        "update_issue_category",
+        "Rename an issue category or change its default assignee.",
+        {
+            "id": ident("Issue category number"),
+            "name": p.string("Category name", min_length=1),
+            "assigned_to_id": ident("User who gets new issues of this category"),
+        },
+        update_issue_category,
+        CATEGORY,
+        ("id",),
+        "idempotent",
+    ),
+    Tool(
+        "delete_issue_category",
+        "Delete an issue category; its issues move to the category given, or lose their category.\n"
+        "Without confirm true it only previews.",
+        {
+            "id": ident("Issue category number"),
+            "reassign_to_id": ident("Category of the same project that takes its issues"),
+            "confirm": CONFIRM,
+        },
+        delete_issue_category,
+        CATEGORY,
+        ("id",),
+        "destructive",
+    ),
+)

@@ -1,41 +1,44 @@
-"""Issue tools: list, show, create, update, delete, watchers and relations."""
+"""Issue tools: list (filters and saved queries), show with paged journals, create, update,
+copy, move, delete, watchers.
+
+Every write is verified: the issue is read back and each field asked for is compared, so a
+status the workflow forbids or an unknown tracker is an error, never a silent success.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
+import mcp_types
+
 from mcpkit.errors import ValidationError
-from mcpkit.redmine.tools.base import (
-    CONFIRM,
-    CUSTOM_FIELDS,
-    PAGING,
-    PROJECT,
-    Ctx,
+from mcpkit.redmine.tools.args import (
     as_flag,
     as_hours,
     as_pos_int,
     as_text,
-    confirm_or_preview,
     custom_fields,
     date_text,
-    define,
-    done,
-    entity_of,
-    entity_result,
-    ident,
-    list_result,
+    ids,
+    includes,
     num,
-    page_result,
     paging,
     present,
     project_ref,
     require_some,
+    user_or_me,
 )
+from mcpkit.redmine.tools.base import RedmineCtx, Tool
 from mcpkit.redmine.tools.projects import project_id
-from mcpkit.results import Element
-from mcpkit.tools import ToolSpec, coerce
+from mcpkit.redmine.tools.resource import Count, Resource, delete_tool, list_tool, read
+from mcpkit.redmine.tools.results import done, entity_element, entity_limit, entity_of, page_element
+from mcpkit.redmine.tools.schemas import CUSTOM_FIELDS, DATE, PROJECT, USER_OR_ME, as_in_create, ident
+from mcpkit.redmine.tools.verify import verified
+from mcpkit.results import Window, error_result, xml_result
+from mcpkit.tools import coerce
 from mcpkit.tools import params as p
 
 CATEGORY = "issues"
@@ -50,34 +53,30 @@ SHOW_INCLUDES = (
     "allowed_statuses",
 )
 DEFAULT_SHOW = ("journals", "children", "relations", "watchers", "attachments")
-RELATION_TYPES = (
-    "relates",
-    "duplicates",
-    "duplicated",
-    "blocks",
-    "blocked",
-    "precedes",
-    "follows",
-    "copied_to",
-    "copied_from",
-)
+JOURNAL_KINDS = ("all", "notes", "private")
 _DATE = r"\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2})?Z?)?"
 _DATE_FILTER = re.compile(
     rf"^(>=|<=|=)?{_DATE}$|^><{_DATE}\|{_DATE}$|^(!\*|\*|t|ld|w|lw|l2w|m|lm|y)$|^[<>]t[-+]?\d+$"
 )
 _SORT = re.compile(r"^[a-z0-9_.]+(:(asc|desc))?(,[a-z0-9_.]+(:(asc|desc))?)*$")
-USER_OR_ME = "User number, or me for the key owner"
 
-
-def _user_or_me(value: Any, name: str) -> str:
-    try:
-        return str(coerce.as_number_or_special(value, allow=("me",)))
-    except ValidationError as exc:
-        raise ValidationError(f"{name}: {exc}") from None
+ISSUE = Resource(
+    "issue",
+    "issues",
+    "issues/{id}",
+    "issues",
+    paged=True,
+    shown=("subject", "project", "status"),
+    counts=(
+        Count("subtasks", "issues.json", "issues", lambda r: {"parent_id": r["id"], "status_id": "*"}),
+        Count("time_entries", "time_entries.json", "time_entries", lambda r: {"issue_id": r["id"]}),
+    ),
+    id_schema=ident("Issue number"),
+)
 
 
 def _date_filter(value: Any, name: str) -> str:
-    text = str(value).strip() if isinstance(value, str) else ""
+    text = value.strip() if isinstance(value, str) else ""
     if not _DATE_FILTER.match(text):
         raise ValidationError(
             f"{name}: {str(value)[:40]!r} is not a date filter; use a date like 2025-01-31 with an optional "
@@ -86,18 +85,13 @@ def _date_filter(value: Any, name: str) -> str:
     return text
 
 
-def _includes(value: Any, allowed: tuple[str, ...], default: tuple[str, ...]) -> str | None:
-    items = default if value is None else value
-    if not isinstance(items, list | tuple) or any(i not in allowed for i in items):
-        raise ValidationError(f"include must be a list of: {', '.join(allowed)}")
-    return ",".join(dict.fromkeys(items)) or None
-
-
 def issue_filters(args: Mapping[str, Any]) -> dict[str, Any]:
     """Tool arguments to Redmine's ``/issues.json`` query parameters (pure, for tests)."""
     q: dict[str, Any] = {}
     if args.get("project") is not None:
         q["project_id"] = project_ref(args["project"])
+    if args.get("query_id") is not None:
+        q["query_id"] = num(args["query_id"], "query_id")
     if args.get("status") is not None:
         q["status_id"] = coerce.as_number_or_special(
             str(args["status"]).strip(), allow=("open", "closed", "*")
@@ -110,10 +104,10 @@ def issue_filters(args: Mapping[str, Any]) -> dict[str, Any]:
         ("priority", "priority_id"),
     ):
         if args.get(arg) is not None:
-            q[field] = num(args[arg])
+            q[field] = num(args[arg], arg)
     for arg, field in (("assigned_to", "assigned_to_id"), ("author", "author_id")):
         if args.get(arg) is not None:
-            q[field] = _user_or_me(args[arg], arg)
+            q[field] = user_or_me(args[arg], arg)
     for arg, field in (("created", "created_on"), ("updated", "updated_on")):
         if args.get(arg) is not None:
             q[field] = _date_filter(args[arg], arg)
@@ -127,9 +121,9 @@ def issue_filters(args: Mapping[str, Any]) -> dict[str, Any]:
         if not _SORT.match(sort):
             raise ValidationError("sort must look like id:desc or priority:desc,id")
         q["sort"] = sort
-    include = _includes(args.get("include"), LIST_INCLUDES, ())
+    include = includes(args.get("include"), LIST_INCLUDES)
     if include:
-        q["include"] = include
+        q["include"] = ",".join(include)
     return q
 
 
@@ -154,28 +148,230 @@ def issue_fields(args: Mapping[str, Any], *, me: int | None = None) -> dict[str,
             "private_notes": as_flag,
         },
     )
-    if "done_ratio" in args:
+    if args.get("done_ratio") is not None:
         fields["done_ratio"] = coerce.as_int(args["done_ratio"], minimum=0, maximum=100)
     if args.get("assigned_to") is not None:
-        who = _user_or_me(args["assigned_to"], "assigned_to")
+        who = user_or_me(args["assigned_to"], "assigned_to")
         if who == "me":
             if me is None:
                 raise ValidationError("assigned_to me needs the key owner, which is unknown")
             fields["assigned_to_id"] = me
         else:
-            fields["assigned_to_id"] = int(who)
+            fields["assigned_to_id"] = num(who, "assigned_to")
     if args.get("project") is not None:
         fields["project_id"] = project_ref(args["project"])
-    if args.get("watcher_user_ids") is not None:
-        fields["watcher_user_ids"] = [num(v) for v in args["watcher_user_ids"]]
+    watchers = ids(args, "watcher_user_ids")
+    if watchers is not None:
+        fields["watcher_user_ids"] = watchers
     cfs = custom_fields(args)
     if cfs is not None:
         fields["custom_fields"] = cfs
     return fields
 
 
-_FIELD_SCHEMAS: dict[str, dict[str, Any]] = {
-    "subject": p.string("One-line summary", min_length=1, max_length=255),
+async def my_id(rc: RedmineCtx) -> int | None:
+    """The number of the key's user."""
+    uid = (await rc.client.check_key()).get("id")
+    return uid if isinstance(uid, int) else None
+
+
+async def body_fields(rc: RedmineCtx, args: Mapping[str, Any]) -> dict[str, Any]:
+    """``issue_fields`` with ``me`` and project identifiers resolved to numbers."""
+    me = await my_id(rc) if args.get("assigned_to") == "me" else None
+    fields = issue_fields(args, me=me)
+    if isinstance(fields.get("project_id"), str):
+        # Identifiers work for creation but not everywhere in Redmine: send the number.
+        fields["project_id"] = await project_id(rc.client, fields["project_id"])
+    return fields
+
+
+# -- reading -------------------------------------------------------------------------------------
+
+
+def journal_kind(journal: Mapping[str, Any], kind: str) -> bool:
+    """Whether a journal belongs in the view: every change, those with a note, or private notes."""
+    has_note = bool(journal.get("notes"))
+    if kind == "notes":
+        return has_note
+    if kind == "private":
+        return has_note and bool(journal.get("private_notes"))
+    return True
+
+
+def issue_element(rc: RedmineCtx, issue: Mapping[str, Any], args: Mapping[str, Any]) -> Any:
+    """The issue in full, its journals paged (newest last) and its watchers as a full list."""
+    issue_id = issue.get("id")
+    fields = {k: v for k, v in issue.items() if k not in ("journals", "watchers")}
+    element = entity_element(rc, "issue", fields)
+    description = next((c for c in element.children if c.tag == "description"), None)
+    if description is not None:
+        description.more = f"no call shows more; the rest is in the web page of issue {issue_id}"
+    if "journals" in issue:
+        kind = str(args.get("journals") or "all")
+        journals = [
+            j for j in issue.get("journals") or [] if isinstance(j, Mapping) and journal_kind(j, kind)
+        ]
+        offset, limit = paging(args, "journals_")
+        window = Window(offset, limit, len(journals))
+        extra = "" if kind == "all" else f", journals={kind}"
+        element.add(
+            page_element(
+                RedmineCtx(rc.client, rc.fmt.full()),
+                "journals",
+                journals[offset : offset + limit],
+                window,
+                next_call=f"get_issue with id={issue_id}{extra} and journals_offset={{offset}}",
+            )
+        )
+    if "watchers" in issue:
+        watchers = list(issue.get("watchers") or [])
+        element.add(
+            page_element(
+                rc,
+                "watchers",
+                watchers,
+                Window(0, max(1, len(watchers)), len(watchers)),
+                next_call=f"get_issue with id={issue_id} and include watchers only",
+                item_tag="user",
+            )
+        )
+    return element
+
+
+async def get_issue(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+    """One issue with its fields in full and its journals paged."""
+    issue_id = num(args["id"])
+    include = includes(args.get("include"), SHOW_INCLUDES, DEFAULT_SHOW)
+    if args.get("journals_offset") is not None or args.get("journals") is not None:
+        include = list(dict.fromkeys([*include, "journals"]))
+    issue = await read(rc, ISSUE, issue_id, include)
+    return xml_result(issue_element(rc, issue, args), limit=entity_limit(issue))
+
+
+# -- writing -------------------------------------------------------------------------------------
+
+
+async def create_issue(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+    """Create, then compare Redmine's answer with what was asked."""
+    fields = await body_fields(rc, args)
+    body = await rc.client.post("issues.json", what="the new issue", json={"issue": fields})
+    issue = entity_of(body, "issue")
+    message = f"Created issue {issue.get('id')}."
+    success = done(message, entity_element(rc, "issue", issue), limit=entity_limit(issue))
+    return await verified(rc, fields, issue, message=message, success=success)
+
+
+async def update_issue(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+    """Change the given fields; Redmine answers 204, so read the issue back and compare."""
+    issue_id = num(args["id"])
+    fields = await body_fields(rc, args)
+    require_some(fields, f"issue {issue_id}")
+    await rc.client.put(f"issues/{issue_id}.json", what=f"issue {issue_id}", json={"issue": fields})
+    noted = "notes" in fields
+    issue = await read(rc, ISSUE, issue_id, ["journals"] if noted else None)
+    message = f"Updated issue {issue_id}."
+    # With a note, the answer shows the newest journal entry: the one just added.
+    newest = {"journals_offset": max(0, len(issue.get("journals") or []) - 1), "journals_limit": 1}
+    success = done(message, issue_element(rc, issue, newest), limit=entity_limit(issue))
+    got = dict(issue)
+    if noted:
+        last = (issue.get("journals") or [{}])[-1]
+        got["note"] = last.get("notes") if isinstance(last, Mapping) else None
+        fields = {**fields, "note": fields["notes"]}
+    return await verified(rc, fields, got, message=message, success=success)
+
+
+async def copy_issue(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+    """Redmine's own copy (``copy_from``), optionally with subtasks and attachments, linked back."""
+    source = num(args["id"])
+    fields = await body_fields(rc, {k: v for k, v in args.items() if k in ("project", "subject")})
+    if "project_id" not in fields:
+        original = await read(rc, ISSUE, source)
+        fields["project_id"] = (original.get("project") or {}).get("id")
+    params = {"copy_from": source}
+    for flag in ("subtasks", "attachments", "watchers"):
+        if coerce.as_bool(args.get(flag, False)):
+            params[f"copy_{flag}"] = 1
+    if coerce.as_bool(args.get("link", True)):
+        params["link_copy"] = 1
+    body = await rc.client.post(
+        "issues.json", what=f"the copy of issue {source}", json={"issue": fields}, params=params
+    )
+    issue = entity_of(body, "issue")
+    message = f"Copied issue {source} to issue {issue.get('id')}."
+    success = done(message, entity_element(rc, "issue", issue), limit=entity_limit(issue))
+    return await verified(rc, fields, issue, message=message, success=success)
+
+
+async def move_issues(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+    """Move each issue to the project; one failure does not stop the others, and all are reported."""
+    targets = ids(args, "ids") or []
+    if not targets:
+        raise ValidationError("ids needs at least one issue number")
+    pid = await project_id(rc.client, project_ref(args["project"]))
+    change: dict[str, Any] = {"project_id": pid}
+    if args.get("tracker_id") is not None:
+        change["tracker_id"] = num(args["tracker_id"], "tracker_id")
+    moved: list[int] = []
+    failed: list[str] = []
+    for issue_id in targets:
+        try:
+            await rc.client.put(f"issues/{issue_id}.json", what=f"issue {issue_id}", json={"issue": change})
+            issue = await read(rc, ISSUE, issue_id)
+        except Exception as exc:  # RedmineError or transport: reported per issue
+            failed.append(f"issue {issue_id}: {exc}")
+            continue
+        if (issue.get("project") or {}).get("id") == pid:
+            moved.append(issue_id)
+        else:
+            failed.append(
+                f"issue {issue_id}: Redmine kept it in project {(issue.get('project') or {}).get('name')}"
+            )
+    if failed:
+        done_part = f"Moved {', '.join(map(str, moved))}; " if moved else "Moved none; "
+        return error_result(f"{done_part}not moved: {'; '.join(failed)}")
+    return done(f"Moved {len(moved)} issues to project {args['project']}: {', '.join(map(str, moved))}.")
+
+
+async def watchers_of(rc: RedmineCtx, issue_id: int) -> list[Any]:
+    """The users watching an issue."""
+    return list((await read(rc, ISSUE, issue_id, ["watchers"])).get("watchers") or [])
+
+
+async def change_watcher(rc: RedmineCtx, args: dict[str, Any], *, add: bool) -> mcp_types.CallToolResult:
+    """Add or remove a watcher, then check the watcher list says so."""
+    issue_id, user_id = num(args["issue_id"], "issue_id"), num(args["user_id"], "user_id")
+    if add:
+        await rc.client.post(
+            f"issues/{issue_id}/watchers.json",
+            what=f"watchers of issue {issue_id}",
+            json={"user_id": user_id},
+        )
+    else:
+        await rc.client.delete(
+            f"issues/{issue_id}/watchers/{user_id}.json", what=f"watcher {user_id} of issue {issue_id}"
+        )
+    watchers = await watchers_of(rc, issue_id)
+    watching = any(w.get("id") == user_id for w in watchers if isinstance(w, Mapping))
+    element = rc.fmt.array("watchers", watchers, item_tag="user")
+    if watching != add:
+        state = "does not watch" if add else "still watches"
+        return error_result(
+            f"Redmine answered but user {user_id} {state} issue {issue_id}: likely the user cannot see the "
+            "issue or the key's user lacks the permission to manage watchers"
+        )
+    verb = "now watches" if add else "no longer watches"
+    return done(f"User {user_id} {verb} issue {issue_id}.", element)
+
+
+add_issue_watcher = partial(change_watcher, add=True)
+remove_issue_watcher = partial(change_watcher, add=False)
+
+
+# -- definitions ---------------------------------------------------------------------------------
+
+FIELD_SCHEMAS: dict[str, dict[str, Any]] = {
+    "subject": p.string("One-line summary", min_length=1),
     "description": p.string("Full description"),
     "tracker_id": ident("Tracker number"),
     "status_id": ident("Status number"),
@@ -185,285 +381,147 @@ _FIELD_SCHEMAS: dict[str, dict[str, Any]] = {
     "fixed_version_id": ident("Target version number"),
     "parent_issue_id": ident("Parent issue number"),
     "start_date": p.string("Start date like 2025-01-31"),
-    "due_date": p.string("Due date like 2025-01-31"),
+    "due_date": p.string("Due " + DATE.lower()),
     "estimated_hours": p.number("Estimated hours", minimum=0),
     "done_ratio": p.integer("Percent done from 0 to 100", minimum=0, maximum=100),
     "is_private": p.boolean("Private issue"),
     "custom_fields": CUSTOM_FIELDS,
 }
 
-
-def tools(ctx: Ctx) -> list[ToolSpec]:
-    """The issue tools bound to ``ctx``."""
-    client, fmt = ctx.client, ctx.fmt
-
-    async def my_id() -> int | None:
-        user = await client.check_key()
-        uid = user.get("id")
-        return uid if isinstance(uid, int) else None
-
-    async def with_numbers(fields: dict[str, Any]) -> dict[str, Any]:
-        # Identifiers work for creation but not everywhere in Redmine: send the number.
-        if isinstance(fields.get("project_id"), str):
-            fields["project_id"] = await project_id(client, fields["project_id"])
-        return fields
-
-    async def read_issue(issue_id: int, include: str | None = None) -> dict[str, Any]:
-        params = {"include": include} if include else None
-        body = await client.get(f"issues/{issue_id}.json", what=f"issue {issue_id}", params=params)
-        return entity_of(body, "issue")
-
-    async def list_issues(args: dict[str, Any]) -> Any:
-        offset, limit = paging(args)
-        page = await client.page(
-            "issues.json",
-            "issues",
-            what="the issue list",
-            params=issue_filters(args),
-            offset=offset,
-            limit=limit,
-        )
-        return page_result(ctx, "issues", page)
-
-    async def get_issue(args: dict[str, Any]) -> Any:
-        issue_id = num(args["id"])
-        include = _includes(args.get("include"), SHOW_INCLUDES, DEFAULT_SHOW)
-        return entity_result(ctx, "issue", {"issue": await read_issue(issue_id, include)})
-
-    async def create_issue(args: dict[str, Any]) -> Any:
-        fields = await with_numbers(
-            issue_fields(args, me=await my_id() if args.get("assigned_to") == "me" else None)
-        )
-        body = await client.post("issues.json", what="the new issue", json={"issue": fields})
-        issue = entity_of(body, "issue")
-        return done(f"Created issue {issue.get('id')}.", fmt.entity("issue", issue))
-
-    async def update_issue(args: dict[str, Any]) -> Any:
-        issue_id = num(args["id"])
-        fields = await with_numbers(
-            issue_fields(args, me=await my_id() if args.get("assigned_to") == "me" else None)
-        )
-        require_some(fields, f"issue {issue_id}")
-        await client.put(f"issues/{issue_id}.json", what=f"issue {issue_id}", json={"issue": fields})
-        # Redmine answers 204 with no body: read the issue back so the caller sees the result.
-        issue = await read_issue(issue_id, "journals" if "notes" in fields else None)
-        return done(f"Updated issue {issue_id}.", fmt.entity("issue", issue))
-
-    async def delete_issue(args: dict[str, Any]) -> Any:
-        issue_id = num(args["id"])
-
-        async def preview() -> list[Element]:
-            issue = await read_issue(issue_id, "children,attachments")
-            spent = await client.page(
-                "time_entries.json",
-                "time_entries",
-                what=f"time entries of issue {issue_id}",
-                params={"issue_id": issue_id},
-                limit=1,
-            )
-            out = Element("issue", {"id": issue_id})
-            if "subject" in issue:
-                out.add(fmt.text("subject", str(issue["subject"])))
-            out.child("children", None, len(issue.get("children") or []))
-            out.child("attachments", None, len(issue.get("attachments") or []))
-            out.child("time_entries", None, spent.total_count)
-            return [out]
-
-        async def delete() -> None:
-            await client.delete(f"issues/{issue_id}.json", what=f"issue {issue_id}")
-
-        return await confirm_or_preview(args, what=f"issue {issue_id}", preview=preview, delete=delete)
-
-    async def watchers_of(issue_id: int) -> Element:
-        issue = await read_issue(issue_id, "watchers")
-        return fmt.array("watchers", issue.get("watchers") or [])
-
-    async def add_watcher(args: dict[str, Any]) -> Any:
-        issue_id, user_id = num(args["issue_id"]), num(args["user_id"])
-        await client.post(
-            f"issues/{issue_id}/watchers.json",
-            what=f"watchers of issue {issue_id}",
-            json={"user_id": user_id},
-        )
-        return done(f"User {user_id} now watches issue {issue_id}.", await watchers_of(issue_id))
-
-    async def remove_watcher(args: dict[str, Any]) -> Any:
-        issue_id, user_id = num(args["issue_id"]), num(args["user_id"])
-        await client.delete(
-            f"issues/{issue_id}/watchers/{user_id}.json", what=f"watcher {user_id} of issue {issue_id}"
-        )
-        return done(f"User {user_id} no longer watches issue {issue_id}.", await watchers_of(issue_id))
-
-    async def list_relations(args: dict[str, Any]) -> Any:
-        issue_id = num(args["issue_id"])
-        body = await client.get(f"issues/{issue_id}/relations.json", what=f"relations of issue {issue_id}")
-        return list_result(ctx, "relations", list(body.get("relations") or []))
-
-    async def create_relation(args: dict[str, Any]) -> Any:
-        issue_id = num(args["issue_id"])
-        relation: dict[str, Any] = {
-            "issue_to_id": num(args["issue_to_id"]),
-            "relation_type": args.get("relation_type") or "relates",
-        }
-        if relation["relation_type"] not in RELATION_TYPES:
-            raise ValidationError(f"relation_type must be one of {', '.join(RELATION_TYPES)}")
-        if args.get("delay") is not None:
-            relation["delay"] = coerce.as_int(args["delay"], minimum=0)
-        body = await client.post(
-            f"issues/{issue_id}/relations.json",
-            what=f"a relation of issue {issue_id}",
-            json={"relation": relation},
-        )
-        created = entity_of(body, "relation")
-        return done(f"Created relation {created.get('id')}.", fmt.entity("relation", created))
-
-    async def delete_relation(args: dict[str, Any]) -> Any:
-        rel_id = num(args["id"])
-
-        async def preview() -> list[Element]:
-            body = await client.get(f"relations/{rel_id}.json", what=f"relation {rel_id}")
-            return [fmt.entity("relation", entity_of(body, "relation"))]
-
-        async def delete() -> None:
-            await client.delete(f"relations/{rel_id}.json", what=f"relation {rel_id}")
-
-        return await confirm_or_preview(args, what=f"relation {rel_id}", preview=preview, delete=delete)
-
-    include_list = p.array(
-        p.enum("Extra data", LIST_INCLUDES), "Extra data to include: attachments, relations"
-    )
-    include_show = p.array(
-        p.enum("Extra data", SHOW_INCLUDES),
-        "Extra data; default journals, children, relations, watchers and attachments",
-    )
-    return [
-        define(
-            "list_issues",
-            "List issues with filters, newest first unless sort says otherwise.\n"
-            "Filters combine; status is open by default.",
-            {
-                "project": PROJECT,
-                "status": p.string("open, closed, * for any, or a status number"),
-                "tracker": ident("Tracker number"),
-                "assigned_to": p.string(USER_OR_ME),
-                "author": p.string(USER_OR_ME),
-                "priority": ident("Priority number"),
-                "parent": ident("Parent issue number"),
-                "version": ident("Target version number"),
-                "category": ident("Issue category number"),
-                "subject": p.string("Text the subject contains"),
-                "created": p.string("Created date filter such as >=2025-01-01 or ><2025-01-01|2025-01-31"),
-                "updated": p.string("Updated date filter, same form as created"),
-                "custom_fields": p.array(
-                    p.obj(
-                        {"id": ident("Custom field number"), "value": p.string("Value to match")},
-                        required=["id", "value"],
-                    ),
-                    "Custom field filters, each a field number and the value to match",
-                ),
-                "sort": p.string("Sort order such as id:desc or priority:desc,id"),
-                "include": include_list,
-                **PAGING,
-            },
-            list_issues,
-            category=CATEGORY,
-            read_only=True,
+LIST_PROPERTIES: dict[str, dict[str, Any]] = {
+    "project": PROJECT,
+    "query_id": ident("Saved query number from list queries; other filters refine it"),
+    "status": p.string("open, closed, * for any, or a status number"),
+    "tracker": ident("Tracker number"),
+    "assigned_to": p.string(USER_OR_ME),
+    "author": p.string(USER_OR_ME),
+    "priority": ident("Priority number"),
+    "parent": ident("Parent issue number"),
+    "version": ident("Target version number"),
+    "category": ident("Issue category number"),
+    "subject": p.string("Text the subject contains"),
+    "created": p.string("Created date filter such as >=2025-01-01 or ><2025-01-01|2025-01-31"),
+    "updated": p.string("Updated date filter, same form as created"),
+    "custom_fields": p.array(
+        p.obj(
+            {"id": ident("Custom field number"), "value": p.string("Value to match")},
+            required=["id", "value"],
         ),
-        define(
-            "get_issue",
-            "Show one issue with its journals, children, relations, watchers and attachments.",
-            {"id": ident("Issue number"), "include": include_show},
-            get_issue,
-            category=CATEGORY,
-            required=["id"],
-            read_only=True,
-        ),
-        define(
-            "create_issue",
-            "Create an issue in a project. Only project and subject are required.\n"
-            "Find valid numbers first with list trackers, list issue statuses and list issue priorities.",
-            {
-                "project": PROJECT,
-                **_FIELD_SCHEMAS,
-                "watcher_user_ids": p.array(ident("User number"), "Watchers"),
-            },
-            create_issue,
-            category=CATEGORY,
-            required=["project", "subject"],
-        ),
-        define(
-            "update_issue",
-            "Change fields of an issue, add a note, or move it to another project.\n"
-            "Only the fields you give are changed.",
-            {
-                "id": ident("Issue number"),
-                "project": p.string("Move to this project, by number or identifier"),
-                **_FIELD_SCHEMAS,
-                "notes": p.string("A note to add to the history"),
-                "private_notes": p.boolean("Make the added note private"),
-            },
-            update_issue,
-            category=CATEGORY,
-            required=["id"],
-        ),
-        define(
-            "delete_issue",
-            "Delete an issue with its subtasks and time entries. Cannot be undone.\n"
-            "Without confirm true it only shows what would be deleted.",
-            {"id": ident("Issue number"), "confirm": CONFIRM},
-            delete_issue,
-            category=CATEGORY,
-            required=["id"],
-            destructive=True,
-        ),
-        define(
-            "add_issue_watcher",
-            "Add a user to the watchers of an issue.",
-            {"issue_id": ident("Issue number"), "user_id": ident("User number")},
-            add_watcher,
-            category=CATEGORY,
-            required=["issue_id", "user_id"],
-            idempotent=True,
-        ),
-        define(
-            "remove_issue_watcher",
-            "Remove a user from the watchers of an issue.",
-            {"issue_id": ident("Issue number"), "user_id": ident("User number")},
-            remove_watcher,
-            category=CATEGORY,
-            required=["issue_id", "user_id"],
-            idempotent=True,
-        ),
-        define(
-            "list_issue_relations",
-            "List the relations of an issue such as blocks, precedes or relates.",
-            {"issue_id": ident("Issue number")},
-            list_relations,
-            category=CATEGORY,
-            required=["issue_id"],
-            read_only=True,
-        ),
-        define(
-            "create_issue_relation",
-            "Relate two issues. The type is read from the first issue, so blocks means it blocks the other.",
-            {
-                "issue_id": ident("Issue number the relation starts from"),
-                "issue_to_id": ident("Issue number the relation points to"),
-                "relation_type": p.enum("Kind of relation, default relates", RELATION_TYPES),
-                "delay": p.integer("Days between the issues for precedes or follows", minimum=0),
-            },
-            create_relation,
-            category=CATEGORY,
-            required=["issue_id", "issue_to_id"],
-        ),
-        define(
-            "delete_issue_relation",
-            "Delete a relation between two issues by its relation number.\n"
-            "Without confirm true it only shows the relation.",
-            {"id": ident("Relation number"), "confirm": CONFIRM},
-            delete_relation,
-            category=CATEGORY,
-            required=["id"],
-            destructive=True,
-        ),
-    ]
+        "Custom field filters, each a field number and the value to match",
+    ),
+    "sort": p.string("Sort order such as id:desc or priority:desc,id"),
+    "include": p.array(p.enum("", LIST_INCLUDES), "Extra data"),
+}
+
+TOOLS = (
+    list_tool(
+        ISSUE,
+        "list_issues",
+        "List issues by filters or a saved query, newest first unless sort says otherwise.\n"
+        "Status is open by default. Descriptions are excerpts; get issue shows one in full.",
+        CATEGORY,
+        filters=issue_filters,
+        properties=LIST_PROPERTIES,
+        item_call="get_issue with id={id}",
+    ),
+    Tool(
+        "get_issue",
+        "Show one issue in full with journals, children, relations, watchers and attachments.\n"
+        "Journals are paged oldest first.",
+        {
+            "id": ident("Issue number"),
+            "include": p.array(p.enum("", SHOW_INCLUDES), "Extra data, default all but the last two"),
+            "journals": p.enum(
+                "Which journals: all, notes for those with a note, private for private notes", JOURNAL_KINDS
+            ),
+            "journals_offset": p.integer("Journals to skip", minimum=0),
+            "journals_limit": p.integer("At most 100, default 25", minimum=1),
+        },
+        get_issue,
+        CATEGORY,
+        ("id",),
+    ),
+    Tool(
+        "create_issue",
+        "Create an issue in a project. Only project and subject are required.\n"
+        "Find numbers with list trackers, list issue statuses and list issue priorities.",
+        {"project": PROJECT, **FIELD_SCHEMAS, "watcher_user_ids": p.array(ident("User number"), "Watchers")},
+        create_issue,
+        CATEGORY,
+        ("project", "subject"),
+        "write",
+    ),
+    Tool(
+        "update_issue",
+        "Change fields of an issue or add a note; fields as in create issue, only those given change.\n"
+        "A field Redmine does not apply is an error naming it and the likely reason.",
+        {
+            "id": ident("Issue number"),
+            "project": p.string("Move to this project, by number or identifier"),
+            **as_in_create(FIELD_SCHEMAS),
+            "notes": p.string("A note to add to the history"),
+            "private_notes": p.boolean("Make the added note private"),
+        },
+        update_issue,
+        CATEGORY,
+        ("id",),
+        "idempotent",
+    ),
+    Tool(
+        "copy_issue",
+        "Copy an issue, optionally to another project, with its subtasks, attachments and watchers.\n"
+        "The copy is linked to the original unless link is false.",
+        {
+            "id": ident("Issue number to copy"),
+            "project": p.string("Target project number or identifier, default the same project"),
+            "subject": p.string("Subject of the copy, default the original one"),
+            "subtasks": p.boolean("Copy the subtasks too"),
+            "attachments": p.boolean("Copy the attachments too"),
+            "watchers": p.boolean("Copy the watchers too"),
+            "link": p.boolean("Relate the copy to the original, default true"),
+        },
+        copy_issue,
+        CATEGORY,
+        ("id",),
+        "write",
+    ),
+    Tool(
+        "move_issues",
+        "Move issues to another project, optionally changing their tracker.\n"
+        "The answer names any issue that did not move and why.",
+        {
+            "ids": p.array(ident("Issue number"), "Issue numbers to move", min_items=1),
+            "project": p.string("Target project number or identifier"),
+            "tracker_id": ident("Tracker to use in the target project"),
+        },
+        move_issues,
+        CATEGORY,
+        ("ids", "project"),
+        "idempotent",
+    ),
+    delete_tool(
+        ISSUE,
+        "delete_issue",
+        "Delete an issue with its subtasks and time entries. Cannot be undone.\n"
+        "Without confirm true it only previews.",
+        CATEGORY,
+    ),
+    Tool(
+        "add_issue_watcher",
+        "Add a user to the watchers of an issue.",
+        {"issue_id": ident("Issue number"), "user_id": ident("User number")},
+        add_issue_watcher,
+        CATEGORY,
+        ("issue_id", "user_id"),
+        "idempotent",
+    ),
+    Tool(
+        "remove_issue_watcher",
+        "Remove a user from the watchers of an issue.",
+        {"issue_id": ident("Issue number"), "user_id": ident("User number")},
+        remove_issue_watcher,
+        CATEGORY,
+        ("issue_id", "user_id"),
+        "idempotent",
+    ),
+)

@@ -1,80 +1,56 @@
-"""Reference data: the ids a model needs before it writes (trackers, statuses, roles...)."""
+"""Reference data: the ids a model needs before it writes (trackers, statuses, roles, fields...)."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from mcpkit.redmine.tools.base import Ctx, define, entity_result, ident, list_result, num
-from mcpkit.tools import ToolSpec
+from mcpkit.redmine.tools.resource import Resource, get_tool, list_tool
+from mcpkit.redmine.tools.schemas import ident
 
 CATEGORY = "reference"
 
-# tool name, path, JSON key, description
-_LISTS = (
+
+def _whole(singular: str, plural: str, path: str) -> Resource:
+    return Resource(singular, plural, "", path)
+
+
+ROLE = Resource("role", "roles", "roles/{id}", "roles", id_schema=ident("Role number"))
+# tool name, resource, description
+LISTS = (
     (
         "list_trackers",
-        "trackers.json",
-        "trackers",
+        _whole("tracker", "trackers", "trackers"),
         "List the trackers such as Bug or Feature with their numbers.",
     ),
     (
         "list_issue_statuses",
-        "issue_statuses.json",
-        "issue_statuses",
+        _whole("issue_status", "issue_statuses", "issue_statuses"),
         "List the issue statuses with their numbers and whether each counts as closed.",
     ),
     (
         "list_issue_priorities",
-        "enumerations/issue_priorities.json",
-        "issue_priorities",
+        _whole("priority", "issue_priorities", "enumerations/issue_priorities"),
         "List the issue priorities with their numbers and the default one.",
     ),
     (
         "list_time_entry_activities",
-        "enumerations/time_entry_activities.json",
-        "time_entry_activities",
+        _whole("activity", "time_entry_activities", "enumerations/time_entry_activities"),
         "List the activities a time entry can have, such as Design or Development.",
     ),
-    ("list_roles", "roles.json", "roles", "List the roles that project memberships can give."),
-    ("list_groups", "groups.json", "groups", "List the user groups. Needs an administrator key."),
+    ("list_roles", ROLE, "List the roles that project memberships can give."),
     (
         "list_custom_fields",
-        "custom_fields.json",
-        "custom_fields",
-        "List every custom field definition with its possible values. Needs an administrator key.",
+        _whole("custom_field", "custom_fields", "custom_fields"),
+        "List custom fields with format, possible values, multiple, required, default and trackers.\n"
+        "Needs an administrator key.",
     ),
-    ("list_queries", "queries.json", "queries", "List the saved issue queries the key can use."),
+    (
+        "list_queries",
+        _whole("query", "queries", "queries"),
+        "List the saved issue queries; list issues runs one by query id.",
+    ),
 )
 
-
-def tools(ctx: Ctx) -> list[ToolSpec]:
-    """The reference data tools bound to ``ctx``."""
-    client = ctx.client
-
-    def lister(path: str, key: str) -> Any:
-        async def handler(args: dict[str, Any]) -> Any:
-            body = await client.get(path, what=f"the {key.replace('_', ' ')}")
-            return list_result(ctx, key, list(body.get(key) or []))
-
-        return handler
-
-    async def get_role(args: dict[str, Any]) -> Any:
-        rid = num(args["id"])
-        return entity_result(ctx, "role", await client.get(f"roles/{rid}.json", what=f"role {rid}"))
-
-    specs = [
-        define(name, description, {}, lister(path, key), category=CATEGORY, read_only=True)
-        for name, path, key, description in _LISTS
-    ]
-    specs.append(
-        define(
-            "get_role",
-            "Show one role with the permissions it grants.",
-            {"id": ident("Role number")},
-            get_role,
-            category=CATEGORY,
-            required=["id"],
-            read_only=True,
-        )
-    )
-    return specs
+TOOLS = (
+    # Short fixed lists: one page holds them all (a list past the cap still says how far it got).
+    *(list_tool(res, name, description, CATEGORY, pages=False) for name, res, description in LISTS),
+    get_tool(ROLE, "get_role", "Show one role with the permissions it grants.", CATEGORY),
+)

@@ -5,10 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import mcp_types
+
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import seg
-from mcpkit.redmine.tools.base import PAGING, PROJECT, Ctx, define, page_result, paging, project_ref
-from mcpkit.tools import ToolSpec, coerce
+from mcpkit.redmine.tools.args import paging, project_ref
+from mcpkit.redmine.tools.base import RedmineCtx, Tool
+from mcpkit.redmine.tools.results import page_result
+from mcpkit.redmine.tools.schemas import PAGING, PROJECT
+from mcpkit.results import Window
+from mcpkit.tools import coerce
 from mcpkit.tools import params as p
 
 CATEGORY = "search"
@@ -35,37 +41,33 @@ def search_params(args: Mapping[str, Any]) -> dict[str, Any]:
     return q
 
 
-def tools(ctx: Ctx) -> list[ToolSpec]:
-    """The search tool bound to ``ctx``."""
-    client = ctx.client
+async def search(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+    offset, limit = paging(args)
+    path = "search.json"
+    if args.get("project") is not None:
+        path = f"projects/{seg(project_ref(args['project']))}/search.json"
+    page = await rc.client.page(
+        path, "results", what="the search", params=search_params(args), offset=offset, limit=limit
+    )
+    return page_result(rc, "results", page.items, Window(offset, limit, page.total_count), tool="search")
 
-    async def search(args: dict[str, Any]) -> Any:
-        offset, limit = paging(args)
-        path = "search.json"
-        if args.get("project") is not None:
-            path = f"projects/{seg(project_ref(args['project']))}/search.json"
-        page = await client.page(
-            path, "results", what="the search", params=search_params(args), offset=offset, limit=limit
-        )
-        return page_result(ctx, "results", page)
 
-    return [
-        define(
-            "search",
-            "Full-text search across issues, wiki pages, news, documents, changesets, messages and projects.",
-            {
-                "query": p.string("Words to find", min_length=1),
-                "project": PROJECT,
-                "scope": p.enum("Where to search when no project is given", SCOPES),
-                "kinds": p.array(p.enum("Kind of result", KINDS), "Only these kinds of results"),
-                "all_words": p.boolean("Match all words rather than any, default true"),
-                "titles_only": p.boolean("Search titles only"),
-                "open_issues": p.boolean("Only open issues"),
-                **PAGING,
-            },
-            search,
-            category=CATEGORY,
-            required=["query"],
-            read_only=True,
-        )
-    ]
+TOOLS = (
+    Tool(
+        "search",
+        "Full-text search across issues, wiki pages, news, documents, changesets, messages and projects.",
+        {
+            "query": p.string("Words to find", min_length=1),
+            "project": PROJECT,
+            "scope": p.enum("Where to search when no project is given", SCOPES),
+            "kinds": p.array(p.enum("Kind of result", KINDS), "Only these kinds of results"),
+            "all_words": p.boolean("Match all words rather than any, default true"),
+            "titles_only": p.boolean("Search titles only"),
+            "open_issues": p.boolean("Only open issues"),
+            **PAGING,
+        },
+        search,
+        CATEGORY,
+        ("query",),
+    ),
+)

@@ -1,0 +1,361 @@
+"""The rule catalog of ``mcpkit check``: what each rule enforces and where that is written.
+
+Every rule cites its evidence: the MCP specification text (2025-11-25 unless it says
+otherwise) or the client-rules research fact behind a compat profile rule. The text goes into
+``--json`` (each finding's ``evidence``) and into SARIF rule metadata (``fullDescription``,
+``help``, ``helpUri``), so a user can judge a finding without trusting the checker. A rule
+whose evidence is not confirmed is a warning that says so, never an error by default.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from functools import cache
+from typing import TYPE_CHECKING
+
+from mcpkit.compat import PROFILES, get_profile
+
+if TYPE_CHECKING:
+    from mcpkit.check.model import CheckFinding, CheckSeverity
+
+SPEC = "https://modelcontextprotocol.io/specification/2025-11-25"
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    """Metadata of one rule."""
+
+    id: str
+    level: CheckSeverity
+    short: str
+    evidence: str
+    help_uri: str
+    unconfirmed: bool = False
+
+
+_CATALOG: tuple[RuleInfo, ...] = (
+    # handshake
+    RuleInfo(
+        "server-unreachable",
+        "error",
+        "The server could not be started, reached or initialized",
+        'Lifecycle: "The initialization phase MUST be the first interaction between client and server."',
+        f"{SPEC}/basic/lifecycle#initialization",
+    ),
+    RuleInfo(
+        "server-info-missing",
+        "error",
+        "initialize result has no serverInfo.name",
+        "schema InitializeResult: serverInfo (Implementation, name required) is a required field.",
+        f"{SPEC}/basic/lifecycle#initialization",
+    ),
+    RuleInfo(
+        "server-version-missing",
+        "warning",
+        "serverInfo has no version",
+        "schema Implementation: version is a required field.",
+        f"{SPEC}/basic/lifecycle#initialization",
+    ),
+    RuleInfo(
+        "protocol-not-latest",
+        "info",
+        "An older protocol version was negotiated",
+        "Lifecycle, version negotiation: the server answers with the version it supports.",
+        f"{SPEC}/basic/lifecycle#version-negotiation",
+    ),
+    RuleInfo(
+        "slow-initialize",
+        "warning",
+        "initialize took more than 5 seconds",
+        'Lifecycle, timeouts: "Implementations SHOULD establish timeouts for all sent requests."',
+        f"{SPEC}/basic/lifecycle#timeouts",
+    ),
+    RuleInfo(
+        "stdout-not-jsonrpc",
+        "error",
+        "The server wrote something that is not JSON-RPC to stdout",
+        'Transports, stdio: "The server MUST NOT write anything to its stdout that is not a valid MCP message."',
+        f"{SPEC}/basic/transports#stdio",
+    ),
+    RuleInfo(
+        "ping-fails",
+        "error",
+        "ping is not answered with an empty result",
+        'Ping: "The receiver MUST respond promptly with an empty response."',
+        f"{SPEC}/basic/utilities/ping",
+    ),
+    # capabilities
+    RuleInfo(
+        "declared-method-fails",
+        "error",
+        "A declared capability's list method fails",
+        "Lifecycle, capability negotiation: a server that declares a capability offers its features.",
+        f"{SPEC}/basic/lifecycle#capability-negotiation",
+    ),
+    RuleInfo(
+        "undeclared-method-served",
+        "error",
+        "A method of an undeclared capability answers",
+        'Lifecycle, operation: "Both parties MUST only use capabilities that were successfully negotiated."',
+        f"{SPEC}/basic/lifecycle#operation",
+    ),
+    RuleInfo(
+        "undeclared-wrong-error",
+        "warning",
+        "A method of an undeclared capability gives an error other than -32601",
+        "JSON-RPC 2.0: -32601 is 'Method not found'; the spec's error tables use it for unsupported methods.",
+        f"{SPEC}/basic#responses",
+    ),
+    RuleInfo(
+        "undeclared-method-fails",
+        "warning",
+        "A method of an undeclared capability does not answer",
+        'Lifecycle, timeouts: requests that never answer make clients wait; "-32601 Method not found".',
+        f"{SPEC}/basic/lifecycle#timeouts",
+    ),
+    RuleInfo(
+        "logging-setlevel-fails",
+        "error",
+        "logging is declared but logging/setLevel fails",
+        'Logging: "Servers that emit log message notifications MUST declare the logging capability"; '
+        "clients set the level with logging/setLevel and get an empty result.",
+        f"{SPEC}/server/utilities/logging",
+    ),
+    RuleInfo(
+        "completion-fails",
+        "error",
+        "completions is declared but completion/complete fails or answers a malformed result",
+        "Completion: servers that declare completions answer completion/complete with "
+        "{completion: {values (at most 100), total?, hasMore?}}.",
+        f"{SPEC}/server/utilities/completion",
+    ),
+    RuleInfo(
+        "list-result-invalid",
+        "error",
+        "A list result does not match the MCP schema",
+        "schema ListToolsResult / ListResourcesResult / ListPromptsResult / ListResourceTemplatesResult.",
+        f"{SPEC}/server/utilities/pagination",
+    ),
+    RuleInfo(
+        "pagination-broken",
+        "error",
+        "Following nextCursor repeats a cursor or fails",
+        'Pagination: "Clients MUST treat cursors as opaque tokens"; a cursor leads to the next page '
+        "and the last page has no nextCursor.",
+        f"{SPEC}/server/utilities/pagination",
+    ),
+    RuleInfo(
+        "pagination-duplicate",
+        "error",
+        "The same item appears on more than one page",
+        "Tools: names SHOULD be unique within a server; resources are identified by URI and prompts by name.",
+        f"{SPEC}/server/utilities/pagination",
+    ),
+    # tools
+    RuleInfo(
+        "tool-name-duplicate",
+        "error",
+        "Two tools have the same name",
+        'Tools, tool names: "Tool names SHOULD be unique within a server."',
+        f"{SPEC}/server/tools#tool-names",
+    ),
+    RuleInfo(
+        "schema-invalid",
+        "error",
+        "inputSchema or outputSchema is not valid JSON Schema",
+        "schema Tool: inputSchema and outputSchema are JSON Schema objects (2020-12 unless $schema says otherwise, SEP-1613).",
+        f"{SPEC}/server/tools#tool",
+    ),
+    RuleInfo(
+        "no-tools",
+        "info",
+        "The server declares no tools capability",
+        "Lifecycle, capability negotiation: tools is optional.",
+        f"{SPEC}/basic/lifecycle#capability-negotiation",
+    ),
+    # results
+    RuleInfo(
+        "result-invalid",
+        "error",
+        "A tool result does not match the MCP schema",
+        "schema CallToolResult; with an outputSchema, servers MUST provide structured results that conform to it.",
+        f"{SPEC}/server/tools#tool-result",
+    ),
+    RuleInfo(
+        "unknown-tool-accepted",
+        "error",
+        "A call of a tool that does not exist succeeded",
+        'CallToolResult.isError: "any errors in finding the tool ... should be reported as an MCP error response."',
+        f"{SPEC}/server/tools#error-handling",
+    ),
+    RuleInfo(
+        "invalid-arguments-accepted",
+        "warning",
+        "A call with an argument the tool's schema forbids succeeded",
+        'Tools, security considerations: "Servers MUST validate all tool inputs"; the schema says '
+        "additionalProperties: false.",
+        f"{SPEC}/server/tools#security-considerations",
+    ),
+    RuleInfo(
+        "invalid-arguments-not-iserror",
+        "info",
+        "Invalid arguments gave a JSON-RPC error rather than an isError result",
+        "Tools, error handling (2025-11-25): input validation errors are tool execution errors "
+        "(isError: true) so the model can correct itself.",
+        f"{SPEC}/server/tools#error-handling",
+    ),
+    RuleInfo(
+        "probe-timeout",
+        "warning",
+        "A probed tool did not answer within the timeout (the server was restarted)",
+        'Lifecycle, timeouts: "Implementations SHOULD establish timeouts for all sent requests."',
+        f"{SPEC}/basic/lifecycle#timeouts",
+    ),
+    RuleInfo(
+        "server-crashed",
+        "error",
+        "The server died during a call (it was restarted)",
+        "CallToolResult.isError: errors that originate from the tool SHOULD be reported inside the result.",
+        f"{SPEC}/server/tools#error-handling",
+    ),
+    RuleInfo(
+        "call-rpc-error",
+        "warning",
+        "A tool call answered a JSON-RPC error",
+        'CallToolResult.isError: "Any errors that originate from the tool SHOULD be reported inside the result object".',
+        f"{SPEC}/server/tools#error-handling",
+    ),
+    RuleInfo(
+        "call-failed",
+        "error",
+        "A tool call failed at the transport level",
+        "Transports: every request gets a response.",
+        f"{SPEC}/basic/transports",
+    ),
+    RuleInfo(
+        "probe-is-error",
+        "info",
+        "The call with schema-generated arguments returned isError",
+        "Informational: the generated arguments may make no sense for the tool.",
+        f"{SPEC}/server/tools#error-handling",
+    ),
+    RuleInfo(
+        "probe-skipped-write",
+        "info",
+        "Not called: not annotated read-only",
+        "ToolAnnotations.readOnlyHint: if true, the tool does not modify its environment.",
+        f"{SPEC}/server/tools#tool",
+    ),
+    # security
+    RuleInfo(
+        "poisoning-hidden-text",
+        "warning",
+        "Invisible or zero-width characters in a tool name or description",
+        "Tools, security: descriptions are shown to the model; invisible text hides instructions from "
+        "the user (tool poisoning, as reported by Invariant Labs' mcp-scan).",
+        f"{SPEC}/server/tools#security-considerations",
+    ),
+    RuleInfo(
+        "poisoning-bidi",
+        "warning",
+        "Bidirectional control characters in a tool name or description",
+        "Bidi controls make text read differently by a user and a model (Trojan Source, CVE-2021-42574).",
+        f"{SPEC}/server/tools#security-considerations",
+    ),
+    RuleInfo(
+        "poisoning-instructions",
+        "warning",
+        "A description gives the model instructions aimed past the user",
+        'Tools: "descriptions of tool behavior ... should be considered untrusted, unless obtained from '
+        'a trusted server"; phrases such as "ignore previous instructions" or "do not tell the user" are tool poisoning.',
+        f"{SPEC}/server/tools#security-considerations",
+    ),
+    RuleInfo(
+        "poisoning-shadowing",
+        "warning",
+        "A description tells the model how to use another tool",
+        "Tool shadowing (mcp-scan): one tool's description changes how the model uses another tool.",
+        f"{SPEC}/server/tools#security-considerations",
+    ),
+    RuleInfo(
+        "origin-not-checked",
+        "error",
+        "The HTTP server accepted a request with a foreign Origin",
+        'Transports, streamable HTTP security: "Servers MUST validate the Origin header on all incoming '
+        'connections ... If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden."',
+        f"{SPEC}/basic/transports#security-warning",
+    ),
+    RuleInfo(
+        "tool-added",
+        "warning",
+        "A tool appeared since the baseline",
+        "Rug pull (mcp-scan): approve new tools before a model uses them.",
+        f"{SPEC}/server/tools#security-considerations",
+    ),
+    RuleInfo(
+        "tool-removed",
+        "info",
+        "A tool disappeared since the baseline",
+        "Baseline comparison.",
+        f"{SPEC}/server/tools#security-considerations",
+    ),
+    RuleInfo(
+        "tool-changed",
+        "error",
+        "A tool's definition changed since the baseline",
+        "Rug pull (mcp-scan): a definition that changes after approval can redirect the model.",
+        f"{SPEC}/server/tools#security-considerations",
+    ),
+)
+CATALOG: dict[str, RuleInfo] = {r.id: r for r in _CATALOG}
+
+
+@cache
+def compat_rules() -> dict[str, RuleInfo]:
+    """Rule metadata for every compat profile rule, from its citation and summary."""
+    out: dict[str, RuleInfo] = {}
+    for profile in PROFILES:
+        for rule in get_profile(profile).rules:
+            if rule.id in out:
+                continue
+            unconfirmed = any(w in rule.summary.lower() for w in ("unconfirmed", "not confirmed"))
+            out[rule.id] = RuleInfo(
+                rule.id,
+                "warning" if unconfirmed else rule.severity,
+                f"{rule.client}: {rule.summary.split('. ')[0].rstrip('.')}",
+                f"{rule.summary} Source: {rule.citation}.",
+                _citation_uri(rule.citation),
+                unconfirmed=unconfirmed,
+            )
+    return out
+
+
+def info(rule: str) -> RuleInfo:
+    """The metadata of ``rule`` (a generic entry for an id the catalog does not know)."""
+    found = CATALOG.get(rule) or compat_rules().get(rule)
+    return found or RuleInfo(rule, "warning", rule.replace("-", " "), "", f"{SPEC}/server/tools")
+
+
+def with_evidence(finding: CheckFinding) -> CheckFinding:
+    """Fill in the finding's evidence from the catalog (if it has none)."""
+    if finding.evidence:
+        return finding
+    return replace(finding, evidence=info(finding.rule).evidence)
+
+
+_ISSUE = re.compile(r"\b([\w.-]+)/([\w.-]+)#(\d+)")
+_TLDS = {"com", "org", "io", "ai", "dev", "net", "jp", "bot", "app"}
+_DOMAIN = re.compile(r"\b((?:[\w-]+\.)+[a-z]{2,}(?:/[^\s;,)]*)?)")
+
+
+def _citation_uri(citation: str) -> str:
+    """A link for a citation: the first GitHub issue or web address it names."""
+    issue = _ISSUE.search(citation)
+    if issue:
+        return f"https://github.com/{issue.group(1)}/{issue.group(2)}/issues/{issue.group(3)}"
+    for domain in _DOMAIN.finditer(citation):
+        host = domain.group(1).split("/")[0]
+        if host.rsplit(".", 1)[-1] in _TLDS:
+            return "https://" + domain.group(1)
+    return f"{SPEC}/server/tools"

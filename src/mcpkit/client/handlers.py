@@ -1,0 +1,106 @@
+"""What the client answers when a server asks it something: roots, sampling, elicitation.
+
+A client that declares no capabilities makes some servers hide tools (server-everything
+registers its roots, sampling and elicitation tools only for clients that declare them), so
+the client always declares all three, with safe defaults: no roots, and sampling and
+elicitation refused with a message that says why. A caller who has a model or a user to ask
+installs real handlers through :class:`ClientHandlers`; they take and return wire dicts, so
+no SDK type leaks into the public API.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import mcp_types
+from mcp.client.session import ClientRequestContext
+from pydantic import BaseModel
+from pydantic import ValidationError as PydanticValidationError
+
+logger = logging.getLogger("mcpkit.client")
+
+_M = TypeVar("_M", bound=BaseModel)
+WireHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+"""An async function from the request's ``params`` (wire dict) to its ``result`` (wire dict)."""
+
+SAMPLING_REFUSED = (
+    "this mcpkit client has no model to sample from (no sampling handler installed); "
+    "the tool cannot ask the client's LLM"
+)
+ELICITATION_REFUSED = (
+    "this mcpkit client cannot ask a user (no elicitation handler installed); "
+    "call the tool with the information in its arguments"
+)
+
+
+@dataclass(frozen=True)
+class ClientHandlers:
+    """Answers to server-to-client requests.
+
+    ``roots``: the roots to list (``file://`` URIs or local paths; default none).
+    ``sampling``: ``sampling/createMessage`` params -> CreateMessageResult (default: refused).
+    ``elicitation``: ``elicitation/create`` params -> ElicitResult (default: refused).
+    """
+
+    roots: Sequence[str | Path] = field(default_factory=tuple)
+    sampling: WireHandler | None = None
+    elicitation: WireHandler | None = None
+
+    def capabilities(self) -> dict[str, Any]:
+        """The client capabilities to declare in ``initialize`` (always all three)."""
+        return {"roots": {"listChanged": False}, "sampling": {}, "elicitation": {"form": {}, "url": {}}}
+
+    def root_list(self) -> list[dict[str, str]]:
+        out = []
+        for root in self.roots:
+            text = str(root)
+            uri = text if "://" in text else Path(text).expanduser().resolve().as_uri()
+            out.append({"uri": uri, "name": Path(text.split("://", 1)[-1]).name or text})
+        return out
+
+    async def list_roots(
+        self, context: ClientRequestContext
+    ) -> mcp_types.ListRootsResult | mcp_types.ErrorData:
+        return mcp_types.ListRootsResult.model_validate({"roots": self.root_list()}, by_name=False)
+
+    async def create_message(
+        self, context: ClientRequestContext, params: mcp_types.CreateMessageRequestParams
+    ) -> mcp_types.CreateMessageResult | mcp_types.ErrorData:
+        if self.sampling is None:
+            return mcp_types.ErrorData(code=mcp_types.INVALID_REQUEST, message=SAMPLING_REFUSED)
+        result = await _run(self.sampling, params, "sampling")
+        if isinstance(result, mcp_types.ErrorData):
+            return result
+        return _parse(mcp_types.CreateMessageResult, result, "sampling")
+
+    async def elicit(
+        self, context: ClientRequestContext, params: mcp_types.ElicitRequestParams
+    ) -> mcp_types.ElicitResult | mcp_types.ErrorData:
+        if self.elicitation is None:
+            return mcp_types.ErrorData(code=mcp_types.INVALID_REQUEST, message=ELICITATION_REFUSED)
+        result = await _run(self.elicitation, params, "elicitation")
+        if isinstance(result, mcp_types.ErrorData):
+            return result
+        return _parse(mcp_types.ElicitResult, result, "elicitation")
+
+
+async def _run(handler: WireHandler, params: Any, what: str) -> dict[str, Any] | mcp_types.ErrorData:
+    wire = params.model_dump(by_alias=True, mode="json", exclude_none=True)
+    try:
+        return await handler(wire)
+    except Exception as exc:
+        logger.warning("%s handler failed: %s", what, exc, exc_info=True)
+        return mcp_types.ErrorData(code=mcp_types.INTERNAL_ERROR, message=f"{what} handler failed: {exc}")
+
+
+def _parse(model: type[_M], result: dict[str, Any], what: str) -> _M | mcp_types.ErrorData:
+    try:
+        return model.model_validate(result, by_name=False)
+    except PydanticValidationError as exc:
+        problem = exc.errors()[0]
+        message = f"{what} handler returned an invalid result: {problem.get('msg')} at {problem.get('loc')}"
+        return mcp_types.ErrorData(code=mcp_types.INTERNAL_ERROR, message=message)

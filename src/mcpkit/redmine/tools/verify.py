@@ -1,0 +1,206 @@
+"""Verify after write: Redmine ignores what it will not apply and still answers 204.
+
+``update_issue status_id=99`` used to answer "Updated issue 9." with the status unchanged,
+a Reporter's forbidden close looked the same, and ``create_issue tracker_id=99`` made a Bug.
+So every write reads the object back and compares each field that was asked for; a field
+Redmine did not apply makes the answer ``isError`` with one line naming the field, the value
+asked for, the value kept and the likely reason, and saying what did change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import mcp_types
+
+from mcpkit.redmine.tools.base import RedmineCtx
+from mcpkit.results import error_result
+
+# Fields a read-back cannot show: they act once (notes) or are secret (password).
+WRITE_ONLY = frozenset(
+    {
+        "notes",
+        "private_notes",
+        "uploads",
+        "password",
+        "generate_password",
+        "send_information",
+        "must_change_passwd",
+        "watcher_user_ids",
+        "comments_for_page",
+        "parent_title",
+        "identifier_for_copy",
+    }
+)
+# Where a ``*_id`` field shows up in Redmine's answer when the name differs.
+REFERENCE_OF = {"parent_issue_id": "parent", "fixed_version_id": "fixed_version", "parent_id": "parent"}
+LIST_OF = {"tracker_ids": "trackers", "role_ids": "roles", "user_ids": "users"}
+# Reference lists that tell an unknown id from a known one, for the likely reason.
+REFERENCE_LISTS = {
+    "status_id": ("issue_statuses.json", "issue_statuses", "status", "list issue statuses"),
+    "tracker_id": ("trackers.json", "trackers", "tracker", "list trackers"),
+    "priority_id": (
+        "enumerations/issue_priorities.json",
+        "issue_priorities",
+        "priority",
+        "list issue priorities",
+    ),
+    "activity_id": (
+        "enumerations/time_entry_activities.json",
+        "time_entry_activities",
+        "activity",
+        "list time entry activities",
+    ),
+}
+_ABSENT = object()
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """A field Redmine did not apply."""
+
+    field: str
+    asked: Any
+    kept: Any
+
+
+def kept_value(got: Mapping[str, Any], field: str) -> Any:
+    """The value of ``field`` as Redmine shows it in the entity read back (``_ABSENT`` if not shown)."""
+    if field in LIST_OF:
+        items = got.get(LIST_OF[field])
+        if not isinstance(items, list):
+            return _ABSENT
+        return [i.get("id") for i in items if isinstance(i, Mapping)]
+    if field == "enabled_module_names":
+        mods = got.get("enabled_modules")
+        return [m.get("name") for m in mods if isinstance(m, Mapping)] if isinstance(mods, list) else _ABSENT
+    if field.endswith("_id"):
+        ref = got.get(REFERENCE_OF.get(field, field[:-3]))
+        if isinstance(ref, Mapping):
+            return ref.get("id")
+        if field in got:
+            return got[field]
+        return None  # Redmine leaves an unset reference out
+    return got.get(field, _ABSENT)
+
+
+def _norm(value: Any) -> Any:
+    if value is None or value == "" or value == []:
+        return None
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        return round(float(value), 6)
+    if isinstance(value, str):
+        text = value.replace("\r\n", "\n").strip()
+        try:
+            return round(float(text), 6)
+        except ValueError:
+            return text
+    if isinstance(value, list | tuple):
+        return sorted(str(_norm(v)) for v in value)
+    return value
+
+
+def same(asked: Any, kept: Any) -> bool:
+    """Whether Redmine kept what was asked, allowing for its own spellings (1.0 for 1, ``\\r\\n``)."""
+    return bool(_norm(asked) == _norm(kept))
+
+
+def compare(
+    asked: Mapping[str, Any], got: Mapping[str, Any], write_only: frozenset[str] = WRITE_ONLY
+) -> tuple[list[str], list[Mismatch]]:
+    """The asked fields Redmine applied, and the ones it did not (``write_only`` ones are skipped)."""
+    applied: list[str] = []
+    missed: list[Mismatch] = []
+    for field, value in asked.items():
+        if field in write_only:
+            continue
+        if field == "custom_fields":
+            shown = {
+                c.get("id"): c.get("value") for c in got.get("custom_fields") or [] if isinstance(c, Mapping)
+            }
+            for cf in value:
+                name = f"custom field {cf['id']}"
+                kept = shown.get(cf["id"])
+                (
+                    applied.append(name)
+                    if same(cf["value"], kept)
+                    else missed.append(Mismatch(name, cf["value"], kept))
+                )
+            continue
+        kept = kept_value(got, field)
+        if kept is _ABSENT:
+            continue  # this answer does not show the field; nothing to compare
+        if same(value, kept):
+            applied.append(field)
+        else:
+            missed.append(Mismatch(field, value, kept))
+    return applied, missed
+
+
+async def _known_ids(rc: RedmineCtx, path: str, key: str) -> set[Any]:
+    cache = rc.client.reference_cache
+    if path not in cache:
+        body = await rc.client.get(path, what=f"the {key.replace('_', ' ')}")
+        cache[path] = {i.get("id") for i in body.get(key) or [] if isinstance(i, Mapping)}
+    known = cache[path]
+    return known if isinstance(known, set) else set()
+
+
+async def likely_reason(rc: RedmineCtx, miss: Mismatch) -> str:
+    """Why Redmine probably ignored ``miss``: an unknown id, the workflow, or permissions."""
+    listed = REFERENCE_LISTS.get(miss.field)
+    if listed is not None:
+        path, key, noun, tool = listed
+        try:
+            known = await _known_ids(rc, path, key)
+        except Exception:  # the reason is a hint; never let it hide the real answer
+            known = set()
+        if known and miss.asked not in known:
+            return f"no {noun} {miss.asked} exists, see {tool}"
+        if miss.field == "status_id":
+            return "the workflow does not allow this status change for the role of the key's user"
+        if miss.field == "tracker_id":
+            return "the tracker is not enabled in the project or the role may not use it"
+    if miss.field.startswith("custom field"):
+        return "the value is not one of its possible values, or the field is not enabled for this tracker or project"
+    if miss.field.endswith("_id") or miss.field in LIST_OF:
+        return "an unknown id, or one that cannot be used here, or the role of the key's user may not set it"
+    return (
+        "the field is read-only for the role of the key's user in this workflow, or it lacks the permission"
+    )
+
+
+def _show(value: Any) -> str:
+    if value is None or value == "":
+        return "nothing"
+    text = ", ".join(str(v) for v in value) if isinstance(value, list | tuple) else str(value)
+    text = " ".join(text.split())
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+async def verified(
+    rc: RedmineCtx,
+    asked: Mapping[str, Any],
+    got: Mapping[str, Any],
+    *,
+    message: str,
+    success: mcp_types.CallToolResult,
+    write_only: frozenset[str] = WRITE_ONLY,
+) -> mcp_types.CallToolResult:
+    """``success`` when Redmine applied every asked field, else one ``isError`` line saying what not."""
+    applied, missed = compare(asked, got, write_only)
+    if not missed:
+        return success
+    parts = []
+    for miss in missed:
+        reason = await likely_reason(rc, miss)
+        parts.append(f"{miss.field} asked {_show(miss.asked)} but kept {_show(miss.kept)}, likely {reason}")
+    sent = [f for f in asked if f in write_only]
+    changed = f" It did apply: {', '.join(applied)}." if applied else " It applied no other field."
+    if sent:
+        changed += f" Also sent, not checkable: {', '.join(sent)}."
+    return error_result(f"{message.rstrip('.')}, but Redmine did not apply: {'; '.join(parts)}.{changed}")

@@ -1,0 +1,62 @@
+"""SIGTERM, SIGHUP and SIGINT end the server's whole process group before the command exits.
+
+The server spawns children of its own at start, so a kill of the server's pid alone would
+leave them running; the test looks at the whole group.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from mcpkit.client.procgroup import live_members
+from tests.client.procs import children_of, raw
+
+pytestmark = pytest.mark.slow
+
+
+def _group_of_server(client_pid: int, members: int, timeout: float = 30) -> int:
+    """Wait until the client's server child and its own children run; return the group id."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        kids = children_of(client_pid)
+        if kids and len(live_members(kids[0])) >= members:
+            return kids[0]
+        time.sleep(0.05)
+    raise AssertionError("the server and its children did not start")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
+def test_signal_ends_the_servers_whole_group(sig: signal.Signals) -> None:
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "mcpkit",
+            "call",
+            "hang",
+            "--timeout",
+            "600",
+            "--",
+            *raw("--spawn-on-start", "2"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        group = _group_of_server(proc.pid, members=3)
+        time.sleep(0.5)  # the call is in flight
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    # By the time the command has exited, nothing of the server's group runs any more.
+    assert live_members(group) == []
+    assert proc.returncode == 128 + sig
+    assert f"stopped by {sig.name}" in err and "Traceback" not in err
