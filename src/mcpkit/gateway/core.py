@@ -18,6 +18,7 @@ from typing import Any
 
 import anyio
 import anyio.abc
+import anyio.to_thread
 import mcp_types
 from mcp.server.connection import Connection
 from mcp.server.context import ServerRequestContext
@@ -57,6 +58,7 @@ class Gateway:
         }
         self.routes: dict[str, tuple[Route, dict[str, Any]]] = {}
         self._views: dict[tuple[str, ...], View] = {}
+        self._building: dict[tuple[str, ...], anyio.Lock] = {}
         # Keyed by the SDK's per-connection object: a ServerSession is made anew for each request.
         self._clients: weakref.WeakKeyDictionary[Connection, tuple[str, ...]] = weakref.WeakKeyDictionary()
         self._progress: dict[str, tuple[ServerSession, str | int, Any]] = {}
@@ -113,12 +115,24 @@ class Gateway:
         return changed
 
     def view(self, profiles: tuple[str, ...]) -> View:
-        """The (cached) view for one profile set."""
+        """The (cached) view for one profile set, built here when missing (blocking)."""
         view = self._views.get(profiles)
         if view is None:
-            view = build_view(self.routes, profiles, self.config.name)
-            self._views[profiles] = view
+            routes = self.routes
+            view = build_view(routes, profiles, self.config.name)
+            if routes is self.routes:  # not outdated by a change while it was built
+                self._views[profiles] = view
         return view
+
+    async def view_async(self, profiles: tuple[str, ...]) -> View:
+        """:meth:`view` with the building in a worker thread (adapting 100 tools for seven
+        profiles takes seconds), one build per profile set at a time, the loop free meanwhile."""
+        view = self._views.get(profiles)
+        if view is not None:
+            return view
+        lock = self._building.setdefault(profiles, anyio.Lock())
+        async with lock:
+            return await anyio.to_thread.run_sync(self.view, profiles)
 
     async def _downstream_changed(self, downstream: Downstream) -> None:
         logger.info("%s is %s with %d tools", downstream.name, downstream.state, len(downstream.tools))
@@ -152,14 +166,14 @@ class Gateway:
     # -- tools -------------------------------------------------------------------------------
 
     async def list_tools(self, ctx: Ctx, params: mcp_types.PaginatedRequestParams | None) -> Any:
-        view = self.view(self.profiles_of(ctx))
+        view = await self.view_async(self.profiles_of(ctx))
         listed = view.listed()
         if self.overflow is not None:
             listed += metatools.adapted([overflow.DEFINITION], view.profiles)
         return mcp_types.ListToolsResult(tools=[mcp_types.Tool.model_validate(t) for t in listed])
 
     async def call_tool(self, ctx: Ctx, params: mcp_types.CallToolRequestParams) -> Any:
-        view = self.view(self.profiles_of(ctx))
+        view = await self.view_async(self.profiles_of(ctx))
         raw = await self.call(view, params.name, dict(params.arguments or {}), ctx)
         return mcp_types.CallToolResult.model_validate(raw)
 
