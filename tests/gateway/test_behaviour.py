@@ -77,6 +77,7 @@ def test_a_bad_config_is_a_usage_error(tmp_path: Path) -> None:
 
 
 @pytest.mark.anyio
+@pytest.mark.thirdparty
 async def test_capabilities_are_only_what_is_served(tmp_path: Path) -> None:
     async with gateway_session(write_config(tmp_path / "a.json", {"flaky": flaky()})) as session:
         assert session.capabilities == {"tools": {"listChanged": True}}
