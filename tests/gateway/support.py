@@ -13,7 +13,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from mcpkit.client import ServerConfig, Session
+from mcpkit.client import ClientHandlers, ServerConfig, Session
 from tests.support.env import THIRD_PARTY, require
 
 HERE = Path(__file__).resolve().parent
@@ -118,6 +118,7 @@ async def gateway_session(
     client_name: str | None = "claude-code",
     on_notification: Callable[[str, dict[str, Any]], Awaitable[None]] | None = None,
     timeout: float = 60,
+    handlers: ClientHandlers | None = None,
 ) -> AsyncIterator[Session]:
     """A real client session to ``mcpkit gateway`` started as a child process."""
     server = ServerConfig(name="gateway", command=gateway_argv(config, *flags), env=gateway_env())
@@ -129,6 +130,7 @@ async def gateway_session(
         raise_on_error=False,
         client_info=info,
         on_notification=on_notification,
+        handlers=handlers,
     ) as session:
         yield session
 

@@ -173,3 +173,31 @@ async def test_output_cap_cuts_with_a_pointer_to_the_rest(tmp_path: Path) -> Non
             key, offset = pointer.rstrip("]").split(" and offset=")
             raw = await call(session, "readmore", {"id": key, "offset": int(offset)})
         assert got == whole
+
+
+@pytest.mark.anyio
+@pytest.mark.thirdparty
+async def test_a_servers_sampling_request_reaches_the_client(tmp_path: Path) -> None:
+    from mcpkit.client import ClientHandlers
+
+    asked: list[dict[str, Any]] = []
+
+    async def model(params: dict[str, Any]) -> dict[str, Any]:
+        """Stands in for the client's LLM (a hosted model cannot run here)."""
+        asked.append(params)
+        return {
+            "role": "assistant",
+            "content": {"type": "text", "text": "the client's model says hi"},
+            "model": "stand-in",
+        }
+
+    config = write_config(tmp_path / "gw.json", {"everything": everything_server()})
+    args = {"prompt": "say hi", "maxTokens": 20}
+    async with gateway_session(config, handlers=ClientHandlers(sampling=model)) as session:
+        answered = await call(session, "everything_trigger_sampling_request", args)
+    assert answered.get("isError") is not True, answered
+    assert "the client's model says hi" in text(answered)
+    assert asked and asked[0]["messages"][0]["content"]["text"].endswith("say hi")
+    async with gateway_session(config) as session:  # a client without a model: refused, saying why
+        refused = await call(session, "everything_trigger_sampling_request", args)
+    assert "sampling" in text(refused), text(refused)

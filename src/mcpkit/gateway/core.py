@@ -13,7 +13,7 @@ import itertools
 import json
 import logging
 import weakref
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import anyio
@@ -28,12 +28,12 @@ from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPError
 
 from mcpkit import __version__
-from mcpkit.client import CallTimeoutError, ClientError
+from mcpkit.client import CallTimeoutError, ClientError, ClientHandlers
 from mcpkit.gateway import answers, metatools, overflow
 from mcpkit.gateway.clients import profiles_for
 from mcpkit.gateway.config import GatewayConfig
 from mcpkit.gateway.downstream import Downstream
-from mcpkit.gateway.errors import DownstreamUnavailableError
+from mcpkit.gateway.errors import DownstreamUnavailableError, GatewayError
 from mcpkit.gateway.naming import NameMap, Route
 from mcpkit.gateway.overflow import Overflow
 from mcpkit.gateway.views import View, build_view
@@ -52,8 +52,20 @@ class Gateway:
         self.config = config
         self.forced = profile
         self.names = NameMap(config.servers, config.name, config.names)
+        self.relay_client_requests = False
+        """Forward a server's sampling and elicitation requests to the client (stdio: one client)."""
+        handlers = ClientHandlers(
+            sampling=self._asker("sampling/createMessage", "sampling"),
+            elicitation=self._asker("elicitation/create", "elicitation"),
+        )
         self.downstreams: dict[str, Downstream] = {
-            name: Downstream(server, config, on_change=self._downstream_changed, on_notification=self._relay)
+            name: Downstream(
+                server,
+                config,
+                on_change=self._downstream_changed,
+                on_notification=self._relay,
+                handlers=handlers,
+            )
             for name, server in config.servers.items()
         }
         self.routes: dict[str, tuple[Route, dict[str, Any]]] = {}
@@ -292,6 +304,26 @@ class Gateway:
             )
         except Exception as exc:
             logger.debug("progress not delivered: %s", exc)
+
+    # -- requests servers make of the client ------------------------------------------------
+
+    def _asker(self, method: str, capability: str) -> Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]:
+        """A handler that puts a server's ``method`` request to the gateway's own client."""
+
+        async def ask(params: dict[str, Any]) -> dict[str, Any]:
+            connections = list(self._clients)
+            if not self.relay_client_requests or len(connections) != 1:
+                raise GatewayError(
+                    f"the gateway cannot pass {capability} requests on here: only a gateway on stdio, "
+                    "with its one client, does"
+                )
+            connection = connections[0]
+            declared = connection.client_capabilities
+            if declared is None or getattr(declared, capability, None) is None:
+                raise GatewayError(f"the client of this gateway does not accept {capability} requests")
+            return await connection.outbound.send_raw_request(method, params, None)
+
+        return ask
 
     # -- resources and prompts (only when a downstream serves them) --------------------------
 

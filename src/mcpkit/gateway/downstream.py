@@ -18,7 +18,14 @@ from typing import Any, Literal
 import anyio
 import anyio.abc
 
-from mcpkit.client import CallTimeoutError, ClientError, ServerConfig, ServerExitedError, Session
+from mcpkit.client import (
+    CallTimeoutError,
+    ClientError,
+    ClientHandlers,
+    ServerConfig,
+    ServerExitedError,
+    Session,
+)
 from mcpkit.gateway.config import GatewayConfig
 from mcpkit.gateway.errors import DownstreamUnavailableError
 from mcpkit.jsonrpc import JsonRpcError
@@ -42,6 +49,7 @@ class Downstream:
         *,
         on_change: ChangeHandler,
         on_notification: NotificationRelay,
+        handlers: ClientHandlers | None = None,
     ) -> None:
         self.name = server.name
         self.server = server
@@ -59,6 +67,7 @@ class Downstream:
         self._session: Session | None = None
         self._on_change = on_change
         self._on_notification = on_notification
+        self._handlers = handlers
         self._limit = anyio.Semaphore(config.concurrency(self.name))
         self._running = 0
         self._settled = anyio.Event()  # the first attempt answered or failed
@@ -171,6 +180,7 @@ class Downstream:
             connect_timeout=self.config.connect_timeout,
             raise_on_error=False,
             on_notification=self._notified,
+            handlers=self._handlers,
         ) as session:
             tools = await session.list_tools()
             self._session = session
