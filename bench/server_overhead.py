@@ -4,12 +4,18 @@ Both servers expose the same echo tool over real stdio; the same SDK client driv
 in one run, alternating rounds so machine noise hits both alike. Prints calls/s, p50 and
 p99 latency, sequential and 32-concurrent, spawn-to-initialize time, and the ratios.
 
-    python bench/server_overhead.py [--calls 2000] [--rounds 3] [--spawns 5]
+    python bench/server_overhead.py [--calls 2000] [--rounds 3] [--spawns 12]
+    python bench/server_overhead.py --startup-only [--archive-db DB] [--redmine]
+
+``--archive-db`` adds ``mcpkit archive mcp --db DB`` and ``--redmine`` adds ``mcpkit redmine
+mcp`` (REDMINE_URL and REDMINE_API_KEY from the environment) to the start-up comparison, each
+spawned in the same interleaved rounds as the bare SDK server.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -24,11 +30,16 @@ HERE = Path(__file__).resolve().parent
 SERVERS = {"bare SDK": HERE / "bare_echo_server.py", "mcpkit": HERE / "mcpkit_echo_server.py"}
 
 
-def _params(script: Path) -> StdioServerParameters:
+MCPKIT = str(Path(sys.executable).with_name("mcpkit"))
+
+
+def _params(script: Path | list[str]) -> StdioServerParameters:
+    if isinstance(script, list):
+        return StdioServerParameters(command=script[0], args=script[1:], env=dict(os.environ))
     return StdioServerParameters(command=sys.executable, args=[str(script)])
 
 
-async def _spawn_to_initialize(script: Path) -> float:
+async def _spawn_to_initialize(script: Path | list[str]) -> float:
     start = time.perf_counter()
     async with stdio_client(_params(script)) as (r, w), ClientSession(r, w) as session:
         await session.initialize()
@@ -64,7 +75,32 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
+async def startup(opts: argparse.Namespace) -> None:
+    """Spawn-to-initialize of each server, interleaved round by round; medians and differences."""
+    targets: dict[str, Path | list[str]] = dict(SERVERS)
+    if opts.archive_db:
+        targets["archive mcp"] = [MCPKIT, "archive", "mcp", "--db", opts.archive_db]
+    if opts.redmine:
+        targets["redmine mcp"] = [MCPKIT, "redmine", "mcp"]
+    times: dict[str, list[float]] = {name: [] for name in targets}
+    for _ in range(opts.spawns):
+        for name, target in targets.items():
+            times[name].append(await _spawn_to_initialize(target))
+    bare = statistics.median(times["bare SDK"]) * 1000
+    goals = {"mcpkit": 100, "archive mcp": 300, "redmine mcp": 300}
+    print(
+        f"spawn to initialize, median of {opts.spawns} interleaved rounds (Python {sys.version.split()[0]})"
+    )
+    for name, values in times.items():
+        ms = statistics.median(values) * 1000
+        goal = f"  (goal <= +{goals[name]} ms)" if name in goals else ""
+        print(f"{name:12} {ms:7.0f} ms   {ms - bare:+6.0f} ms over bare{goal}")
+
+
 async def main(opts: argparse.Namespace) -> None:
+    if opts.startup_only:
+        await startup(opts)
+        return
     results: dict[tuple[str, int], dict[str, list[float]]] = {}
     for _ in range(opts.rounds):
         for concurrency in (1, 32):
@@ -107,5 +143,8 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--spawns", type=int, default=5)
+    parser.add_argument("--spawns", type=int, default=12)
+    parser.add_argument("--startup-only", action="store_true", help="only measure spawn to initialize")
+    parser.add_argument("--archive-db", help="also start `mcpkit archive mcp --db` on this archive")
+    parser.add_argument("--redmine", action="store_true", help="also start `mcpkit redmine mcp` (env)")
     anyio.run(main, parser.parse_args())
