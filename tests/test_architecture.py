@@ -39,7 +39,9 @@ def test_the_import_contract_lists_every_private_module_of_the_core() -> None:
     forbidden = set(contract["forbidden_modules"])  # type: ignore[arg-type]
     expected: set[str] = set()
     for package in CORE:
-        if (SRC / package).is_dir() and any(p.name.startswith("_") and p.name != "__init__.py" for p in (SRC / package).iterdir()):
+        if (SRC / package).is_dir() and any(
+            p.name.startswith("_") and p.name != "__init__.py" for p in (SRC / package).iterdir()
+        ):
             expected |= _private_modules(package) - {f"mcpkit.{package}.__pycache__"}
     assert forbidden == expected
 
