@@ -33,7 +33,7 @@ from mcpkit.gateway import answers, metatools, overflow
 from mcpkit.gateway.clients import profiles_for
 from mcpkit.gateway.config import GatewayConfig
 from mcpkit.gateway.downstream import Downstream
-from mcpkit.gateway.errors import DownstreamUnavailableError, GatewayError
+from mcpkit.gateway.errors import DownstreamUnavailableError
 from mcpkit.gateway.naming import NameMap, Route
 from mcpkit.gateway.overflow import Overflow
 from mcpkit.gateway.views import View, build_view
@@ -313,15 +313,22 @@ class Gateway:
         async def ask(params: dict[str, Any]) -> dict[str, Any]:
             connections = list(self._clients)
             if not self.relay_client_requests or len(connections) != 1:
-                raise GatewayError(
+                raise JsonRpcError(
+                    mcp_types.INVALID_REQUEST,
                     f"the gateway cannot pass {capability} requests on here: only a gateway on stdio, "
-                    "with its one client, does"
+                    "with its one client, does",
                 )
             connection = connections[0]
             declared = connection.client_capabilities
             if declared is None or getattr(declared, capability, None) is None:
-                raise GatewayError(f"the client of this gateway does not accept {capability} requests")
-            return await connection.outbound.send_raw_request(method, params, None)
+                raise JsonRpcError(
+                    mcp_types.INVALID_REQUEST,
+                    f"the client of this gateway does not accept {capability} requests",
+                )
+            try:
+                return await connection.outbound.send_raw_request(method, params, None)
+            except MCPError as exc:  # the client's own refusal, passed back unchanged
+                raise JsonRpcError(exc.code, exc.message, exc.data) from None
 
         return ask
 
