@@ -70,3 +70,25 @@ def test_mistakes_are_named(tmp_path: Path, table: dict[str, object], message: s
     path.write_text(json.dumps({"mcpServers": {"time": {"command": "uvx"}}, "gateway": table}))
     with pytest.raises(GatewayConfigError, match=message):
         load_gateway_config(path)
+
+
+def test_codex_and_vscode_shapes(tmp_path: Path) -> None:
+    codex = tmp_path / "config.toml"
+    codex.write_text(
+        '[mcp_servers.time]\ncommand = "uvx"\nargs = ["mcp-server-time"]\n\n[gateway]\nname = "codexgw"\n',
+        encoding="utf-8",
+    )
+    config = load_gateway_config(codex)
+    assert set(config.servers) == {"time"} and config.name == "codexgw"
+    vscode = tmp_path / "mcp.json"
+    vscode.write_text(
+        json.dumps(
+            {
+                "servers": {"time": {"type": "stdio", "command": "uvx", "args": ["mcp-server-time"]}},
+                "gateway": {"names": {"time/get_current_time": "now"}},
+            }
+        )
+    )
+    config = load_gateway_config(vscode)
+    assert config.servers["time"].command == ["uvx", "mcp-server-time"]
+    assert config.names == {"time/get_current_time": "now"}
