@@ -132,8 +132,25 @@ def test_docs_keep_the_client_table() -> None:
         max_size=3,
     )
 )
-def test_the_compiled_fast_path_agrees_with_the_walk(args: dict[str, Any]) -> None:
+def test_arguments_that_fit_pass_unchanged_and_coercion_never_breaks_a_fit(args: dict[str, Any]) -> None:
+    from jsonschema import Draft202012Validator
+
     from mcpkit.gateway.arguments import Restorer
 
     schema = CHOICE["inputSchema"]
-    assert Restorer(schema)(args) == restore(args, schema)
+    valid = Draft202012Validator(schema).is_valid
+    sent = Restorer(schema)(args)
+    if valid(args):
+        assert sent == args
+    if valid(restore(args, schema)):
+        assert valid(sent)
+
+
+def test_sloppy_forms_are_coerced_like_mcpkit_servers_do() -> None:
+    from mcpkit.gateway.arguments import Restorer
+
+    schema = {
+        "type": "object",
+        "properties": {"flag": {"type": "boolean"}, "ids": {"type": "array", "items": {"type": "integer"}}},
+    }
+    assert Restorer(schema)({"flag": "yes", "ids": "1,2"}) == {"flag": True, "ids": [1, 2]}

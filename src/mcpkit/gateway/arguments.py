@@ -9,7 +9,10 @@
   ``null`` for each one it means to leave out: a ``null`` the original schema does not allow,
   on a property it does not require, is dropped.
 
-Anything else is sent as the client wrote it; the downstream validates its own arguments.
+Then the toolkit's tolerant coercion (:func:`mcpkit.server.coerce_arguments`, the same that
+mcpkit's own servers apply) turns unambiguous sloppy forms into the declared types (``"yes"``
+for ``true``, ``"a,b"`` for a list). Anything else is sent as the client wrote it; the
+downstream validates its own arguments.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from jsonschema import Draft202012Validator
+
+from mcpkit.server import ArgumentError, coerce_arguments
 
 
 def _resolve(schema: Any, root: Mapping[str, Any], depth: int = 0) -> Any:
@@ -68,7 +73,11 @@ class Restorer:
                     return dict(arguments)
             except Exception:
                 pass
-        return restore(arguments, self.original)
+        restored = restore(arguments, self.original)
+        try:  # then the toolkit's own tolerant coercion: "yes" for true, "a,b" for a list, ...
+            return coerce_arguments(self.original, restored)
+        except ArgumentError:
+            return restored  # the downstream says what is wrong, in its own words
 
 
 def restore(arguments: Mapping[str, Any], original: Mapping[str, Any]) -> dict[str, Any]:
