@@ -29,10 +29,9 @@ ARGS: dict[str, dict[str, Any]] = {
     "toggle-subscriber-updates": {},
     "trigger-long-running-operation": {"duration": 0.2, "steps": 2},
     "simulate-research-query": {"topic": "gateways"},
-    # Listed since the client declares roots, sampling and elicitation (issue 11); with no
-    # handler installed, both paths answer with the same refusal or the same empty roots.
+    # These ask the client for roots, sampling or elicitation; both clients refuse the same way.
     "get-roots-list": {},
-    "trigger-sampling-request": {"prompt": "hello"},
+    "trigger-sampling-request": {"prompt": "hello", "maxTokens": 5},
     "trigger-elicitation-request": {},
     "trigger-url-elicitation": {},
 }

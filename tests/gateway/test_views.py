@@ -122,3 +122,35 @@ def test_client_names_choose_profiles() -> None:
 
 def test_docs_keep_the_client_table() -> None:
     assert markdown_table() in DOCS.read_text(encoding="utf-8")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    args=st.dictionaries(
+        st.sampled_from(["value", "note", "other"]),
+        st.one_of(st.none(), st.integers(), st.text(max_size=8), st.booleans()),
+        max_size=3,
+    )
+)
+def test_arguments_that_fit_pass_unchanged_and_coercion_never_breaks_a_fit(args: dict[str, Any]) -> None:
+    from jsonschema import Draft202012Validator
+
+    from mcpkit.gateway.arguments import Restorer
+
+    schema = CHOICE["inputSchema"]
+    valid = Draft202012Validator(schema).is_valid
+    sent = Restorer(schema)(args)
+    if valid(args):
+        assert sent == args
+    if valid(restore(args, schema)):
+        assert valid(sent)
+
+
+def test_sloppy_forms_are_coerced_like_mcpkit_servers_do() -> None:
+    from mcpkit.gateway.arguments import Restorer
+
+    schema = {
+        "type": "object",
+        "properties": {"flag": {"type": "boolean"}, "ids": {"type": "array", "items": {"type": "integer"}}},
+    }
+    assert Restorer(schema)({"flag": "yes", "ids": "1,2"}) == {"flag": True, "ids": [1, 2]}

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import anyio.to_thread
 
 if TYPE_CHECKING:
     from mcpkit.gateway.core import Gateway
@@ -71,7 +72,7 @@ class StatusFile:
             while True:
                 await anyio.sleep(INTERVAL)  # first write after start-up: clients come first
                 with contextlib.suppress(OSError):  # a courtesy: serving goes on without it
-                    self.write()
+                    await anyio.to_thread.run_sync(self.write)  # may build views: off the loop
         finally:
             with contextlib.suppress(OSError):
                 self.path.unlink()

@@ -6,6 +6,7 @@
 
 from mcpkit.server._arguments import ArgumentError, coerce_arguments
 from mcpkit.server._build import McpkitServer, ToolDefinitionError, build_server
+from mcpkit.server._build import _HonestServer as HonestServer
 from mcpkit.server._extras import PromptArgumentSpec, PromptSpec, ResourceSpec
 from mcpkit.server._filters import ToolFilter
 from mcpkit.server._http import HttpOptions, serve_http
@@ -15,6 +16,7 @@ from mcpkit.server._stdin import claimed_stdin
 
 __all__ = [
     "ArgumentError",
+    "HonestServer",
     "HttpOptions",
     "McpkitServer",
     "PromptArgumentSpec",
