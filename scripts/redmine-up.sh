@@ -78,6 +78,14 @@ fi
 BUNDLER_VERSION="$(debian_bundler_version)"
 export BUNDLER_VERSION
 
+# ---- SQLite waits for a lock instead of failing at once ------------------------------------------
+# Without a busy timeout, two requests writing at the same moment (parallel tests, two users) make
+# Redmine answer 500 "database is locked". A running server picks this up at its next start.
+db_yml=/etc/redmine/default/database.yml
+if [ -f "$db_yml" ] && ! grep -q '^  timeout:' "$db_yml"; then
+  sed -i 's/^  adapter: sqlite3$/  adapter: sqlite3\n  timeout: 15000/' "$db_yml"
+fi
+
 # ---- an app server: Redmine's Gemfile has none; webrick is already installed with ruby --------------
 [ "$(cat "$app/Gemfile.local" 2>/dev/null)" = "gem 'webrick'" ] || echo "gem 'webrick'" >"$app/Gemfile.local"
 install -d -o www-data -g www-data "$app/tmp"
