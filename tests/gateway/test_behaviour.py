@@ -96,6 +96,10 @@ async def test_resources_and_prompts_are_forwarded_namespaced(tmp_path: Path) ->
         assert resources and all(r["name"].startswith("everything_") for r in resources)
         read = await session.request("resources/read", {"uri": resources[0]["uri"]})
         assert read["contents"][0]["uri"] == resources[0]["uri"]
+        templates = (await session.request("resources/templates/list", {}))["resourceTemplates"]
+        assert templates and all(t["name"].startswith("everything_") for t in templates)
+        made = templates[0]["uriTemplate"].split("{")[0] + "7"  # a URI no list names
+        assert (await session.request("resources/read", {"uri": made}))["contents"]
         prompts = (await session.request("prompts/list", {}))["prompts"]
         simple = next(p for p in prompts if p["name"].startswith("everything_simple"))
         got = await session.request("prompts/get", {"name": simple["name"], "arguments": {}})
