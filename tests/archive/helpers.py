@@ -13,6 +13,7 @@ import io
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -103,3 +104,8 @@ class HashEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.vector(text)
+
+
+def ids_of(results: Sequence[dict[str, Any]]) -> list[int]:
+    """Post ids of search results, for tests that only check the ranking."""
+    return [int(r["post"]["post_id"]) for r in results]

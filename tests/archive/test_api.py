@@ -87,13 +87,13 @@ def test_method_table() -> None:
         ),
         (
             "search_similar",
-            {"query": "x", "weights": [1, 2]},
+            {"query": "x", "mode": "average", "weights": [1, 2]},
             -32602,
             "weights must be a list of 3 numbers, got [1, 2]",
         ),
         (
             "search_similar",
-            {"query": "x", "weights": [0, 0, 0]},
+            {"query": "x", "mode": "average", "weights": [0, 0, 0]},
             -32602,
             "weights must be non-negative with a positive sum, got [0, 0, 0]",
         ),
@@ -201,3 +201,10 @@ def test_default_db_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Non
     monkeypatch.delenv("MCPKIT_ARCHIVE_DB")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     assert default_db_path() == tmp_path / "xdg" / "mcpkit" / "archive.db"
+
+
+async def test_weights_are_ignored_outside_the_average_mode(api: ArchiveAPI) -> None:
+    plain = await api.call("search_similar", {"query": "post", "weights": [1]})
+    assert [r["post"]["post_id"] for r in plain] == [
+        r["post"]["post_id"] for r in await api.call("search_similar", {"query": "post"})
+    ]

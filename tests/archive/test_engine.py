@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from mcpkit.archive import scan_index
-from mcpkit.archive.engine import Engine, ids_of
+from mcpkit.archive.engine import Engine
 from mcpkit.archive.errors import ModelMismatchError, SpaceMissingError
 from mcpkit.archive.posts import Post
 from mcpkit.archive.settings import parse_settings
@@ -17,7 +17,7 @@ from mcpkit.archive.store import Store
 from mcpkit.archive.vectors import SpaceWriter, vectors_root
 from mcpkit.errors import ValidationError
 
-from .helpers import TableEmbedder
+from .helpers import TableEmbedder, ids_of
 
 E0 = [1.0, 0.0, 0.0, 0.0]
 

@@ -168,3 +168,15 @@ def test_full_disk_reports_the_real_cause(tmp_path: Path) -> None:
     assert line.startswith("no space left writing") and "\n" not in line
     assert _count(store) == 0
     store.close()
+
+
+def test_read_only_database_is_named(tmp_path: Path) -> None:
+    """As root a chmod'ed file stays writable, so the read-only case is made by SQLite itself."""
+    path = tmp_path / "a.db"
+    Store(path).close()
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    with pytest.raises(sqlite3.OperationalError) as info:
+        conn.execute("CREATE TABLE x (y)")
+    conn.close()
+    line = describe_db_error(path, info.value)
+    assert line.startswith(f"{path} is read-only") and "\n" not in line

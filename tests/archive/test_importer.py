@@ -13,11 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcpkit.archive import store as store_module
 from mcpkit.archive.errors import ImportFormatError
 from mcpkit.archive.importers import import_csv, twilog_csv
 from mcpkit.archive.query import parse_terms
 from mcpkit.archive.store import Store
+from mcpkit.archive.store import _writer as store_module
 
 from .helpers import csv_text, row, write_csv
 from .naive import naive_text_search

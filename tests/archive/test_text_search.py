@@ -9,11 +9,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcpkit.archive import store as store_module
 from mcpkit.archive.posts import Post
 from mcpkit.archive.query import parse_terms, quote_term
 from mcpkit.archive.store import Store
+from mcpkit.archive.store import _queries as store_module
 
+from .helpers import ids_of
 from .naive import naive_text_search
 
 ALPHABET = [*list("abAB ä日本語İıßẞ\"'*-%_\n"), "OR", "NEAR"]
@@ -87,7 +88,7 @@ def test_fts_is_used_and_updates_follow_content(tmp_path: Path) -> None:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(POSTS, st.lists(TERM, min_size=1, max_size=3), st.booleans(), st.integers(1, 40))
 def test_text_only_query_equals_naive_filter(posts, terms, negate_last, top_k) -> None:
-    from mcpkit.archive.engine import Engine, ids_of
+    from mcpkit.archive.engine import Engine
     from mcpkit.archive.posts import dedup_key
     from mcpkit.archive.query import TextFilter, parse_query
     from mcpkit.archive.settings import parse_settings

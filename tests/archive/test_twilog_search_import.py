@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 
 from mcpkit.archive import safetensors_io
-from mcpkit.archive.engine import Engine, ids_of
+from mcpkit.archive.engine import Engine
 from mcpkit.archive.errors import ImportFormatError, ModelMismatchError
 from mcpkit.archive.importers.twilog_search import import_twilog_search
 from mcpkit.archive.query import parse_terms
 from mcpkit.archive.store import Store
 from mcpkit.archive.vectors import VectorSpace, describe, vectors_root
 
-from .helpers import TableEmbedder, row, write_csv
+from .helpers import TableEmbedder, ids_of, row, write_csv
 
 MODEL = "cl-nagoya/ruri-v3-310m"
 

@@ -212,3 +212,17 @@ async def test_idle_connection_is_closed_busy_one_is_not(tiny_api: TinyAPI) -> N
         tiny_api.gate.set()  # the busy connection outlived the idle time and still gets its answer
         assert (await recv_json(busy))["result"] == "passed"
         await busy.close()
+
+
+async def test_client_redials_after_an_idle_close(tiny_api: TinyAPI) -> None:
+    from mcpkit.archive.rpc import RpcClient
+
+    async with RpcServer(tiny_api, ServerOptions(port=0, idle_timeout=0.2)) as server:
+        client = RpcClient(server.url)
+        try:
+            assert await client.call("add", [1, 2]) == 3
+            while server.connections:  # the server closed the silent connection
+                await asyncio.sleep(0.05)
+            assert await client.call("add", [2, 2]) == 4
+        finally:
+            await client.aclose()

@@ -179,3 +179,19 @@ def test_cli_face(parity_db: Path) -> None:
     done = cli("text", "--source", "summary", "--limit", "2", "--db", str(parity_db), "--json", "--", "-体験")
     assert done.returncode == 0, done.stderr
     assert _ids(json.loads(done.stdout)) == [1, 2]
+
+
+@pytest.mark.slow
+def test_shell_face(parity_db: Path, tmp_path: Path) -> None:
+    lines = ["/view list", "| AI -Google", "/mode summary", "anything | Workers", "/q"]
+    done = cli(
+        "shell",
+        "--db",
+        str(parity_db),
+        input="\n".join(lines) + "\n",
+        env={"MCPKIT_ARCHIVE_STATE": str(tmp_path)},
+    )
+    assert done.returncode == 0, done.stderr
+    first, second = done.stdout.split("mode: summary")
+    assert "AI is everywhere" in first and "Google" not in first.split("| AI -Google")[-1]
+    assert "Deploying on Cloudflare" in second and "unite" not in second

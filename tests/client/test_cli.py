@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from mcpkit.cli import app as mcpkit_app
-from mcpkit.client.args import parse_pairs
+from mcpkit.client._args import parse_pairs
 from mcpkit.client.target_cli import split_pairs
 from tests.client.procs import RAW, children_of, raw, wait_gone
 

@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mcpkit.client import ServerConfigError, connect, load_config, parse_config
-from mcpkit.client.config import expand_vars
+from mcpkit.client._config import expand_vars
 from tests.client.procs import RAW
 
 PY = json.dumps(sys.executable)

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from mcpkit.client import ClientHandlers, JsonRpcError, ToolError, connect
-from mcpkit.client.handlers import ELICITATION_REFUSED, SAMPLING_REFUSED
+from mcpkit.client._handlers import ELICITATION_REFUSED, SAMPLING_REFUSED
 from tests.support.env import THIRD_PARTY, require
 
 pytestmark = [pytest.mark.anyio, pytest.mark.thirdparty, pytest.mark.slow]

@@ -20,7 +20,7 @@ from mcpkit.client import (
     load_config,
     resolve_target,
 )
-from mcpkit.client.trace import REDACTED, redact_headers
+from mcpkit.client._trace import REDACTED, redact_headers
 from tests.client.procs import RAW, SDK_ECHO, wait_gone
 
 

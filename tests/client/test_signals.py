@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from mcpkit.client.procgroup import live_members
+from mcpkit.client._procgroup import live_members
 from tests.client.procs import children_of, raw
 
 pytestmark = pytest.mark.slow

@@ -33,6 +33,9 @@ SCHEMA = p.object_schema(
         "ratio": p.number("A ratio"),
         "ids": p.array(p.integer(), "Numbers"),
         "filters": p.obj({"status": p.string("Status"), "limit": p.integer("Limit")}, "Filters"),
+        "fields": p.array(
+            p.obj({"id": p.integer("Field"), "value": p.string("Value")}, required=["id"]), "Fields"
+        ),
         "name": p.string("Free text"),
     },
     required=["id"],
@@ -60,6 +63,7 @@ def _sdk_server() -> MCPServer:
         ids: list[int] | None = None,
         filters: dict[str, Any] | None = None,
         name: str | None = None,
+        fields: list[dict[str, Any]] | None = None,
     ) -> str:
         """Show one issue."""
         return "ok"
@@ -98,6 +102,12 @@ FORMS: list[tuple[str, dict[str, Any], dict[str, Any] | None]] = [
         {"id": 1, "filters": '{"status": "open", "limit": "5"}'},
         {"id": 1, "filters": {"status": "open", "limit": 5}},
     ),
+    (
+        "one object as JSON text for a list",
+        {"id": 1, "fields": '{"id": "3", "value": "x"}'},
+        {"id": 1, "fields": [{"id": 3, "value": "x"}]},
+    ),
+    ("JSON list of objects", {"id": 1, "fields": '[{"id": 3}]'}, {"id": 1, "fields": [{"id": 3}]}),
     ("null for optional", {"id": 1, "ratio": None}, {"id": 1}),
     ("null list", {"id": 1, "include": None}, {"id": 1}),
     ("string kept exactly", {"id": 1, "name": " 12, true "}, {"id": 1, "name": " 12, true "}),

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -71,6 +72,7 @@ from mcpkit.archive.settings import (
     parse_settings,
     parse_weights,
 )
+from mcpkit.archive.store import describe_db_error
 from mcpkit.errors import McpkitError, ValidationError
 from mcpkit.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, JsonRpcError
 
@@ -110,6 +112,12 @@ def _optional_range(args: Mapping[str, Any], name: str, default: int, high: int)
 
 
 OFFSET_MAX = 100_000
+
+
+def _weights(args: Mapping[str, Any], mode: str) -> tuple[float, float, float] | None:
+    """Weights matter to the average mode only; elsewhere they are ignored, as upstream did
+    (a model that sends weights with the default mode should get its search, not an error)."""
+    return parse_weights(args.get("weights")) if mode == "average" else None
 
 
 def _offset(args: Mapping[str, Any]) -> int:
@@ -209,8 +217,7 @@ class ArchiveAPI:
             return entry, dict(zip(entry.names, params, strict=False))
         raise JsonRpcError(INVALID_PARAMS, "Invalid params: params must be an object or an array")
 
-    @staticmethod
-    async def _guard(awaitable: Awaitable[Any]) -> Any:
+    async def _guard(self, awaitable: Awaitable[Any]) -> Any:
         try:
             return await awaitable
         except JsonRpcError:
@@ -219,6 +226,8 @@ class ArchiveAPI:
             raise JsonRpcError(INVALID_PARAMS, str(exc)) from exc
         except (ArchiveError, McpkitError) as exc:
             raise JsonRpcError(INTERNAL_ERROR, str(exc)) from exc
+        except sqlite3.Error as exc:  # a database fault, in the user's terms
+            raise JsonRpcError(INTERNAL_ERROR, describe_db_error(self.engine.store.path, exc)) from exc
         except Exception as exc:
             raise JsonRpcError(INTERNAL_ERROR, f"Internal error: {type(exc).__name__}: {exc}") from exc
 
@@ -231,7 +240,7 @@ class ArchiveAPI:
             raw_settings = {k: args.get(k) for k in ("top_k", "user_filter", "date_filter")}
         settings = parse_settings(raw_settings)
         mode = parse_mode(args.get("mode"))
-        weights = parse_weights(args.get("weights"))
+        weights = _weights(args, mode)
         offset = _offset(args)
         return await anyio.to_thread.run_sync(
             lambda: self.engine.search_similar(query, settings, mode=mode, weights=weights, offset=offset)
@@ -242,7 +251,7 @@ class ArchiveAPI:
         raw_top_k = args.get("top_k")
         top_k = None if raw_top_k is None else check_range("top_k", raw_top_k, 1, 2**31)
         mode = parse_mode(args.get("mode"))
-        weights = parse_weights(args.get("weights"))
+        weights = _weights(args, mode)
         pairs = await anyio.to_thread.run_sync(
             lambda: self.engine.vector_search(query, top_k, mode=mode, weights=weights)
         )

@@ -499,8 +499,3 @@ def _date_passes(ts: int | None, date_filter: DateFilter) -> bool:
     if date_filter.start is not None and ts < date_filter.start:
         return False
     return not (date_filter.end is not None and ts >= date_filter.end)
-
-
-def ids_of(results: Sequence[dict[str, Any]]) -> list[int]:
-    """Post ids of search results, for tests and callers that only need the ranking."""
-    return [int(r["post"]["post_id"]) for r in results]

@@ -227,7 +227,9 @@ def tool_specs(tools: ArchiveTools) -> list[ToolSpec]:
                     "user_filter": _user_filter_schema(),
                     "date_filter": _date_filter_schema(),
                     "mode": params.enum("Which vectors to compare.", MODES, default="content"),
-                    "weights": params.array(params.number(), "Weights of content, reasoning and summary."),
+                    "weights": params.array(
+                        params.number(), "For the average mode, weights of content, reasoning and summary."
+                    ),
                     "offset": _offset_schema(),
                 },
                 required=["query"],

@@ -14,8 +14,7 @@ from mcpkit.check.baseline import BaselineError
 from mcpkit.check.model import CheckFinding, CheckOptions, CheckReport
 from mcpkit.check.render import render_json, render_sarif, render_table
 from mcpkit.check.run import check, describe_target
-from mcpkit.client import ClientError
-from mcpkit.client.signals import SignalledError, run_command
+from mcpkit.client import ClientError, SignalledError, run_command
 from mcpkit.client.target_cli import (
     ConfigOpt,
     EnvOpt,

@@ -8,7 +8,7 @@ A JSON-RPC error answer raises the shared :class:`mcpkit.jsonrpc.JsonRpcError`.
 :class:`Pool` serves many servers from one config file.
 """
 
-from mcpkit.client.config import (
+from mcpkit.client._config import (
     ServerConfig,
     ServerConfigError,
     default_config_path,
@@ -16,7 +16,7 @@ from mcpkit.client.config import (
     parse_config,
     resolve_target,
 )
-from mcpkit.client.errors import (
+from mcpkit.client._errors import (
     CallTimeoutError,
     ClientError,
     ConnectError,
@@ -25,12 +25,13 @@ from mcpkit.client.errors import (
     ServerExitedError,
     ToolError,
 )
-from mcpkit.client.handlers import ClientHandlers
-from mcpkit.client.http import DEFAULT_MAX_BODY
-from mcpkit.client.outcome import Outcome, describe_content, join_contents
-from mcpkit.client.pool import Pool
-from mcpkit.client.session import DEFAULT_TIMEOUT, Session, connect
-from mcpkit.client.trace import Tracer
+from mcpkit.client._handlers import ClientHandlers
+from mcpkit.client._http import DEFAULT_MAX_BODY
+from mcpkit.client._outcome import Outcome, describe_content, join_contents
+from mcpkit.client._pool import Pool
+from mcpkit.client._session import DEFAULT_TIMEOUT, Session, connect
+from mcpkit.client._signals import SignalledError, run_command
+from mcpkit.client._trace import Tracer
 from mcpkit.jsonrpc import JsonRpcError
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "ServerConfigError",
     "ServerExitedError",
     "Session",
+    "SignalledError",
     "ToolError",
     "Tracer",
     "connect",
@@ -58,4 +60,5 @@ __all__ = [
     "load_config",
     "parse_config",
     "resolve_target",
+    "run_command",
 ]

@@ -21,11 +21,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from mcpkit.client.args import parse_json_args, parse_pairs
-from mcpkit.client.config import ServerConfig
-from mcpkit.client.errors import ClientError, ToolError
-from mcpkit.client.session import DEFAULT_TIMEOUT, Session
-from mcpkit.client.signals import SignalledError, run_command
+from mcpkit.client._args import parse_json_args, parse_pairs
+from mcpkit.client._config import ServerConfig
+from mcpkit.client._errors import ClientError, ToolError
+from mcpkit.client._session import DEFAULT_TIMEOUT, Session
+from mcpkit.client._signals import SignalledError, run_command
 from mcpkit.client.target_cli import (
     ConfigOpt,
     EnvOpt,
@@ -163,7 +163,7 @@ def call_command(
         raw = run_session(target, trace, timeout or DEFAULT_TIMEOUT, body, max_body)
     except ValidationError as exc:
         usage(str(exc))
-    from mcpkit.client.outcome import Outcome
+    from mcpkit.client._outcome import Outcome
 
     outcome = Outcome.from_raw(raw)
     if as_json:

@@ -17,8 +17,8 @@ from typing import Annotated, NoReturn
 
 import typer
 
-from mcpkit.client.config import ServerConfig, ServerConfigError, default_config_path, load_config
-from mcpkit.client.trace import Tracer
+from mcpkit.client._config import ServerConfig, ServerConfigError, default_config_path, load_config
+from mcpkit.client._trace import Tracer
 from mcpkit.log import ENV_LOG, setup_logging
 
 UrlOpt = Annotated[str | None, typer.Option("--url", help="Server URL (streamable HTTP, SSE fallback).")]

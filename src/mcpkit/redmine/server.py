@@ -46,7 +46,11 @@ def build(
     base = tool_filter if tool_filter is not None else ToolFilter.from_env()
     active = base.merged(ToolFilter(read_only=config.read_only))
     server = build_server(
-        NAME, __version__, all_tools(clients.provide), tool_filter=active, instructions=INSTRUCTIONS
+        NAME,
+        __version__,
+        all_tools(clients.provide),
+        tool_filter=active,
+        instructions=INSTRUCTIONS,
     )
     if team:
         server.lowlevel = KeyCheckedServer(server.lowlevel, clients)  # type: ignore[assignment]

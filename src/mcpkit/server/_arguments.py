@@ -10,7 +10,7 @@ argument is coerced to the type its schema declares, only where the meaning is u
   whole numbers stay within int64;
 * boolean from true/false, yes/no, on/off, 1/0 (any case), as text or 0/1;
 * array from a JSON array string, a comma-separated string when the items are scalars, or a
-  single value (one element);
+  single value (one element; for object items also one object given as JSON text);
 * object from a JSON object string;
 * ``null`` (or the text ``null`` for a non-string parameter) for an optional parameter: absent;
 * a string parameter keeps its value exactly; a number sent for it becomes its decimal text.
@@ -133,13 +133,15 @@ def _to_array(schema: Mapping[str, Any], value: Any, where: str) -> Any:
     if isinstance(value, str):
         text = value.strip()
         parsed: Any = _ABSENT
-        if text.startswith("["):
+        if text.startswith(("[", "{")):
             try:
                 parsed = json.loads(text)
             except (ValueError, RecursionError):
                 parsed = _ABSENT
         if isinstance(parsed, list):
             value = parsed
+        elif isinstance(parsed, dict) and _declared(items) == "object":
+            value = [parsed]  # one object, sent as JSON text
         elif _declared(items) == "string" and "," not in value:
             value = [value]
         elif _scalar_items(items):

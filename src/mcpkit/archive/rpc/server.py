@@ -188,14 +188,18 @@ class RpcServer:
         finally:
             self.connections -= 1
 
-    async def _next_message(self, ws: ServerConnection, busy: bool) -> str | bytes | None:
-        """The next message; ``None`` after closing a connection idle for too long."""
+    async def _next_message(self, ws: ServerConnection, tasks: set[asyncio.Task[None]]) -> str | bytes | None:
+        """The next message; ``None`` after closing a connection silent for ``idle_timeout``
+        with nothing running (a connection waiting for its answers is not idle)."""
         idle = self.options.idle_timeout
-        if busy or idle <= 0:
+        if idle <= 0:
             return await ws.recv()
-        try:
-            return await asyncio.wait_for(ws.recv(), idle)  # recv() is cancellation-safe
-        except TimeoutError:
+        while True:
+            try:
+                return await asyncio.wait_for(ws.recv(), idle)  # recv() is cancellation-safe
+            except TimeoutError:
+                if tasks:
+                    continue
             logger.debug("closing %s: idle for %s s", ws.remote_address, idle)
             await ws.close(1001, "idle timeout")
             return None
@@ -219,7 +223,7 @@ class RpcServer:
         logger.debug("connection from %s", ws.remote_address)
         try:
             while True:
-                message = await self._next_message(ws, bool(tasks))
+                message = await self._next_message(ws, tasks)
                 if message is None:
                     break
                 if self.options.trace:

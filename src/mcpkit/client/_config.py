@@ -37,7 +37,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from mcpkit.client.errors import ConnectError
+from mcpkit.client._errors import ConnectError
 
 Transport = Literal["stdio", "http", "sse", "auto"]
 CONFIG_ENV = "MCPKIT_CONFIG"

@@ -7,11 +7,11 @@ transport keeps the SDK's message types and stream contract (so ``ClientSession`
 top unchanged) and owns the process:
 
 * the child starts a new session, so it leads its own process group; closing kills the group
-  (see :mod:`mcpkit.client.procgroup`);
+  (see :mod:`mcpkit.client._procgroup`);
 * stdout is split into lines without re-copying the buffer; a line that is not JSON-RPC is
   counted and logged, never fatal;
 * stderr is drained all the time (a chatty server never blocks on a full pipe) and its last
-  lines are kept for :class:`~mcpkit.client.errors.ServerExitedError`;
+  lines are kept for :class:`~mcpkit.client._errors.ServerExitedError`;
 * a watcher notices the exit within a tenth of a second and ends the read stream, which fails
   every in-flight request at once instead of at its timeout.
 """
@@ -34,10 +34,10 @@ import mcp_types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
 
-from mcpkit.client import procgroup
-from mcpkit.client.trace import Tracer
+from mcpkit.client import _procgroup as procgroup
+from mcpkit.client._trace import Tracer
 
-logger = logging.getLogger("mcpkit.client.stdio")
+logger = logging.getLogger("mcpkit.client._stdio")
 stderr_logger = logging.getLogger("mcpkit.client.server_stderr")
 
 EXIT_POLL_SECONDS = 0.05

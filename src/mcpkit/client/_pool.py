@@ -15,10 +15,10 @@ from typing import Any
 import anyio
 import anyio.abc
 
-from mcpkit.client.config import ServerConfig, default_config_path, load_config
-from mcpkit.client.errors import ClientError, ConnectError
-from mcpkit.client.outcome import Outcome
-from mcpkit.client.session import Session
+from mcpkit.client._config import ServerConfig, default_config_path, load_config
+from mcpkit.client._errors import ClientError, ConnectError
+from mcpkit.client._outcome import Outcome
+from mcpkit.client._session import Session
 
 
 class Pool:

@@ -6,7 +6,7 @@ tracks the negotiated version; its ``JSONRPCDispatcher`` correlates requests, se
 path (so a timed-out call leaves nothing behind). On top of it this module adds what seed 004
 found missing: results kept whole (:class:`Outcome`), ``isError`` raised as
 :class:`ToolError`, a crash reported at once as :class:`ServerExitedError`, restart on failure,
-and a process-group kill on close (see :mod:`mcpkit.client.stdio`).
+and a process-group kill on close (see :mod:`mcpkit.client._stdio`).
 
 Requests go through the dispatcher as raw dicts rather than through the SDK's typed
 ``call_tool``: the typed path rejects results it cannot model (a new content type, a
@@ -39,8 +39,8 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERS
 from pydantic import ValidationError as PydanticValidationError
 
 from mcpkit import __version__
-from mcpkit.client.config import ServerConfig, resolve_target
-from mcpkit.client.errors import (
+from mcpkit.client._config import ServerConfig, resolve_target
+from mcpkit.client._errors import (
     CallTimeoutError,
     ClientError,
     ConnectError,
@@ -49,8 +49,8 @@ from mcpkit.client.errors import (
     ServerExitedError,
     ToolError,
 )
-from mcpkit.client.handlers import ClientHandlers
-from mcpkit.client.http import (
+from mcpkit.client._handlers import ClientHandlers
+from mcpkit.client._http import (
     DEFAULT_MAX_BODY,
     HTTP_FAILURE,
     BodyLimitError,
@@ -58,9 +58,9 @@ from mcpkit.client.http import (
     HttpProblem,
     describe_http_exception,
 )
-from mcpkit.client.outcome import Outcome
-from mcpkit.client.stdio import StdioTransport
-from mcpkit.client.trace import (
+from mcpkit.client._outcome import Outcome
+from mcpkit.client._stdio import StdioTransport
+from mcpkit.client._trace import (
     TracedReadStream,
     TracedWriteStream,
     Tracer,
@@ -175,6 +175,7 @@ class Session:
         self._closing = False
         self._tools: list[dict[str, Any]] | None = None
         self._inflight = 0
+        self._http_guard: HttpGuard | None = None
 
     # ----- lifecycle -------------------------------------------------------------------
 
@@ -315,7 +316,7 @@ class Session:
         if self._tracer:
             headers = redact_headers(self.server.headers)
             self._tracer.line(self.server.name, "--", f"connect {kind} {self.server.url} headers={headers}")
-        guard = HttpGuard(max_body=self.max_body, timeout=self.connect_timeout)
+        guard = self._http_guard = HttpGuard(max_body=self.max_body, timeout=self.connect_timeout)
 
         def guarded_client(
             headers: dict[str, str] | None = None,
@@ -483,6 +484,11 @@ class Session:
         return self._inflight
 
     @property
+    def open_http_streams(self) -> int:
+        """HTTP response streams still open (0 once every request settled; always 0 on stdio)."""
+        return self._http_guard.open_streams if self._http_guard is not None else 0
+
+    @property
     def pid(self) -> int | None:
         t = self._live().transport
         return t.pid if t else None
@@ -562,9 +568,9 @@ class Session:
         except MCPError as exc:
             if exc.code == mcp_types.REQUEST_TIMEOUT and seconds is not None:
                 raise CallTimeoutError(method, seconds) from None
-            if exc.code == mcp_types.CONNECTION_CLOSED:
+            mapped = _http_error(exc, self.server.url, self.max_body)
+            if mapped is None and exc.code == mcp_types.CONNECTION_CLOSED:
                 raise await self._exit_error(link) from None
-            mapped = _http_error(exc)
             if mapped is not None:
                 raise mapped from None
             raise JsonRpcError(exc.code, exc.message, exc.data) from None
@@ -602,7 +608,7 @@ class Session:
         return ServerExitedError(t.returncode, t.stderr_tail(), detail="server closed its stdout")
 
 
-def _http_error(exc: MCPError) -> ClientError | None:
+def _http_error(exc: MCPError, url: str | None = None, max_body: int | None = None) -> ClientError | None:
     """The client error for an HTTP failure the guard turned into a JSON-RPC error, else None."""
     problem = HttpProblem.from_data(exc.data) if exc.code == HTTP_FAILURE else None
     if problem is not None:
@@ -612,6 +618,10 @@ def _http_error(exc: MCPError) -> ClientError | None:
     if exc.code == mcp_types.PARSE_ERROR and BodyLimitError.MARKER in exc.message:
         # A body without Content-Length passed the limit mid-stream (the SDK wraps our error).
         return ResponseTooLargeError(exc.message.removeprefix("Failed to parse JSON response: "), url="")
+    if exc.code == mcp_types.CONNECTION_CLOSED and "Server-sent event exceeded" in exc.message and url:
+        # One event of an event-stream answer passed the limit (checked by the SDK's parser).
+        problem = HttpProblem(url, "too-large", detail=f"{(max_body or 0) / (1024 * 1024):g} MB")
+        return ResponseTooLargeError(problem.message.replace("response body", "server-sent event"), url=url)
     return None
 
 
@@ -650,7 +660,7 @@ async def connect(
     handlers: ClientHandlers | None = None,
 ) -> AsyncIterator[Session]:
     """Open a session to ``target``: a command line (str or argv list), an http(s) URL, or a
-    server name from ``config`` (default: the user's config file, see :mod:`mcpkit.client.config`).
+    server name from ``config`` (default: the user's config file, see :mod:`mcpkit.client._config`).
 
     ``timeout`` is the per-call default (None: wait forever) and, unless ``connect_timeout``
     says otherwise, also bounds start-up and ``initialize``; ``max_body`` is the largest HTTP

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from mcpkit.errors import McpkitError
 
 if TYPE_CHECKING:
-    from mcpkit.client.outcome import Outcome
+    from mcpkit.client._outcome import Outcome
 
 
 class ClientError(McpkitError):

@@ -1,0 +1,42 @@
+"""SQLite store of the archive: posts, users, enrichments and FTS5 trigram indexes.
+
+Split by job: :mod:`._schema` (migrations, database faults), :mod:`._writer` (bulk post
+writes), :mod:`._queries` (reads and text search), :mod:`._store` (the :class:`Store` that
+owns the connections and transactions).
+
+Text search runs on *contentless* FTS5 tables holding the case-folded text with a
+case-sensitive trigram tokenizer. Because the folding is Python's (:func:`posts.fold`) on both
+sides, a trigram match is a superset of "folded term is a substring of folded text"; every
+result is re-checked, so FTS is only ever an accelerator, never a different answer.
+"""
+
+from mcpkit.archive.store._queries import SOURCES, PostArrays, add_enrichment, post_dict, trigram_query
+from mcpkit.archive.store._schema import SCHEMA_VERSION, DatabaseError, describe_db_error, remove_database
+from mcpkit.archive.store._store import Store
+from mcpkit.archive.store._writer import (
+    BULK_HASHSIZE,
+    FTS_CHUNK,
+    PostRow,
+    PostWriter,
+    UpsertCounts,
+    WriteBase,
+)
+
+__all__ = [
+    "BULK_HASHSIZE",
+    "FTS_CHUNK",
+    "SCHEMA_VERSION",
+    "SOURCES",
+    "DatabaseError",
+    "PostArrays",
+    "PostRow",
+    "PostWriter",
+    "Store",
+    "UpsertCounts",
+    "WriteBase",
+    "add_enrichment",
+    "describe_db_error",
+    "post_dict",
+    "remove_database",
+    "trigram_query",
+]

@@ -1,0 +1,142 @@
+"""The archive database's schema: migrations, and what a database fault means to a user.
+
+The schema is versioned with ``PRAGMA user_version``; each migration runs in its own write
+transaction, and a database written by a newer mcpkit is refused rather than damaged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from pathlib import Path
+
+from mcpkit.archive.errors import ArchiveError
+
+__all__ = ["SCHEMA_VERSION", "DatabaseError", "describe_db_error", "migrate", "remove_database", "rollback"]
+
+_MIGRATIONS: tuple[str, ...] = (
+    # 1: the initial schema
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE users (user_id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+    CREATE TABLE posts (
+        post_id INTEGER PRIMARY KEY,
+        user_id INTEGER REFERENCES users(user_id),
+        url TEXT NOT NULL,
+        timestamp TEXT NOT NULL,
+        ts INTEGER,
+        content TEXT NOT NULL,
+        log_type INTEGER NOT NULL
+    );
+    CREATE INDEX posts_time ON posts(timestamp, post_id);
+    CREATE INDEX posts_user ON posts(user_id);
+    CREATE TABLE enrichments (
+        post_id INTEGER PRIMARY KEY,
+        reasoning TEXT,
+        summary TEXT,
+        tags TEXT
+    );
+    CREATE VIRTUAL TABLE fts_content USING fts5(body, content='', tokenize='trigram case_sensitive 1');
+    CREATE VIRTUAL TABLE fts_reasoning USING fts5(body, content='', tokenize='trigram case_sensitive 1');
+    CREATE VIRTUAL TABLE fts_summary USING fts5(body, content='', tokenize='trigram case_sensitive 1');
+    INSERT INTO meta VALUES ('generation', '0');
+    """,
+    # 2: trigram indexes without positions (detail=none): a third faster to build and half the
+    # size. A term is matched as the AND of its trigrams, a superset that every reader already
+    # re-checks against the text itself. mcpkit_fold is fold() registered on the connection.
+    """
+    DROP TABLE fts_content;
+    DROP TABLE fts_reasoning;
+    DROP TABLE fts_summary;
+    CREATE VIRTUAL TABLE fts_content USING fts5(body, content='', tokenize='trigram case_sensitive 1', detail=none);
+    CREATE VIRTUAL TABLE fts_reasoning USING fts5(body, content='', tokenize='trigram case_sensitive 1', detail=none);
+    CREATE VIRTUAL TABLE fts_summary USING fts5(body, content='', tokenize='trigram case_sensitive 1', detail=none);
+    INSERT INTO fts_content(rowid, body) SELECT post_id, mcpkit_fold(content) FROM posts;
+    INSERT INTO fts_reasoning(rowid, body)
+        SELECT post_id, mcpkit_fold(reasoning) FROM enrichments WHERE coalesce(reasoning, '') != '';
+    INSERT INTO fts_summary(rowid, body)
+        SELECT post_id, mcpkit_fold(summary) FROM enrichments WHERE coalesce(summary, '') != ''
+    """,
+    # 3: what ``archive enrich`` did to each post: the text and prompt it enriched (a post is
+    # due again when either changes), and failures with their reason (retried next run)
+    """
+    CREATE TABLE enrich_state (
+        post_id INTEGER PRIMARY KEY,
+        content_hash TEXT NOT NULL,
+        prompt_version TEXT NOT NULL,
+        model TEXT NOT NULL,
+        ok INTEGER NOT NULL,
+        error TEXT,
+        tokens INTEGER NOT NULL DEFAULT 0
+    )
+    """,
+)
+
+SCHEMA_VERSION = len(_MIGRATIONS)
+
+
+class DatabaseError(ArchiveError):
+    """The archive database cannot be opened, read or written; the message names the cause."""
+
+
+def describe_db_error(path: Path, exc: BaseException) -> str:
+    """One line saying what is wrong with the database at ``path``, in the user's terms."""
+    text = str(exc)
+    lowered = text.lower()
+    if path.is_dir():
+        return f"{path} is a directory, not an archive database"
+    if "readonly" in lowered or "read-only" in lowered:
+        return f"{path} is read-only: the archive cannot be written ({text})"
+    if "disk is full" in lowered or "no space" in lowered:
+        return f"no space left writing {path}: {text}"
+    if "not a database" in lowered:
+        return f"{path} is not an archive database: {text}"
+    if "unable to open" in lowered:
+        return f"cannot open {path}: {text} (does its directory exist and is it writable?)"
+    if "locked" in lowered or "busy" in lowered:
+        return f"{path} is locked by another process: {text}"
+    return f"database error on {path}: {text}"
+
+
+def remove_database(path: Path) -> None:
+    """Delete an archive database with its WAL files (used to undo a failed creation)."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            Path(f"{path}{suffix}").unlink()
+
+
+def migrate(conn: sqlite3.Connection, path: Path) -> None:
+    """Apply pending migrations, each in its own write transaction.
+
+    The version is re-read inside the transaction, so two processes opening a fresh
+    database at once do not both run the same migration.
+    """
+    while True:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            if version > SCHEMA_VERSION:
+                raise ArchiveError(
+                    f"{path} has schema version {version}, newer than this mcpkit "
+                    f"({SCHEMA_VERSION}); upgrade mcpkit"
+                )
+            if version == SCHEMA_VERSION:
+                conn.execute("COMMIT")
+                return
+            for statement in _MIGRATIONS[version].split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version={version + 1}")
+            conn.execute("COMMIT")
+        except BaseException:
+            rollback(conn)
+            raise
+
+
+def rollback(conn: sqlite3.Connection) -> None:
+    """Undo the open transaction, if SQLite has not already: after "database or disk is full"
+    it rolls back by itself, and a second ROLLBACK would replace the real cause with
+    "cannot rollback - no transaction is active"."""
+    if conn.in_transaction:
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")

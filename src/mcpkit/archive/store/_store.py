@@ -1,0 +1,215 @@
+"""The archive database object: connections, transactions, and the writes.
+
+Why this shape:
+
+* WAL journal: one writer at a time (``BEGIN IMMEDIATE``), readers never blocked. Each thread
+  gets its own read connection, so searches from worker threads run concurrently.
+* A ``generation`` counter bumps on every write so caches (user counts, filter arrays) know
+  when they are stale without rescanning.
+* Reads are :class:`~mcpkit.archive.store._queries.StoreQueries`; bulk post writes are
+  :class:`~mcpkit.archive.store._writer.PostWriter`; schema and faults are ``_schema``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from mcpkit.archive.posts import Post, fold, timestamp_epoch
+from mcpkit.archive.store._queries import StoreQueries
+from mcpkit.archive.store._schema import DatabaseError, describe_db_error, migrate, rollback
+from mcpkit.archive.store._writer import (
+    BULK_HASHSIZE,
+    FTS_HASHSIZE,
+    PostRow,
+    PostWriter,
+    UpsertCounts,
+    WriteBase,
+    fts_config,
+)
+
+__all__ = ["Store"]
+
+
+class Store(StoreQueries):
+    """The archive database. Thread-safe: writes serialise, reads use per-thread connections."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._local = threading.local()
+        self._write_lock = threading.Lock()
+        self._connections: list[sqlite3.Connection] = []
+        self._conn_lock = threading.Lock()
+        if self.path.is_dir():
+            raise DatabaseError(describe_db_error(self.path, OSError("is a directory")))
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._writer = self._connect()
+            self._writer.create_function("mcpkit_fold", 1, fold, deterministic=True)
+            self._writer.execute("PRAGMA journal_mode=WAL")
+            # statement journals (every multi-row INSERT keeps one) in memory, not in a temp
+            # file: they only serve to undo one statement, a crash is recovered from the WAL
+            self._writer.execute("PRAGMA temp_store=MEMORY")
+            self._migrate()
+        except (sqlite3.Error, OSError) as exc:
+            self.close()
+            raise DatabaseError(describe_db_error(self.path, exc)) from exc
+        self._user_ids: dict[str, int] = {}
+        self._variables = self._writer.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
+
+    # -- connections and schema ---------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30.0)
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA busy_timeout=30000")
+        with self._conn_lock:
+            self._connections.append(conn)
+        return conn
+
+    @property
+    def reader(self) -> sqlite3.Connection:
+        """This thread's read connection (WAL: sees the last committed state, never blocks)."""
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._connect()
+            self._local.conn = conn
+        return conn
+
+    def close(self) -> None:
+        with self._conn_lock:
+            for conn in self._connections:
+                conn.close()
+            self._connections.clear()
+        self._local = threading.local()
+
+    def _migrate(self) -> None:
+        with self._write_lock:
+            migrate(self._writer, self.path)
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; bumps the generation counter on commit."""
+        with self._write_lock:
+            conn = self._writer
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+                conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
+                conn.execute("COMMIT")
+            except BaseException:
+                rollback(conn)
+                self._user_ids.clear()
+                raise
+
+    def generation(self) -> int:
+        return int(self.reader.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()[0])
+
+    # -- writes ------------------------------------------------------------------------------
+
+    def _user_id(self, conn: sqlite3.Connection, name: str) -> int | None:
+        if not name:
+            return None
+        cached = self._user_ids.get(name)
+        if cached is not None:
+            return cached
+        row = conn.execute("SELECT user_id FROM users WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            user_id = int(conn.execute("INSERT INTO users(name) VALUES (?)", (name,)).lastrowid or 0)
+        else:
+            user_id = int(row[0])
+        self._user_ids[name] = user_id
+        return user_id
+
+    def upsert_posts(self, conn: sqlite3.Connection, posts: Sequence[Post]) -> UpsertCounts:
+        """Insert new posts; replace a stored post only when the new log_type is larger.
+
+        Call inside :meth:`transaction`. Re-importing the same rows changes nothing.
+        """
+        ordered = sorted(posts, key=lambda p: p.post_id)
+        rows: list[PostRow] = [
+            (
+                p.post_id,
+                self._user_id(conn, p.user),
+                p.url,
+                p.timestamp,
+                timestamp_epoch(p.timestamp),
+                p.content,
+                p.log_type,
+            )
+            for p in ordered
+        ]
+        writer = self.post_writer(conn)
+        counts, _ = writer.write(rows, [fold(p.content) for p in ordered], [p.post_id for p in ordered])
+        writer.flush()
+        return counts
+
+    def post_writer(self, conn: sqlite3.Connection) -> PostWriter:
+        """A :class:`PostWriter` on ``conn``; call inside :meth:`transaction`."""
+        return PostWriter(conn, self._variables)
+
+    @contextmanager
+    def bulk_writer(self, conn: sqlite3.Connection) -> Iterator[PostWriter]:
+        """A :class:`PostWriter` for a large import, flushed when the block ends without error.
+
+        For the duration FTS5 may hold up to :data:`BULK_HASHSIZE` bytes of new terms in memory
+        (its default is 1 MB, a segment every couple of thousand posts); the table's own value
+        is put back afterwards. ``hashsize`` is an FTS5 configuration key the SQLite docs do not
+        list; where a build refuses it the import runs with the default.
+        """
+        previous = conn.execute("SELECT v FROM fts_content_config WHERE k = 'hashsize'").fetchone()
+        tuned = fts_config(conn, "hashsize", BULK_HASHSIZE)
+        writer = self.post_writer(conn)
+        yield writer
+        writer.flush()
+        if tuned:
+            fts_config(conn, "hashsize", FTS_HASHSIZE if previous is None else previous[0])
+
+    def write_base(self, conn: sqlite3.Connection) -> WriteBase:
+        """The users and the post id range as of now; call inside :meth:`transaction`."""
+        users = {str(name): int(uid) for uid, name in conn.execute("SELECT user_id, name FROM users")}
+        low, high = conn.execute("SELECT min(post_id), max(post_id) FROM posts").fetchone()
+        return WriteBase(
+            users=users,
+            next_user_id=max(users.values(), default=0) + 1,
+            id_range=None if low is None else (int(low), int(high)),
+        )
+
+    def add_users(self, conn: sqlite3.Connection, users: Sequence[tuple[int, str]]) -> None:
+        """Insert ``(user_id, name)`` pairs whose ids the caller allotted from :meth:`write_base`."""
+        conn.executemany("INSERT INTO users(user_id, name) VALUES (?, ?)", users)
+
+    def upsert_enrichments(
+        self, conn: sqlite3.Connection, items: Iterable[tuple[int, str | None, str | None, str | None]]
+    ) -> int:
+        """Store ``(post_id, reasoning, summary, tags_json)``; keeps the FTS tables in step."""
+        count = 0
+        for post_id, reasoning, summary, tags in items:
+            old = conn.execute(
+                "SELECT reasoning, summary FROM enrichments WHERE post_id = ?", (post_id,)
+            ).fetchone()
+            for index, (table, value) in enumerate((("fts_reasoning", reasoning), ("fts_summary", summary))):
+                previous = old[index] if old is not None else None
+                if previous == value:
+                    continue
+                if previous:
+                    conn.execute(
+                        f"INSERT INTO {table}({table}, rowid, body) VALUES ('delete', ?, ?)",
+                        (post_id, fold(previous)),
+                    )
+                if value:
+                    conn.execute(f"INSERT INTO {table}(rowid, body) VALUES (?, ?)", (post_id, fold(value)))
+            conn.execute(
+                "INSERT OR REPLACE INTO enrichments VALUES (?, ?, ?, ?)", (post_id, reasoning, summary, tags)
+            )
+            count += 1
+        return count
+
+    def record_enrichment_states(
+        self, conn: sqlite3.Connection, states: Iterable[tuple[int, str, str, str, bool, str | None, int]]
+    ) -> None:
+        """``(post_id, content_hash, prompt_version, model, ok, error, tokens)`` per post."""
+        conn.executemany("INSERT OR REPLACE INTO enrich_state VALUES (?, ?, ?, ?, ?, ?, ?)", states)
