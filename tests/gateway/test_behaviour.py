@@ -53,6 +53,7 @@ def test_status_reports_health_and_quarantine(tmp_path: Path) -> None:
             "flaky": flaky(),
             "gone": {"command": "/nonexistent/server"},
             "mute": {"command": "sleep", "args": ["300"]},  # never answers initialize
+            "nolist": flaky("--mute-list"),  # answers initialize, never tools/list
         },
         {"connect_timeout": 2},
     )
@@ -65,6 +66,8 @@ def test_status_reports_health_and_quarantine(tmp_path: Path) -> None:
     # Ready once every server answered or failed: the mute one fails at its connect timeout.
     assert servers["mute"]["state"] == "failed"
     assert "no answer to initialize within 2 s" in servers["mute"]["error"]
+    assert servers["nolist"]["state"] == "failed"
+    assert "no answer to tools/list within 2 s" in servers["nolist"]["error"]
     strict = data["profiles"]["openai-strict"]["quarantined"]
     assert "flaky_tags" in strict and "additionalProperties" in strict["flaky_tags"]
     assert data["profiles"]["gemini"]["quarantined"].keys() == {"flaky_tree"}
