@@ -53,6 +53,7 @@ def test_status_reports_health_and_quarantine(tmp_path: Path) -> None:
             "flaky": flaky(),
             "gone": {"command": "/nonexistent/server"},
             "mute": {"command": "sleep", "args": ["300"]},  # never answers initialize
+            "nolist": flaky("--mute-list"),  # answers initialize, never tools/list
         },
         {"connect_timeout": 2},
     )
@@ -65,6 +66,8 @@ def test_status_reports_health_and_quarantine(tmp_path: Path) -> None:
     # Ready once every server answered or failed: the mute one fails at its connect timeout.
     assert servers["mute"]["state"] == "failed"
     assert "no answer to initialize within 2 s" in servers["mute"]["error"]
+    assert servers["nolist"]["state"] == "failed"
+    assert "no answer to tools/list within 2 s" in servers["nolist"]["error"]
     strict = data["profiles"]["openai-strict"]["quarantined"]
     assert "flaky_tags" in strict and "additionalProperties" in strict["flaky_tags"]
     assert data["profiles"]["gemini"]["quarantined"].keys() == {"flaky_tree"}
@@ -96,6 +99,10 @@ async def test_resources_and_prompts_are_forwarded_namespaced(tmp_path: Path) ->
         assert resources and all(r["name"].startswith("everything_") for r in resources)
         read = await session.request("resources/read", {"uri": resources[0]["uri"]})
         assert read["contents"][0]["uri"] == resources[0]["uri"]
+        templates = (await session.request("resources/templates/list", {}))["resourceTemplates"]
+        assert templates and all(t["name"].startswith("everything_") for t in templates)
+        made = templates[0]["uriTemplate"].split("{")[0] + "7"  # a URI no list names
+        assert (await session.request("resources/read", {"uri": made}))["contents"]
         prompts = (await session.request("prompts/list", {}))["prompts"]
         simple = next(p for p in prompts if p["name"].startswith("everything_simple"))
         got = await session.request("prompts/get", {"name": simple["name"], "arguments": {}})

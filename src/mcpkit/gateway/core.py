@@ -371,15 +371,34 @@ class Gateway:
                 resources.append(mcp_types.Resource.model_validate({**resource, "name": name}))
         return mcp_types.ListResourcesResult(resources=resources)
 
+    async def list_resource_templates(self, ctx: Ctx, params: mcp_types.PaginatedRequestParams | None) -> Any:
+        templates = []
+        for downstream in self._serving("resources"):
+            for template in await self._all_pages(
+                downstream, "resources/templates/list", "resourceTemplates"
+            ):
+                name = self.names.name(
+                    downstream.name, str(template.get("name") or template.get("uriTemplate"))
+                )
+                templates.append(mcp_types.ResourceTemplate.model_validate({**template, "name": name}))
+        return mcp_types.ListResourceTemplatesResult(resource_templates=templates)
+
     async def read_resource(self, ctx: Ctx, params: mcp_types.ReadResourceRequestParams) -> Any:
         uri = str(params.uri)
         if uri not in self._resources:
             await self.list_resources(ctx, None)
         server = self._resources.get(uri)
-        if server is None:
-            raise MCPError(code=-32002, message=f"Resource not found: {uri}")
-        raw = await self._forward(server, "resources/read", {"uri": uri})
-        return mcp_types.ReadResourceResult.model_validate(raw)
+        if server is not None:
+            raw = await self._forward(server, "resources/read", {"uri": uri})
+            return mcp_types.ReadResourceResult.model_validate(raw)
+        for downstream in self._serving("resources"):  # a URI made from a template: whoever knows it
+            try:
+                raw = await downstream.request("resources/read", {"uri": uri})
+            except (ClientError, JsonRpcError):
+                continue
+            self._resources[uri] = downstream.name
+            return mcp_types.ReadResourceResult.model_validate(raw)
+        raise MCPError(code=-32002, message=f"Resource not found: {uri}")
 
     def _serving(self, capability: str) -> list[Downstream]:
         return [d for d in self.downstreams.values() if d.healthy and capability in d.capabilities]
@@ -420,6 +439,7 @@ class Gateway:
         if self.serves("resources"):
             handlers["on_list_resources"] = self.list_resources
             handlers["on_read_resource"] = self.read_resource
+            handlers["on_list_resource_templates"] = self.list_resource_templates
         return _GatewayServer(self.config.name, version=__version__, **handlers)
 
     def status(self) -> dict[str, Any]:

@@ -120,7 +120,7 @@ class Downstream:
                 self._wake()
             try:
                 await self._hold_one(started)
-            except (ClientError, JsonRpcError) as exc:
+            except (ClientError, JsonRpcError, DownstreamUnavailableError) as exc:
                 self.error = str(exc)
                 logger.warning("%s: %s", self.name, exc)
             except Exception as exc:  # one server's surprise must not end the gateway
@@ -182,7 +182,13 @@ class Downstream:
             on_notification=self._notified,
             handlers=self._handlers,
         ) as session:
-            tools = await session.list_tools()
+            try:  # the start is bounded as a whole: a server that never lists its tools is not ready
+                with anyio.fail_after(self.config.connect_timeout):
+                    tools = await session.list_tools()
+            except TimeoutError:
+                raise DownstreamUnavailableError(
+                    f"{self.name}: no answer to tools/list within {self.config.connect_timeout:g} s"
+                ) from None
             self._session = session
             self.pid = session.pid
             self.tools = tools
