@@ -171,3 +171,8 @@ def test_timeout_bounds_initialize_on_stdio_too() -> None:
     out = mcpkit("call", "anything", "--timeout", "2", "--", "sleep", "60")
     assert out.returncode == 1 and "no answer to initialize within 2 s" in out.stderr
     assert out.stderr.count("\n") == 1
+
+
+def test_url_without_a_scheme_is_a_usage_error() -> None:
+    result = CliRunner().invoke(mcpkit_app, ["tools", "--url", "127.0.0.1:8000/mcp"])
+    assert result.exit_code == 2 and "http:// or https://" in result.output

@@ -153,7 +153,7 @@ def describe_http_exception(url: str, exc: BaseException) -> str | None:
 
 
 def _first_line(text: str) -> str:
-    return text.strip().splitlines()[0][:200] if text.strip() else text
+    return text.strip().splitlines()[0][:200].rstrip(".") if text.strip() else text
 
 
 class BodyLimitError(McpkitError, httpx2.StreamError):

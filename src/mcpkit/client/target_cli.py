@@ -17,7 +17,7 @@ from typing import Annotated, NoReturn
 
 import typer
 
-from mcpkit.client._config import ServerConfig, ServerConfigError, default_config_path, load_config
+from mcpkit.client._config import ServerConfig, ServerConfigError, default_config_path, is_url, load_config
 from mcpkit.client._trace import Tracer
 from mcpkit.log import ENV_LOG, setup_logging
 
@@ -91,6 +91,8 @@ def build_target(
     extra_headers = dict(_split(h, ":", "--header") for h in headers or [])
     extra_env = dict(_split(e, "=", "--env") for e in env or [])
     if url:
+        if not is_url(url):
+            usage(f"--url must start with http:// or https://, got {url!r}")
         return ServerConfig(name=url, url=url, headers=extra_headers)
     if server:
         path = config or default_config_path()
