@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from mcpkit.check.model import CheckReport
 from mcpkit.check.poisoning import check_poisoning
 from mcpkit.check.rules import CATALOG, compat_rules
-from mcpkit.client.http import HttpProblem
+from mcpkit.client._http import HttpProblem
 
 PLAIN = st.text(alphabet=string.ascii_letters + string.digits + " .,:'-/", max_size=200)
 HIDDEN = st.sampled_from(["\u200b", "\u200d", "\u2060", "\ufeff", "\U000e0041"])
