@@ -22,7 +22,9 @@ candidates, so a server's resident memory is the codes, not the matrix.
 
 from __future__ import annotations
 
+import functools
 import importlib
+import importlib.util
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -33,11 +35,12 @@ import numpy as np
 
 from mcpkit.archive.vectors import BoolArray, FloatArray, IntArray, VectorSpace
 
-_faiss: Any
-try:
-    _faiss = importlib.import_module("faiss")
-except ImportError:  # optional: without it every search is exact
-    _faiss = None
+
+@functools.cache
+def _faiss() -> Any:
+    """faiss, imported on first use: it costs ~90 ms, and spaces under MIN_ROWS never need it."""
+    return importlib.import_module("faiss")
+
 
 MIN_ROWS = 200_000
 """Spaces smaller than this are always scanned exactly (the scan is then a few ms)."""
@@ -53,9 +56,13 @@ _TRAIN_ROWS = 65_536
 _RANGE_MARGIN = 0.05
 
 
+@functools.cache
 def available() -> bool:
-    """Whether the quantised first pass can be used on this machine (faiss importable)."""
-    return _faiss is not None
+    """Whether the quantised first pass can be used on this machine (faiss installed).
+
+    Optional: without it every search is exact.
+    """
+    return importlib.util.find_spec("faiss") is not None
 
 
 def _workers() -> int:
@@ -85,7 +92,7 @@ class QuantisedScan:
     def build(cls, space: VectorSpace, shards: int | None = None) -> QuantisedScan:
         """Encode every committed row of ``space``, reading the file in chunks (never mapped,
         so building does not leave 2 GB of the matrix resident)."""
-        if _faiss is None:
+        if not available():
             raise RuntimeError("faiss is not installed")
         path = space.directory / "vectors.f32"
         rows, dim = len(space), space.dim
@@ -94,7 +101,7 @@ class QuantisedScan:
         bounds = [int(b) for b in np.linspace(0, rows, count + 1)]
 
         def encode(lo: int, hi: int) -> tuple[int, Any]:
-            index = _faiss.clone_index(quantizer)
+            index = _faiss().clone_index(quantizer)
             with open(path, "rb") as handle:
                 for start in range(lo, hi, _READ_ROWS):
                     stop = min(start + _READ_ROWS, hi)
@@ -119,8 +126,8 @@ class QuantisedScan:
             keep_alive = None
             if mask is not None:
                 keep_alive = np.packbits(mask[first:stop], bitorder="little")
-                params = _faiss.SearchParameters()
-                params.sel = _faiss.IDSelectorBitmap(stop - first, _faiss.swig_ptr(keep_alive))
+                params = _faiss().SearchParameters()
+                params.sel = _faiss().IDSelectorBitmap(stop - first, _faiss().swig_ptr(keep_alive))
             _, found = index.search(q, min(n, stop - first), params=params)
             del keep_alive
             hits: IntArray = np.asarray(found[0], dtype=np.int64)
@@ -139,7 +146,7 @@ def _trained_quantizer(space: VectorSpace) -> Any:
     The sample is read with file reads: touching it through the mapping would leave scattered
     pages of the whole matrix resident.
     """
-    assert _faiss is not None
+    assert available()
     rows, dim = len(space), space.dim
     step = max(1, rows // _TRAIN_ROWS)
     sample = np.empty((len(range(0, rows, step)), dim), dtype=np.float32)
@@ -147,8 +154,8 @@ def _trained_quantizer(space: VectorSpace) -> Any:
         for i, row in enumerate(range(0, rows, step)):
             handle.seek(row * dim * 4)
             sample[i] = np.fromfile(handle, dtype=np.float32, count=dim)
-    quantizer = _faiss.IndexScalarQuantizer(
-        dim, _faiss.ScalarQuantizer.QT_8bit_uniform, _faiss.METRIC_INNER_PRODUCT
+    quantizer = _faiss().IndexScalarQuantizer(
+        dim, _faiss().ScalarQuantizer.QT_8bit_uniform, _faiss().METRIC_INNER_PRODUCT
     )
     quantizer.sq.rangestat_arg = _RANGE_MARGIN
     quantizer.train(sample)
@@ -170,8 +177,8 @@ def _pool() -> ThreadPoolExecutor:
     global _POOL
     with _POOL_LOCK:
         if _POOL is None:
-            if _faiss is not None:
-                _faiss.omp_set_num_threads(1)  # parallelism comes from the shards
+            if available():
+                _faiss().omp_set_num_threads(1)  # parallelism comes from the shards
             _POOL = ThreadPoolExecutor(max_workers=_workers(), thread_name_prefix="mcpkit-scan")
         return _POOL
 
@@ -194,7 +201,7 @@ class ScanIndexes:
 
     @property
     def enabled(self) -> bool:
-        return self.min_rows is not None and _faiss is not None
+        return self.min_rows is not None and available()
 
     def usable(self, name: str, space: VectorSpace) -> QuantisedScan | None:
         """The scan to use for ``space`` now, or None (search exactly); starts a build if due."""
