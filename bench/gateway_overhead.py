@@ -29,7 +29,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -151,9 +150,9 @@ INIT = {
 }
 
 
-def spawn_to_initialize(argv: list[str]) -> float:
-    """Seconds from spawning ``argv`` to its ``initialize`` answer on stdout."""
-    started = time.perf_counter()
+def spawn_to_initialize(argv: list[str], started: float | None = None) -> float:
+    """Seconds from spawning ``argv`` (or from ``started``) to its ``initialize`` answer on stdout."""
+    started = time.perf_counter() if started is None else started
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
         assert proc.stdin is not None and proc.stdout is not None
@@ -172,6 +171,28 @@ def spawn_to_initialize(argv: list[str]) -> float:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+async def _all_at_once(argvs: list[list[str]]) -> float:
+    """Seconds from spawning every ``argv`` at once to the last ``initialize`` answer."""
+    started = time.perf_counter()
+    answered: list[float] = []
+
+    async def one(argv: list[str]) -> None:
+        proc = await anyio.open_process(argv, stderr=subprocess.DEVNULL)
+        async with proc:
+            assert proc.stdin is not None and proc.stdout is not None
+            await proc.stdin.send((json.dumps(INIT) + "\n").encode())
+            buffer = b""
+            while b'"id":1' not in buffer.replace(b" ", b""):
+                buffer += await proc.stdout.receive()
+            answered.append(time.perf_counter() - started)
+            proc.terminate()
+
+    async with anyio.create_task_group() as tg:
+        for argv in argvs:
+            tg.start_soon(one, argv)
+    return max(answered)
 
 
 def five_downstreams(tmp: Path) -> dict[str, dict[str, Any]]:
@@ -202,14 +223,8 @@ def bench_startup(tmp: Path, rounds: int) -> dict[str, Any]:
         for name, entry in servers.items():
             own[name].append(spawn_to_initialize([entry["command"], *entry.get("args", [])]))
         gateway.append(spawn_to_initialize(gateway_argv(config)))
-    together: list[float] = []
-    for _ in range(rounds):
-        started = time.perf_counter()
-        with ThreadPoolExecutor(len(servers)) as pool:
-            list(
-                pool.map(lambda e: spawn_to_initialize([e["command"], *e.get("args", [])]), servers.values())
-            )
-        together.append(time.perf_counter() - started)
+    argvs = [[e["command"], *e.get("args", [])] for e in servers.values()]
+    together = [anyio.run(_all_at_once, argvs) for _ in range(rounds)]
     own_ms = {name: statistics.median(v) * 1000 for name, v in own.items()}
     slowest = max(own_ms, key=lambda n: own_ms[n])
     gw = statistics.median(gateway) * 1000

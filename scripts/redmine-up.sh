@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# redmine-up.sh: install, configure and start a real Redmine (Debian packages, SQLite, WEBrick)
+# redmine-up.sh: install, configure and start a real Redmine (Debian packages, SQLite, WEBrick or Puma)
 # for the mcpkit integration tests. Safe to run again: it reuses the packages, the database and a
 # server that already answers. Runs without a terminal (CI). Needs root; re-execs with sudo if not.
 #
@@ -9,7 +9,11 @@
 # Everything else (progress, errors) goes to stderr.
 #
 # Knobs: REDMINE_PORT (3000), REDMINE_STATE_DIR (/var/tmp/redmine-ci), REDMINE_START_TIMEOUT (180),
-#        REDMINE_ADMIN_API_KEY (pin the admin key to this value).
+#        REDMINE_ADMIN_API_KEY (pin the admin key to this value),
+#        REDMINE_SERVER (webrick, or puma: the app server production Rails sites run; Debian's
+#        puma package, Redmine's Gemfile plus puma in the state dir, so the WEBrick setup is untouched).
+# A second server on the same database: REDMINE_SERVER=puma REDMINE_PORT=3001
+#   REDMINE_STATE_DIR=/var/tmp/redmine-puma REDMINE_ENV_FILE=.redmine/env-puma scripts/redmine-up.sh
 set -euo pipefail
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -23,6 +27,8 @@ port="${REDMINE_PORT:-3000}"
 state="${REDMINE_STATE_DIR:-/var/tmp/redmine-ci}"
 env_file="${REDMINE_ENV_FILE:-$repo/.redmine/env}"
 start_timeout="${REDMINE_START_TIMEOUT:-180}"
+app_server="${REDMINE_SERVER:-webrick}"
+case "$app_server" in webrick | puma) ;; *) echo "redmine-up: REDMINE_SERVER must be webrick or puma" >&2; exit 1 ;; esac
 url="http://$bind:$port"
 app=/usr/share/redmine
 export DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8 LC_ALL=C.UTF-8
@@ -72,6 +78,14 @@ fi
 BUNDLER_VERSION="$(debian_bundler_version)"
 export BUNDLER_VERSION
 
+# ---- SQLite waits for a lock instead of failing at once ------------------------------------------
+# Without a busy timeout, two requests writing at the same moment (parallel tests, two users) make
+# Redmine answer 500 "database is locked". A running server picks this up at its next start.
+db_yml=/etc/redmine/default/database.yml
+if [ -f "$db_yml" ] && ! grep -q '^  timeout:' "$db_yml"; then
+  sed -i 's/^  adapter: sqlite3$/  adapter: sqlite3\n  timeout: 15000/' "$db_yml"
+fi
+
 # ---- an app server: Redmine's Gemfile has none; webrick is already installed with ruby --------------
 [ "$(cat "$app/Gemfile.local" 2>/dev/null)" = "gem 'webrick'" ] || echo "gem 'webrick'" >"$app/Gemfile.local"
 install -d -o www-data -g www-data "$app/tmp"
@@ -80,6 +94,18 @@ as_redmine() {
     env HOME=/tmp REDMINE_INSTANCE=default RAILS_ENV=production BUNDLER_VERSION="$BUNDLER_VERSION" "$@")
 }
 grep -q '^    webrick ' /var/lib/redmine/Gemfile.lock 2>/dev/null || quietly as_redmine bundle install --local --quiet
+gemfile_env=()
+if [ "$app_server" = puma ]; then
+  # WEBrick writes an answer's header and body in two writes without TCP_NODELAY: on a kept-alive
+  # connection Nagle then waits for the client's delayed ACK (about 40 ms a request). Puma does not.
+  installed puma || quietly apt-get install -y --no-install-recommends puma
+  install -d -o www-data -g www-data "$state"
+  printf '%s\n' '# Redmine'"'"'s Gemfile plus the app server (written by redmine-up.sh)' \
+    'eval_gemfile "/usr/share/redmine/Gemfile"' 'gem "puma"' >"$state/Gemfile"
+  chown www-data:www-data "$state/Gemfile"
+  gemfile_env=("BUNDLE_GEMFILE=$state/Gemfile")
+  grep -q '^    puma ' "$state/Gemfile.lock" 2>/dev/null || quietly as_redmine env "${gemfile_env[@]}" bundle install --local --quiet
+fi
 
 # ---- configuration: default data, REST API, admin key, a non-admin user with a key -----------------
 ruby_setup='
@@ -133,8 +159,8 @@ else
   : >"$state/server.log"
   # setsid: the server leads its own process group, so redmine-down.sh can stop all of it.
   (cd "$app" && exec setsid setpriv --reuid=www-data --regid=www-data --init-groups \
-    env HOME=/tmp REDMINE_INSTANCE=default RAILS_ENV=production BUNDLER_VERSION="$BUNDLER_VERSION" \
-    bundle exec rails server -u webrick -b "$bind" -p "$port") >>"$state/server.log" 2>&1 </dev/null &
+    env HOME=/tmp REDMINE_INSTANCE=default RAILS_ENV=production BUNDLER_VERSION="$BUNDLER_VERSION" "${gemfile_env[@]}" \
+    bundle exec rails server -u "$app_server" -b "$bind" -p "$port" -P "$state/rails.pid") >>"$state/server.log" 2>&1 </dev/null &
   echo $! >"$pid_file"
   until answers; do
     kill -0 "$(cat "$pid_file")" 2>/dev/null || {

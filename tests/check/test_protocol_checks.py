@@ -15,9 +15,11 @@ from typing import Any
 import jsonschema
 import pytest
 
-from mcpkit.check.rules import CATALOG, compat_rules
+from mcpkit.check.rules import CATALOG
 from tests.check.test_check_fixtures import MCPKIT, protocol, rules, run_check
 from tests.client.procs import raw, start_http_server, start_misbehaving_http
+
+pytestmark = pytest.mark.slow  # every test runs `mcpkit check` as a process
 
 SARIF_SCHEMA = Path(__file__).resolve().parents[1] / "data" / "sarif-schema-2.1.0.json"
 
@@ -211,13 +213,6 @@ def test_sarif_of_a_start_up_failure_is_valid() -> None:
     assert code == 2
     _validate_sarif(doc)
     assert [r["ruleId"] for r in doc["runs"][0]["results"]] == ["server-unreachable"]
-
-
-def test_every_rule_cites_its_evidence() -> None:
-    for rule in [*CATALOG.values(), *compat_rules().values()]:
-        assert rule.evidence and rule.help_uri.startswith("https://"), rule.id
-        if rule.unconfirmed:
-            assert rule.level != "error", rule.id
 
 
 def test_the_python_sdk_http_server_passes_every_check() -> None:

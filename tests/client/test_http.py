@@ -55,10 +55,31 @@ async def test_one_protocol_version_header_and_the_session_id() -> None:
             assert len(await s.list_tools()) == 4
 
 
+async def test_a_same_origin_redirect_is_followed() -> None:
+    with misbehaving("--redirect") as url:
+        async with connect(url, timeout=10) as s:
+            assert (await s.call("echo", {"text": "moved"})).text == "moved"
+
+
 async def test_sse_answers_are_read_too() -> None:
     with misbehaving("--sse-answers") as url:
         async with connect(url, timeout=10) as s:
             assert (await s.call("echo", {"text": "streamed"})).text == "streamed"
+
+
+async def test_no_response_stream_stays_open_after_many_calls() -> None:
+    with misbehaving() as url:
+        async with connect(url, timeout=10) as s:
+            for i in range(200):
+                assert (await s.call("echo", {"text": str(i)})).text == str(i)
+            assert s.open_http_streams == 0
+            with pytest.raises(CallTimeoutError):
+                await s.call("silent", {}, timeout=0.3)
+            assert s.pending == 0
+            # The cancellation that follows the timeout closes the never-ending stream.
+            with anyio.fail_after(10):
+                while s.open_http_streams:
+                    await anyio.sleep(0.02)
 
 
 @pytest.mark.parametrize("tool", ["endless", "silent"])
@@ -80,11 +101,11 @@ async def test_initialize_is_bounded_by_the_timeout() -> None:
             pass
 
 
-@pytest.mark.parametrize("flags", [(), ("--chunked",)])
+@pytest.mark.parametrize("flags", [(), ("--chunked",), ("--sse-answers",)])
 async def test_a_body_over_the_limit_is_refused(flags: tuple[str, ...]) -> None:
     with misbehaving(*flags) as url:
         async with connect(url, timeout=30, max_body=1024 * 1024) as s:
-            with pytest.raises(ResponseTooLargeError, match="over the 1 MB limit"):
+            with pytest.raises(ResponseTooLargeError, match=r"(body|event) over the 1 MB limit"):
                 await s.call("huge", {"megabytes": 5})
             assert (await s.call("huge", {"megabytes": 0.5})).text == "x" * (512 * 1024)
             assert (await s.call("echo", {"text": "after"})).text == "after"
@@ -176,6 +197,7 @@ async def test_tls_with_an_untrusted_certificate(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("flags", "words"),
     [
@@ -192,6 +214,7 @@ def test_cli_says_it_in_one_line_without_a_traceback(flags: tuple[str, ...], wor
     assert "Traceback" not in out.stderr
 
 
+@pytest.mark.slow
 def test_cli_refused_and_trace_shows_details() -> None:
     url = f"http://127.0.0.1:{free_port()}/mcp"
     out = mcpkit("tools", "--timeout", "5", "--url", url)
@@ -201,6 +224,7 @@ def test_cli_refused_and_trace_shows_details() -> None:
     assert traced.returncode == 1 and "->" in traced.stderr and "initialize" in traced.stderr
 
 
+@pytest.mark.slow
 def test_cli_max_body_option() -> None:
     with misbehaving() as url:
         out = mcpkit("call", "huge", "megabytes=2", "--max-body", "1", "--url", url)
@@ -209,6 +233,7 @@ def test_cli_max_body_option() -> None:
         assert out.returncode == 0 and len(out.stdout) == 2 * 1024 * 1024 + 1
 
 
+@pytest.mark.slow
 def test_sse_fallback_says_why_in_one_line(sse_server: int) -> None:
     out = mcpkit("call", "echo", "text=old", "--url", f"http://127.0.0.1:{sse_server}/sse")
     assert out.returncode == 0 and out.stdout.strip() == "old"

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from mcpkit.client import ServerConfig, Session
+from mcpkit.client import ClientHandlers, ServerConfig, Session
 from tests.support.env import THIRD_PARTY, require
 
 HERE = Path(__file__).resolve().parent
@@ -32,6 +34,30 @@ CLIENT_OF = {
     "cursor": "cursor-vscode",
     "vscode": "Visual Studio Code",
 }
+
+
+INITIALIZE: dict[str, Any] = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    },
+}
+
+
+def wait_port(port: int, timeout: float = 60) -> None:
+    """Until something accepts connections on ``port`` (RuntimeError after ``timeout``)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on port {port}")
 
 
 def flaky(*flags: str) -> dict[str, Any]:
@@ -92,6 +118,7 @@ async def gateway_session(
     client_name: str | None = "claude-code",
     on_notification: Callable[[str, dict[str, Any]], Awaitable[None]] | None = None,
     timeout: float = 60,
+    handlers: ClientHandlers | None = None,
 ) -> AsyncIterator[Session]:
     """A real client session to ``mcpkit gateway`` started as a child process."""
     server = ServerConfig(name="gateway", command=gateway_argv(config, *flags), env=gateway_env())
@@ -103,6 +130,7 @@ async def gateway_session(
         raise_on_error=False,
         client_info=info,
         on_notification=on_notification,
+        handlers=handlers,
     ) as session:
         yield session
 

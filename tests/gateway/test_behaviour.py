@@ -48,7 +48,14 @@ def test_names_json_is_stable_when_a_server_is_added(tmp_path: Path) -> None:
 
 def test_status_reports_health_and_quarantine(tmp_path: Path) -> None:
     config = write_config(
-        tmp_path / "gw.json", {"flaky": flaky(), "gone": {"command": "/nonexistent/server"}}
+        tmp_path / "gw.json",
+        {
+            "flaky": flaky(),
+            "gone": {"command": "/nonexistent/server"},
+            "mute": {"command": "sleep", "args": ["300"]},  # never answers initialize
+            "nolist": flaky("--mute-list"),  # answers initialize, never tools/list
+        },
+        {"connect_timeout": 2},
     )
     done = run_cli("gateway", "status", "--json", "--config", str(config))
     assert done.returncode == 1  # a server is down
@@ -56,6 +63,11 @@ def test_status_reports_health_and_quarantine(tmp_path: Path) -> None:
     servers = {s["server"]: s for s in data["servers"]}
     assert servers["flaky"]["state"] == "ready" and servers["flaky"]["tools"] == 11
     assert servers["gone"]["state"] in ("failed", "unhealthy") and servers["gone"]["error"]
+    # Ready once every server answered or failed: the mute one fails at its connect timeout.
+    assert servers["mute"]["state"] == "failed"
+    assert "no answer to initialize within 2 s" in servers["mute"]["error"]
+    assert servers["nolist"]["state"] == "failed"
+    assert "no answer to tools/list within 2 s" in servers["nolist"]["error"]
     strict = data["profiles"]["openai-strict"]["quarantined"]
     assert "flaky_tags" in strict and "additionalProperties" in strict["flaky_tags"]
     assert data["profiles"]["gemini"]["quarantined"].keys() == {"flaky_tree"}
@@ -68,6 +80,7 @@ def test_a_bad_config_is_a_usage_error(tmp_path: Path) -> None:
 
 
 @pytest.mark.anyio
+@pytest.mark.thirdparty
 async def test_capabilities_are_only_what_is_served(tmp_path: Path) -> None:
     async with gateway_session(write_config(tmp_path / "a.json", {"flaky": flaky()})) as session:
         assert session.capabilities == {"tools": {"listChanged": True}}
@@ -86,6 +99,10 @@ async def test_resources_and_prompts_are_forwarded_namespaced(tmp_path: Path) ->
         assert resources and all(r["name"].startswith("everything_") for r in resources)
         read = await session.request("resources/read", {"uri": resources[0]["uri"]})
         assert read["contents"][0]["uri"] == resources[0]["uri"]
+        templates = (await session.request("resources/templates/list", {}))["resourceTemplates"]
+        assert templates and all(t["name"].startswith("everything_") for t in templates)
+        made = templates[0]["uriTemplate"].split("{")[0] + "7"  # a URI no list names
+        assert (await session.request("resources/read", {"uri": made}))["contents"]
         prompts = (await session.request("prompts/list", {}))["prompts"]
         simple = next(p for p in prompts if p["name"].startswith("everything_simple"))
         got = await session.request("prompts/get", {"name": simple["name"], "arguments": {}})
@@ -163,3 +180,31 @@ async def test_output_cap_cuts_with_a_pointer_to_the_rest(tmp_path: Path) -> Non
             key, offset = pointer.rstrip("]").split(" and offset=")
             raw = await call(session, "readmore", {"id": key, "offset": int(offset)})
         assert got == whole
+
+
+@pytest.mark.anyio
+@pytest.mark.thirdparty
+async def test_a_servers_sampling_request_reaches_the_client(tmp_path: Path) -> None:
+    from mcpkit.client import ClientHandlers
+
+    asked: list[dict[str, Any]] = []
+
+    async def model(params: dict[str, Any]) -> dict[str, Any]:
+        """Stands in for the client's LLM (a hosted model cannot run here)."""
+        asked.append(params)
+        return {
+            "role": "assistant",
+            "content": {"type": "text", "text": "the client's model says hi"},
+            "model": "stand-in",
+        }
+
+    config = write_config(tmp_path / "gw.json", {"everything": everything_server()})
+    args = {"prompt": "say hi", "maxTokens": 20}
+    async with gateway_session(config, handlers=ClientHandlers(sampling=model)) as session:
+        answered = await call(session, "everything_trigger_sampling_request", args)
+    assert answered.get("isError") is not True, answered
+    assert "the client's model says hi" in text(answered)
+    assert asked and asked[0]["messages"][0]["content"]["text"].endswith("say hi")
+    async with gateway_session(config) as session:  # a client without a model: refused, saying why
+        refused = await call(session, "everything_trigger_sampling_request", args)
+    assert "sampling" in text(refused), text(refused)

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +16,7 @@ import pytest
 
 from mcpkit.client import ServerConfig, Session
 from tests.client.procs import free_port, wait_gone
-from tests.gateway.support import flaky, gateway_argv, gateway_session, write_config
+from tests.gateway.support import flaky, gateway_argv, gateway_session, wait_port, write_config
 from tests.gateway.test_supervision import _descendants
 
 pytestmark = [pytest.mark.slow]
@@ -38,13 +36,7 @@ def gateway_url(tmp_path: Path) -> Iterator[str]:
         stdin=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                break
-        except OSError:
-            time.sleep(0.05)
+    wait_port(port)
     try:
         yield f"http://127.0.0.1:{port}/mcp"
         below = _descendants(proc.pid)
@@ -136,14 +128,8 @@ async def test_an_http_downstream_that_goes_away_is_reconnected(tmp_path: Path) 
 
     def start() -> subprocess.Popen[bytes]:
         proc = subprocess.Popen([*sdk_echo(), "--http", str(port)], stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                    return proc
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError("echo server did not start")
+        wait_port(port)
+        return proc
 
     server = start()
     try:

@@ -98,7 +98,7 @@ def test_gateway_fixes_what_the_downstreams_break(
 def test_vscode_tool_limit_gets_meta_tools(servers: dict[str, Any], tmp_path: Path) -> None:
     bulky = {**servers, "bulk": flaky("--many", "125")}
     direct = _direct_errors({"bulk": bulky["bulk"]}, ["vscode"])
-    assert direct["vscode"] == {"vscode-tool-count"}
+    assert "vscode-tool-count" in direct["vscode"]
     report = _gateway_check(write_config(tmp_path / "gw.json", bulky), "vscode")
     assert [f for f in report["findings"] if f["severity"] == "error"] == []
     assert sorted(report["tools"]) == ["call_tool", "describe_tool", "search_tools"]

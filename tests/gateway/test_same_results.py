@@ -29,6 +29,11 @@ ARGS: dict[str, dict[str, Any]] = {
     "toggle-subscriber-updates": {},
     "trigger-long-running-operation": {"duration": 0.2, "steps": 2},
     "simulate-research-query": {"topic": "gateways"},
+    # These ask the client for roots, sampling or elicitation; both clients refuse the same way.
+    "get-roots-list": {},
+    "trigger-sampling-request": {"prompt": "hello", "maxTokens": 5},
+    "trigger-elicitation-request": {},
+    "trigger-url-elicitation": {},
 }
 # get-env prints the server's environment: the gateway's child inherits the gateway's, which
 # the test sets apart from its own (MCPKIT_LOG); compared without those keys.

@@ -15,7 +15,7 @@ import pytest
 
 from mcpkit.client import Session
 from tests.client.procs import running, wait_gone
-from tests.gateway.support import flaky, gateway_argv, gateway_session, run_cli, write_config
+from tests.gateway.support import INITIALIZE, flaky, gateway_argv, gateway_session, run_cli, write_config
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
@@ -177,17 +177,7 @@ def test_no_leftover_processes_after_a_signal(tmp_path: Path, sig: signal.Signal
     )
     try:
         assert proc.stdin is not None and proc.stdout is not None
-        init = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "t", "version": "1"},
-            },
-        }
-        proc.stdin.write((json.dumps(init) + "\n").encode())
+        proc.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
         proc.stdin.flush()
         assert b'"result"' in proc.stdout.readline()  # ready: every downstream answered
         below = _descendants(proc.pid)

@@ -16,6 +16,7 @@ from mcpkit.gateway.arguments import restore
 from mcpkit.gateway.clients import markdown_table, match
 from mcpkit.gateway.naming import Route
 from mcpkit.gateway.views import build_view
+from tests.compat.strategies import tools as generated_tools
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "gateway.md"
 
@@ -122,3 +123,55 @@ def test_client_names_choose_profiles() -> None:
 
 def test_docs_keep_the_client_table() -> None:
     assert markdown_table() in DOCS.read_text(encoding="utf-8")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    args=st.dictionaries(
+        st.sampled_from(["value", "note", "other"]),
+        st.one_of(st.none(), st.integers(), st.text(max_size=8), st.booleans()),
+        max_size=3,
+    )
+)
+def test_arguments_that_fit_pass_unchanged_and_coercion_never_breaks_a_fit(args: dict[str, Any]) -> None:
+    from jsonschema import Draft202012Validator
+
+    from mcpkit.gateway.arguments import Restorer
+
+    schema = CHOICE["inputSchema"]
+    valid = Draft202012Validator(schema).is_valid
+    sent = Restorer(schema)(args)
+    if valid(args):
+        assert sent == args
+    if valid(restore(args, schema)):
+        assert valid(sent)
+
+
+def test_sloppy_forms_are_coerced_like_mcpkit_servers_do() -> None:
+    from mcpkit.gateway.arguments import Restorer
+
+    schema = {
+        "type": "object",
+        "properties": {"flag": {"type": "boolean"}, "ids": {"type": "array", "items": {"type": "integer"}}},
+    }
+    assert Restorer(schema)({"flag": "yes", "ids": "1,2"}) == {"flag": True, "ids": [1, 2]}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    batch=st.lists(generated_tools(), min_size=1, max_size=4),
+    profiles=st.sampled_from([SAFE_SET, *(profiles_for(None, p) for p in PROFILES)]),
+)
+def test_every_listed_tool_lints_clean_and_the_rest_is_quarantined(
+    batch: list[dict[str, Any]], profiles: tuple[str, ...]
+) -> None:
+    """The gateway's promise for any server: what a client sees passes its rules; nothing else
+    is silently lost (each tool is listed or quarantined with a reason)."""
+    tools = {
+        f"s_t{i}": (Route("s", str(t.get("name"))), {**t, "name": f"s_t{i}"}) for i, t in enumerate(batch)
+    }
+    view = build_view(tools, profiles, "gateway")
+    assert set(view.entries) | set(view.quarantined) == set(tools)
+    assert all(view.quarantined.values())
+    errors = [f for f in lint(view.listed(), list(profiles), server_name="gateway") if f.severity == "error"]
+    assert errors == []

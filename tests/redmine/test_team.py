@@ -17,8 +17,10 @@ from hypothesis import strategies as st
 from mcpkit.redmine.api import RedmineClient
 from mcpkit.redmine.config import RedmineConfig, RedmineConfigError
 from mcpkit.redmine.keys import MAX_KEYS, KeyedClients, request_key
-from mcpkit.redmine.team import key_checked
+from mcpkit.redmine.team import key_check
 from mcpkit.redmine.xml import Formatter
+from mcpkit.server import HttpOptions
+from mcpkit.server._http import guard
 
 GOOD = "a" * 40
 
@@ -84,12 +86,15 @@ def test_the_http_guard_answers_401_without_a_usable_key() -> None:
         await send({"type": "http.response.body", "body": b"ok"})
 
     async def run() -> None:
-        app = key_checked(inner, clients())
+        app = guard(inner, HttpOptions(authorize=key_check(clients())))
         assert (await _status(app, {}))[0] == 401
         status, body = await _status(app, {"authorization": "Bearer " + "b" * 40})
         assert status == 401 and b"b" * 40 not in body
         assert await _status(app, {"x-redmine-api-key": GOOD}) == (200, b"ok")
-        assert await _status(key_checked(inner, clients(GOOD)), {}) == (200, b"ok")
+        assert await _status(guard(inner, HttpOptions(authorize=key_check(clients(GOOD)))), {}) == (
+            200,
+            b"ok",
+        )
 
     anyio.run(run)
 

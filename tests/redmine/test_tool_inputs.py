@@ -172,6 +172,8 @@ def test_issue_filters_translate_redmine_names() -> None:
         {"sort": "id desc; drop"},
         {"project": "Has Spaces"},
         {"include": ["journals"]},
+        {"query_id": 1, "status": "open"},
+        {"query_id": 1, "custom_fields": [{"id": 3, "value": "x"}]},
     ],
 )
 def test_issue_filters_refuse_bad_values(args: dict[str, Any]) -> None:

@@ -167,3 +167,38 @@ async def test_http_headers_reach_the_handler_and_foreign_origins_are_refused() 
                 result = await session.call_tool("headers", {})
                 assert result.content[0].text == "k-123"  # type: ignore[union-attr]
         tg.cancel_scope.cancel()
+
+
+async def test_a_server_check_of_its_own_refuses_before_the_transport() -> None:
+    from mcpkit.server import HttpOptions, HttpRefusal
+    from mcpkit.server._http import guard
+
+    reached: list[bool] = []
+
+    async def inner(scope: Any, receive: Any, send: Any) -> None:
+        reached.append(True)
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    async def authorize(headers: Any) -> HttpRefusal | None:
+        return (
+            None
+            if headers.get("x-user") == "ada"
+            else HttpRefusal(401, "Say who you are.", 'Bearer realm="t"')
+        )
+
+    app = guard(inner, HttpOptions(authorize=authorize))
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: Any) -> None:
+        sent.append(dict(message))
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b""}
+
+    await app({"type": "http", "headers": []}, receive, send)
+    assert sent[0]["status"] == 401 and (b"www-authenticate", b'Bearer realm="t"') in sent[0]["headers"]
+    assert not reached
+    sent.clear()
+    await app({"type": "http", "headers": [(b"x-user", b"ada")]}, receive, send)
+    assert sent[0]["status"] == 200 and reached

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
 
-from mcpkit.check.rules import with_evidence
+from mcpkit.check.rules import CheckSeverity, info
 from mcpkit.compat import DEFAULT_PROFILES
 
-CheckSeverity = Literal["error", "warning", "info"]
+__all__ = ["SEVERITY_RANK", "CheckFinding", "CheckOptions", "CheckReport", "CheckSeverity"]
+
 SEVERITY_RANK: dict[str, int] = {"error": 2, "warning": 1, "info": 0}
 
 
@@ -73,7 +74,10 @@ class CheckReport:
     baseline: dict[str, Any] = field(default_factory=dict)
 
     def add(self, finding: CheckFinding) -> None:
-        self.findings.append(with_evidence(finding))
+        """Keep ``finding``, with the evidence of its rule filled in from the catalog."""
+        if not finding.evidence:
+            finding = replace(finding, evidence=info(finding.rule).evidence)
+        self.findings.append(finding)
 
     def rules(self) -> set[str]:
         return {f.rule for f in self.findings}

@@ -22,6 +22,7 @@ from typing import Any
 from mcpkit.check.argsgen import example_arguments
 from mcpkit.check.model import CheckFinding, CheckReport, CheckSeverity
 from mcpkit.client import CallTimeoutError, ClientError, JsonRpcError, ServerExitedError, Session
+from mcpkit.errors import McpkitError
 from mcpkit.results import validate_result
 
 UNKNOWN_TOOL = "mcpkit_check_no_such_tool"
@@ -31,7 +32,7 @@ Restart = Callable[[], Awaitable[Session | None]]
 """Closes the current session and opens a new one (None when the server cannot be restarted)."""
 
 
-class _Broken(Exception):
+class _ServerBrokenError(McpkitError):
     """The current call left the server hung or dead; restart before the next call."""
 
 
@@ -81,7 +82,7 @@ class Prober:
         try:
             await step
             return True
-        except _Broken:
+        except _ServerBrokenError:
             session = await self._restart()
             if session is None:
                 self.report.add(
@@ -127,12 +128,12 @@ class Prober:
             raw = await self._request(name, args)
         except ServerExitedError as exc:
             self._add("server-crashed", "error", f"the server died during a call to {name!r}: {exc}", name)
-            raise _Broken from exc
+            raise _ServerBrokenError from exc
         except CallTimeoutError as exc:
             self._add(
                 "probe-timeout", "warning", f"no answer within {self.timeout:g} s; server restarted", name
             )
-            raise _Broken from exc
+            raise _ServerBrokenError from exc
         except JsonRpcError as exc:
             self.report.add(
                 CheckFinding(
@@ -209,10 +210,10 @@ class Prober:
             return
         except ServerExitedError as exc:
             self._add("server-crashed", "error", f"the server died on an unexpected argument: {exc}", name)
-            raise _Broken from exc
+            raise _ServerBrokenError from exc
         except CallTimeoutError as exc:
             self._add("probe-timeout", "warning", "a call with an unexpected argument got no answer", name)
-            raise _Broken from exc
+            raise _ServerBrokenError from exc
         except ClientError:
             return
         self._validate(name, raw)
@@ -236,12 +237,12 @@ class Prober:
             return None  # a protocol error is what the spec asks for here
         except ServerExitedError as exc:
             self._add("server-crashed", "error", f"the server died on a call of an unknown tool: {exc}", name)
-            raise _Broken from exc
+            raise _ServerBrokenError from exc
         except CallTimeoutError as exc:
             self._add(
                 "probe-timeout", "warning", "a call of an unknown tool got no answer; server restarted", name
             )
-            raise _Broken from exc
+            raise _ServerBrokenError from exc
         except ClientError:
             return None
         self._validate(name, raw)

@@ -10,14 +10,13 @@ whose evidence is not confirmed is a warning that says so, never an error by def
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import Literal
 
 from mcpkit.compat import PROFILES, get_profile
 
-if TYPE_CHECKING:
-    from mcpkit.check.model import CheckFinding, CheckSeverity
+CheckSeverity = Literal["error", "warning", "info"]
 
 SPEC = "https://modelcontextprotocol.io/specification/2025-11-25"
 
@@ -335,13 +334,6 @@ def info(rule: str) -> RuleInfo:
     """The metadata of ``rule`` (a generic entry for an id the catalog does not know)."""
     found = CATALOG.get(rule) or compat_rules().get(rule)
     return found or RuleInfo(rule, "warning", rule.replace("-", " "), "", f"{SPEC}/server/tools")
-
-
-def with_evidence(finding: CheckFinding) -> CheckFinding:
-    """Fill in the finding's evidence from the catalog (if it has none)."""
-    if finding.evidence:
-        return finding
-    return replace(finding, evidence=info(finding.rule).evidence)
 
 
 _ISSUE = re.compile(r"\b([\w.-]+)/([\w.-]+)#(\d+)")

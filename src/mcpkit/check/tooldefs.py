@@ -45,7 +45,7 @@ def check_tool_definitions(
         if meta is not None and meta.unconfirmed and severity == "error":
             # Evidence not confirmed (client-rules fact, section D): never an error by default.
             severity = "warning"
-            message += "; the evidence for this client rule is unconfirmed, so it is a warning"
+            message += "; unconfirmed evidence, so a warning"
         report.add(
             CheckFinding(
                 finding.rule,

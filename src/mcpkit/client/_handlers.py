@@ -21,6 +21,8 @@ from mcp.client.session import ClientRequestContext
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
+from mcpkit.jsonrpc import JsonRpcError
+
 logger = logging.getLogger("mcpkit.client")
 
 _M = TypeVar("_M", bound=BaseModel)
@@ -44,6 +46,7 @@ class ClientHandlers:
     ``roots``: the roots to list (``file://`` URIs or local paths; default none).
     ``sampling``: ``sampling/createMessage`` params -> CreateMessageResult (default: refused).
     ``elicitation``: ``elicitation/create`` params -> ElicitResult (default: refused).
+    A handler that raises :class:`mcpkit.jsonrpc.JsonRpcError` refuses with that code and message.
     """
 
     roots: Sequence[str | Path] = field(default_factory=tuple)
@@ -92,6 +95,8 @@ async def _run(handler: WireHandler, params: Any, what: str) -> dict[str, Any] |
     wire = params.model_dump(by_alias=True, mode="json", exclude_none=True)
     try:
         return await handler(wire)
+    except JsonRpcError as exc:  # a refusal the handler chose: its code and message go back as they are
+        return mcp_types.ErrorData(code=exc.code, message=exc.message)
     except Exception as exc:
         logger.warning("%s handler failed: %s", what, exc, exc_info=True)
         return mcp_types.ErrorData(code=mcp_types.INTERNAL_ERROR, message=f"{what} handler failed: {exc}")

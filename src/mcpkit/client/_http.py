@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -170,8 +170,11 @@ class StreamAbortedError(McpkitError, httpx2.StreamError):
 class _GuardedStream(httpx2.AsyncByteStream):
     """A response body that counts bytes against a limit and can be aborted from another task."""
 
-    def __init__(self, inner: httpx2.AsyncByteStream, limit: int | None, url: str) -> None:
+    def __init__(
+        self, inner: httpx2.AsyncByteStream, limit: int | None, url: str, on_close: Callable[[], None]
+    ) -> None:
         self._inner = inner
+        self._on_close = on_close
         self._limit = limit
         self._url = url
         self._seen = 0
@@ -204,6 +207,7 @@ class _GuardedStream(httpx2.AsyncByteStream):
             self._scope.cancel()
 
     async def aclose(self) -> None:
+        self._on_close()
         await self._inner.aclose()
 
 
@@ -232,6 +236,15 @@ class HttpGuard:
         stream = self._open.pop(request_id, None)
         if stream is not None:
             stream.abort()
+
+    @property
+    def open_streams(self) -> int:
+        """Response streams not yet closed (0 when every request has settled)."""
+        return len(self._open)
+
+    def _forget(self, request_id: Any, stream: _GuardedStream) -> None:
+        if self._open.get(request_id) is stream:
+            del self._open[request_id]
 
 
 class _GuardedTransport(httpx2.AsyncBaseTransport):
@@ -274,6 +287,8 @@ class _GuardedTransport(httpx2.AsyncBaseTransport):
         ctype = response.headers.get("content-type", "").lower()
         is_json = ctype.startswith("application/json")
         is_sse = ctype.startswith("text/event-stream")
+        if 300 <= response.status_code < 400:
+            return response  # the SDK follows a redirect that stays on the endpoint's origin
         if response.status_code >= 400 or (response.status_code != 202 and not (is_json or is_sse)):
             return await _refused(request, response, rid, url, ctype, is_json)
         length = response.headers.get("content-length", "")
@@ -282,7 +297,7 @@ class _GuardedTransport(httpx2.AsyncBaseTransport):
             await response.aclose()
             return _synthesized(request, rid, HttpProblem(url, "too-large", detail=_mb(limit)))
         assert isinstance(response.stream, httpx2.AsyncByteStream)
-        stream = _GuardedStream(response.stream, limit, url)
+        stream = _GuardedStream(response.stream, limit, url, lambda: guard._forget(rid, stream))
         guard._open[rid] = stream
         return httpx2.Response(
             response.status_code,

@@ -175,6 +175,7 @@ class Session:
         self._closing = False
         self._tools: list[dict[str, Any]] | None = None
         self._inflight = 0
+        self._http_guard: HttpGuard | None = None
 
     # ----- lifecycle -------------------------------------------------------------------
 
@@ -315,7 +316,7 @@ class Session:
         if self._tracer:
             headers = redact_headers(self.server.headers)
             self._tracer.line(self.server.name, "--", f"connect {kind} {self.server.url} headers={headers}")
-        guard = HttpGuard(max_body=self.max_body, timeout=self.connect_timeout)
+        guard = self._http_guard = HttpGuard(max_body=self.max_body, timeout=self.connect_timeout)
 
         def guarded_client(
             headers: dict[str, str] | None = None,
@@ -483,6 +484,11 @@ class Session:
         return self._inflight
 
     @property
+    def open_http_streams(self) -> int:
+        """HTTP response streams still open (0 once every request settled; always 0 on stdio)."""
+        return self._http_guard.open_streams if self._http_guard is not None else 0
+
+    @property
     def pid(self) -> int | None:
         t = self._live().transport
         return t.pid if t else None
@@ -562,9 +568,9 @@ class Session:
         except MCPError as exc:
             if exc.code == mcp_types.REQUEST_TIMEOUT and seconds is not None:
                 raise CallTimeoutError(method, seconds) from None
-            if exc.code == mcp_types.CONNECTION_CLOSED:
+            mapped = _http_error(exc, self.server.url, self.max_body)
+            if mapped is None and exc.code == mcp_types.CONNECTION_CLOSED:
                 raise await self._exit_error(link) from None
-            mapped = _http_error(exc)
             if mapped is not None:
                 raise mapped from None
             raise JsonRpcError(exc.code, exc.message, exc.data) from None
@@ -602,7 +608,7 @@ class Session:
         return ServerExitedError(t.returncode, t.stderr_tail(), detail="server closed its stdout")
 
 
-def _http_error(exc: MCPError) -> ClientError | None:
+def _http_error(exc: MCPError, url: str | None = None, max_body: int | None = None) -> ClientError | None:
     """The client error for an HTTP failure the guard turned into a JSON-RPC error, else None."""
     problem = HttpProblem.from_data(exc.data) if exc.code == HTTP_FAILURE else None
     if problem is not None:
@@ -612,6 +618,10 @@ def _http_error(exc: MCPError) -> ClientError | None:
     if exc.code == mcp_types.PARSE_ERROR and BodyLimitError.MARKER in exc.message:
         # A body without Content-Length passed the limit mid-stream (the SDK wraps our error).
         return ResponseTooLargeError(exc.message.removeprefix("Failed to parse JSON response: "), url="")
+    if exc.code == mcp_types.CONNECTION_CLOSED and "Server-sent event exceeded" in exc.message and url:
+        # One event of an event-stream answer passed the limit (checked by the SDK's parser).
+        problem = HttpProblem(url, "too-large", detail=f"{(max_body or 0) / (1024 * 1024):g} MB")
+        return ResponseTooLargeError(problem.message.replace("response body", "server-sent event"), url=url)
     return None
 
 

@@ -9,7 +9,10 @@
   ``null`` for each one it means to leave out: a ``null`` the original schema does not allow,
   on a property it does not require, is dropped.
 
-Anything else is sent as the client wrote it; the downstream validates its own arguments.
+Then the toolkit's tolerant coercion (:func:`mcpkit.server.coerce_arguments`, the same that
+mcpkit's own servers apply) turns unambiguous sloppy forms into the declared types (``"yes"``
+for ``true``, ``"a,b"`` for a list). Anything else is sent as the client wrote it; the
+downstream validates its own arguments.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from jsonschema import Draft202012Validator
+
+from mcpkit.server import ArgumentError, coerce_arguments
 
 
 def _resolve(schema: Any, root: Mapping[str, Any], depth: int = 0) -> Any:
@@ -45,6 +50,34 @@ def _fits(value: Any, schema: Any, root: Mapping[str, Any]) -> bool:
         return Draft202012Validator({**defs, **schema}).is_valid(value)
     except Exception:  # an unusual schema the validator cannot compile: let the downstream judge
         return True
+
+
+class Restorer:
+    """:func:`restore` for one tool, with its input schema compiled once.
+
+    Most calls already fit the original schema (nothing was widened, or the model sent the
+    original types): they pass after one validation, without walking the schema.
+    """
+
+    def __init__(self, original: Mapping[str, Any]) -> None:
+        self.original = original
+        try:
+            self._validator: Draft202012Validator | None = Draft202012Validator(dict(original))
+        except Exception:  # not a schema the validator can compile: walk it every time
+            self._validator = None
+
+    def __call__(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        if self._validator is not None:
+            try:
+                if self._validator.is_valid(dict(arguments)):
+                    return dict(arguments)
+            except Exception:
+                pass
+        restored = restore(arguments, self.original)
+        try:  # then the toolkit's own tolerant coercion: "yes" for true, "a,b" for a list, ...
+            return coerce_arguments(self.original, restored)
+        except ArgumentError:
+            return restored  # the downstream says what is wrong, in its own words
 
 
 def restore(arguments: Mapping[str, Any], original: Mapping[str, Any]) -> dict[str, Any]:

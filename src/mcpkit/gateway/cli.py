@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import anyio
+import anyio.to_thread
 import typer
 
 from mcpkit.client import ServerConfigError, default_config_path
@@ -115,11 +116,14 @@ def serve(
         raise typer.Exit(130) from None
 
 
-async def _once(gateway: Gateway) -> dict[str, Any]:
-    """Start every downstream, take the status and name map, stop them all."""
+async def _once(gateway: Gateway, *, views: bool = True) -> dict[str, Any]:
+    """Start every downstream, take the name map and the health (with ``views``, the
+    per-profile status too: adapting every tool for every profile), stop them all."""
     async with anyio.create_task_group() as tg:
         await gateway.start(tg)
-        out = {"status": gateway.status(), "names": gateway.name_map()}
+        servers = [d.status() for d in gateway.downstreams.values()]
+        status = await anyio.to_thread.run_sync(gateway.status) if views else {"servers": servers}
+        out = {"status": status, "names": gateway.name_map()}
         gateway.stop()
         tg.cancel_scope.cancel()
     return out
@@ -132,7 +136,7 @@ def names(
 ) -> None:
     """Print every public tool name and the server and tool it leads to."""
     setup_logging()
-    found = anyio.run(_once, _gateway(_config(config)))
+    found = anyio.run(lambda: _once(_gateway(_config(config)), views=False))
     table: dict[str, dict[str, str]] = found["names"]
     if as_json:
         typer.echo(json.dumps(table, indent=1))

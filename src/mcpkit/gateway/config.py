@@ -1,7 +1,8 @@
 """The gateway's configuration: the client's server table plus an optional ``gateway`` table.
 
 Downstream servers come from the same files and shapes the client reads
-(:func:`mcpkit.client.load_config`), so any ``mcpServers`` file works as is. Gateway settings
+(:func:`mcpkit.client.load_config`: ``mcpServers``, VS Code's ``servers``, Codex's
+``mcp_servers``), so any such file works as is. Gateway settings
 sit beside it in a ``gateway`` table, which the client ignores::
 
     {"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"]}},

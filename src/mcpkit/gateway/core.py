@@ -13,11 +13,12 @@ import itertools
 import json
 import logging
 import weakref
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import anyio
 import anyio.abc
+import anyio.to_thread
 import mcp_types
 from mcp.server.connection import Connection
 from mcp.server.context import ServerRequestContext
@@ -27,9 +28,8 @@ from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPError
 
 from mcpkit import __version__
-from mcpkit.client import CallTimeoutError, ClientError
+from mcpkit.client import CallTimeoutError, ClientError, ClientHandlers
 from mcpkit.gateway import answers, metatools, overflow
-from mcpkit.gateway.arguments import restore
 from mcpkit.gateway.clients import profiles_for
 from mcpkit.gateway.config import GatewayConfig
 from mcpkit.gateway.downstream import Downstream
@@ -38,6 +38,7 @@ from mcpkit.gateway.naming import NameMap, Route
 from mcpkit.gateway.overflow import Overflow
 from mcpkit.gateway.views import View, build_view
 from mcpkit.jsonrpc import JsonRpcError
+from mcpkit.server import HonestServer
 
 logger = logging.getLogger("mcpkit.gateway")
 
@@ -51,12 +52,25 @@ class Gateway:
         self.config = config
         self.forced = profile
         self.names = NameMap(config.servers, config.name, config.names)
+        self.relay_client_requests = False
+        """Forward a server's sampling and elicitation requests to the client (stdio: one client)."""
+        handlers = ClientHandlers(
+            sampling=self._asker("sampling/createMessage", "sampling"),
+            elicitation=self._asker("elicitation/create", "elicitation"),
+        )
         self.downstreams: dict[str, Downstream] = {
-            name: Downstream(server, config, on_change=self._downstream_changed, on_notification=self._relay)
+            name: Downstream(
+                server,
+                config,
+                on_change=self._downstream_changed,
+                on_notification=self._relay,
+                handlers=handlers,
+            )
             for name, server in config.servers.items()
         }
         self.routes: dict[str, tuple[Route, dict[str, Any]]] = {}
         self._views: dict[tuple[str, ...], View] = {}
+        self._building: dict[tuple[str, ...], anyio.Lock] = {}
         # Keyed by the SDK's per-connection object: a ServerSession is made anew for each request.
         self._clients: weakref.WeakKeyDictionary[Connection, tuple[str, ...]] = weakref.WeakKeyDictionary()
         self._progress: dict[str, tuple[ServerSession, str | int, Any]] = {}
@@ -113,12 +127,24 @@ class Gateway:
         return changed
 
     def view(self, profiles: tuple[str, ...]) -> View:
-        """The (cached) view for one profile set."""
+        """The (cached) view for one profile set, built here when missing (blocking)."""
         view = self._views.get(profiles)
         if view is None:
-            view = build_view(self.routes, profiles, self.config.name)
-            self._views[profiles] = view
+            routes = self.routes
+            view = build_view(routes, profiles, self.config.name)
+            if routes is self.routes:  # not outdated by a change while it was built
+                self._views[profiles] = view
         return view
+
+    async def view_async(self, profiles: tuple[str, ...]) -> View:
+        """:meth:`view` with the building in a worker thread (adapting 100 tools for seven
+        profiles takes seconds), one build per profile set at a time, the loop free meanwhile."""
+        view = self._views.get(profiles)
+        if view is not None:
+            return view
+        lock = self._building.setdefault(profiles, anyio.Lock())
+        async with lock:
+            return await anyio.to_thread.run_sync(self.view, profiles)
 
     async def _downstream_changed(self, downstream: Downstream) -> None:
         logger.info("%s is %s with %d tools", downstream.name, downstream.state, len(downstream.tools))
@@ -152,14 +178,14 @@ class Gateway:
     # -- tools -------------------------------------------------------------------------------
 
     async def list_tools(self, ctx: Ctx, params: mcp_types.PaginatedRequestParams | None) -> Any:
-        view = self.view(self.profiles_of(ctx))
+        view = await self.view_async(self.profiles_of(ctx))
         listed = view.listed()
         if self.overflow is not None:
             listed += metatools.adapted([overflow.DEFINITION], view.profiles)
         return mcp_types.ListToolsResult(tools=[mcp_types.Tool.model_validate(t) for t in listed])
 
     async def call_tool(self, ctx: Ctx, params: mcp_types.CallToolRequestParams) -> Any:
-        view = self.view(self.profiles_of(ctx))
+        view = await self.view_async(self.profiles_of(ctx))
         raw = await self.call(view, params.name, dict(params.arguments or {}), ctx)
         return mcp_types.CallToolResult.model_validate(raw)
 
@@ -181,7 +207,7 @@ class Gateway:
             return answers.failure(f"Unknown tool {name!r}; tools/list has the tools of this gateway.")
         route = entry.route
         downstream = self.downstreams[route.server]
-        args = restore(arguments, entry.original.get("inputSchema") or {})
+        args = entry.restore(arguments)
         request: dict[str, Any] = {"name": route.tool, "arguments": args}
         token = self._progress_token(ctx)
         if token is not None:
@@ -279,6 +305,33 @@ class Gateway:
         except Exception as exc:
             logger.debug("progress not delivered: %s", exc)
 
+    # -- requests servers make of the client ------------------------------------------------
+
+    def _asker(self, method: str, capability: str) -> Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]:
+        """A handler that puts a server's ``method`` request to the gateway's own client."""
+
+        async def ask(params: dict[str, Any]) -> dict[str, Any]:
+            connections = list(self._clients)
+            if not self.relay_client_requests or len(connections) != 1:
+                raise JsonRpcError(
+                    mcp_types.INVALID_REQUEST,
+                    f"the gateway cannot pass {capability} requests on here: only a gateway on stdio, "
+                    "with its one client, does",
+                )
+            connection = connections[0]
+            declared = connection.client_capabilities
+            if declared is None or getattr(declared, capability, None) is None:
+                raise JsonRpcError(
+                    mcp_types.INVALID_REQUEST,
+                    f"the client of this gateway does not accept {capability} requests",
+                )
+            try:
+                return await connection.outbound.send_raw_request(method, params, None)
+            except MCPError as exc:  # the client's own refusal, passed back unchanged
+                raise JsonRpcError(exc.code, exc.message, exc.data) from None
+
+        return ask
+
     # -- resources and prompts (only when a downstream serves them) --------------------------
 
     def serves(self, capability: str) -> bool:
@@ -318,15 +371,34 @@ class Gateway:
                 resources.append(mcp_types.Resource.model_validate({**resource, "name": name}))
         return mcp_types.ListResourcesResult(resources=resources)
 
+    async def list_resource_templates(self, ctx: Ctx, params: mcp_types.PaginatedRequestParams | None) -> Any:
+        templates = []
+        for downstream in self._serving("resources"):
+            for template in await self._all_pages(
+                downstream, "resources/templates/list", "resourceTemplates"
+            ):
+                name = self.names.name(
+                    downstream.name, str(template.get("name") or template.get("uriTemplate"))
+                )
+                templates.append(mcp_types.ResourceTemplate.model_validate({**template, "name": name}))
+        return mcp_types.ListResourceTemplatesResult(resource_templates=templates)
+
     async def read_resource(self, ctx: Ctx, params: mcp_types.ReadResourceRequestParams) -> Any:
         uri = str(params.uri)
         if uri not in self._resources:
             await self.list_resources(ctx, None)
         server = self._resources.get(uri)
-        if server is None:
-            raise MCPError(code=-32002, message=f"Resource not found: {uri}")
-        raw = await self._forward(server, "resources/read", {"uri": uri})
-        return mcp_types.ReadResourceResult.model_validate(raw)
+        if server is not None:
+            raw = await self._forward(server, "resources/read", {"uri": uri})
+            return mcp_types.ReadResourceResult.model_validate(raw)
+        for downstream in self._serving("resources"):  # a URI made from a template: whoever knows it
+            try:
+                raw = await downstream.request("resources/read", {"uri": uri})
+            except (ClientError, JsonRpcError):
+                continue
+            self._resources[uri] = downstream.name
+            return mcp_types.ReadResourceResult.model_validate(raw)
+        raise MCPError(code=-32002, message=f"Resource not found: {uri}")
 
     def _serving(self, capability: str) -> list[Downstream]:
         return [d for d in self.downstreams.values() if d.healthy and capability in d.capabilities]
@@ -337,7 +409,7 @@ class Gateway:
         for _ in range(100):
             try:
                 page = await downstream.request(method, {"cursor": cursor} if cursor else {})
-            except ClientError as exc:
+            except (ClientError, JsonRpcError) as exc:
                 logger.warning("%s: %s failed: %s", downstream.name, method, exc)
                 break
             items += [i for i in page.get(key) or [] if isinstance(i, dict)]
@@ -367,6 +439,7 @@ class Gateway:
         if self.serves("resources"):
             handlers["on_list_resources"] = self.list_resources
             handlers["on_read_resource"] = self.read_resource
+            handlers["on_list_resource_templates"] = self.list_resource_templates
         return _GatewayServer(self.config.name, version=__version__, **handlers)
 
     def status(self) -> dict[str, Any]:
@@ -389,8 +462,8 @@ class Gateway:
         }
 
 
-class _GatewayServer(Server[Any]):
-    """Announces ``tools.listChanged`` (the gateway sends it) and no empty extension map."""
+class _GatewayServer(HonestServer):
+    """The honest low-level server, announcing ``tools.listChanged``: the gateway sends it."""
 
     def create_initialization_options(
         self,
@@ -398,15 +471,11 @@ class _GatewayServer(Server[Any]):
         experimental_capabilities: dict[str, dict[str, Any]] | None = None,
         extensions: dict[str, dict[str, Any]] | None = None,
     ) -> InitializationOptions:
-        options = super().create_initialization_options(
+        return super().create_initialization_options(
             notification_options or NotificationOptions(tools_changed=True),
             experimental_capabilities,
             extensions,
         )
-        if options.capabilities.extensions == {}:
-            capabilities = options.capabilities.model_copy(update={"extensions": None})
-            options = options.model_copy(update={"capabilities": capabilities})
-        return options
 
 
 def _connection(ctx: Ctx) -> Connection:

@@ -18,7 +18,14 @@ from typing import Any, Literal
 import anyio
 import anyio.abc
 
-from mcpkit.client import CallTimeoutError, ClientError, ServerConfig, ServerExitedError, Session
+from mcpkit.client import (
+    CallTimeoutError,
+    ClientError,
+    ClientHandlers,
+    ServerConfig,
+    ServerExitedError,
+    Session,
+)
 from mcpkit.gateway.config import GatewayConfig
 from mcpkit.gateway.errors import DownstreamUnavailableError
 from mcpkit.jsonrpc import JsonRpcError
@@ -42,6 +49,7 @@ class Downstream:
         *,
         on_change: ChangeHandler,
         on_notification: NotificationRelay,
+        handlers: ClientHandlers | None = None,
     ) -> None:
         self.name = server.name
         self.server = server
@@ -59,6 +67,7 @@ class Downstream:
         self._session: Session | None = None
         self._on_change = on_change
         self._on_notification = on_notification
+        self._handlers = handlers
         self._limit = anyio.Semaphore(config.concurrency(self.name))
         self._running = 0
         self._settled = anyio.Event()  # the first attempt answered or failed
@@ -106,14 +115,17 @@ class Downstream:
         """Keep the server up until :meth:`stop`; returns when stopped or given up on."""
         started = time.perf_counter()
         while not self._stop.is_set():
-            if self.restarts and self.state != "unhealthy":
-                self.state = "restarting"
+            if self.restarts and self.state not in ("unhealthy", "failed"):
+                self.state = "restarting"  # one that never started stays "failed" while retried
                 self._wake()
             try:
                 await self._hold_one(started)
-            except ClientError as exc:
+            except (ClientError, JsonRpcError, DownstreamUnavailableError) as exc:
                 self.error = str(exc)
                 logger.warning("%s: %s", self.name, exc)
+            except Exception as exc:  # one server's surprise must not end the gateway
+                self.error = f"internal error {type(exc).__name__}: {exc}"
+                logger.exception("%s: connection failed unexpectedly", self.name)
             finally:
                 self._session = None
                 self.pid = None
@@ -135,7 +147,7 @@ class Downstream:
             if looping and self.server.kind == "stdio":
                 return  # a local process in a crash loop is not started again
             if not looping:
-                self.state = "failed" if first else "restarting"
+                self.state = "failed" if first or self.state == "failed" else "restarting"
                 await self._moved()
             delay = min(
                 self.config.supervision.max_backoff,
@@ -168,8 +180,15 @@ class Downstream:
             connect_timeout=self.config.connect_timeout,
             raise_on_error=False,
             on_notification=self._notified,
+            handlers=self._handlers,
         ) as session:
-            tools = await session.list_tools()
+            try:  # the start is bounded as a whole: a server that never lists its tools is not ready
+                with anyio.fail_after(self.config.connect_timeout):
+                    tools = await session.list_tools()
+            except TimeoutError:
+                raise DownstreamUnavailableError(
+                    f"{self.name}: no answer to tools/list within {self.config.connect_timeout:g} s"
+                ) from None
             self._session = session
             self.pid = session.pid
             self.tools = tools
@@ -207,7 +226,7 @@ class Downstream:
             self._relist = anyio.Event()
             try:
                 self.tools = await session.list_tools(refresh=True)
-            except ClientError as exc:
+            except (ClientError, JsonRpcError) as exc:
                 logger.warning("%s: re-listing tools failed: %s", self.name, exc)
                 continue
             logger.info("%s: tool list changed, now %d tools", self.name, len(self.tools))

@@ -65,6 +65,7 @@ async def run_stdio(gateway: Gateway, status_path: Path | None = None) -> None:
             tg.cancel_scope.cancel()
 
         tg.start_soon(stop_on_signal)
+        gateway.relay_client_requests = True  # one client: a server's sampling request goes to it
         await gateway.start(tg)
         tg.start_soon(StatusFile(gateway, status_path).keep_written)
         server = gateway.lowlevel()

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import anyio.to_thread
 
 if TYPE_CHECKING:
     from mcpkit.gateway.core import Gateway
@@ -61,9 +62,12 @@ class StatusFile:
 
     def write(self) -> None:
         data = {"pid": os.getpid(), "written": time.time(), **self.gateway.status()}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
+        # Only the user may read it: errors quote a server's last stderr lines.
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(json.dumps(data, indent=1))
         os.replace(tmp, self.path)
 
     async def keep_written(self) -> None:
@@ -71,7 +75,7 @@ class StatusFile:
             while True:
                 await anyio.sleep(INTERVAL)  # first write after start-up: clients come first
                 with contextlib.suppress(OSError):  # a courtesy: serving goes on without it
-                    self.write()
+                    await anyio.to_thread.run_sync(self.write)  # may build views: off the loop
         finally:
             with contextlib.suppress(OSError):
                 self.path.unlink()

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcpkit.compat import adapt, lint
+from mcpkit.gateway.arguments import Restorer
 from mcpkit.gateway.metatools import meta_tools
 from mcpkit.gateway.naming import Route
 
@@ -33,6 +34,7 @@ class Entry:
     route: Route
     original: dict[str, Any]
     adapted: dict[str, Any]
+    restore: Restorer
 
 
 @dataclass
@@ -99,7 +101,10 @@ def build_view(
             continue
         if adapted.get("name") != public:  # names are made valid for every profile; keep the public one
             adapted["name"] = public
-        view.entries[public] = Entry(public, route, original, adapted)
+        schema = original.get("inputSchema")
+        view.entries[public] = Entry(
+            public, route, original, adapted, Restorer(schema if isinstance(schema, dict) else {})
+        )
     over = [
         f
         for f in lint(view.listed(), list(profiles), server_name=server_name)

@@ -13,7 +13,7 @@ from mcpkit import __version__
 from mcpkit.redmine.api import RedmineClient
 from mcpkit.redmine.config import RedmineConfig
 from mcpkit.redmine.keys import KeyedClients
-from mcpkit.redmine.team import KeyCheckedServer
+from mcpkit.redmine.team import key_check
 from mcpkit.redmine.tools import all_tools
 from mcpkit.redmine.xml import Formatter
 from mcpkit.server import McpkitServer, ToolFilter, build_server
@@ -46,8 +46,11 @@ def build(
     base = tool_filter if tool_filter is not None else ToolFilter.from_env()
     active = base.merged(ToolFilter(read_only=config.read_only))
     server = build_server(
-        NAME, __version__, all_tools(clients.provide), tool_filter=active, instructions=INSTRUCTIONS
+        NAME,
+        __version__,
+        all_tools(clients.provide),
+        tool_filter=active,
+        instructions=INSTRUCTIONS,
+        http_authorize=key_check(clients) if team else None,
     )
-    if team:
-        server.lowlevel = KeyCheckedServer(server.lowlevel, clients)  # type: ignore[assignment]
     return server

@@ -36,6 +36,8 @@ from mcpkit.tools._context import takes_context
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
 
+    from mcpkit.server._http import Authorize
+
     Ctx = ServerRequestContext[Any, Any]
 else:
     Ctx = Any
@@ -145,9 +147,11 @@ class McpkitServer:
         instructions: str | None = None,
         findings: Sequence[Finding] | Callable[[], Sequence[Finding]] = (),
         client_logging: bool = False,
+        http_authorize: Authorize | None = None,
     ) -> None:
         self.name = name
         self.version = version
+        self.http_authorize = http_authorize
         self.tools: list[ToolSpec] = list(tools)
         self.hidden: dict[str, str] = dict(hidden or {})
         self.resources = list(resources)
@@ -410,6 +414,7 @@ class McpkitServer:
             stateless=stateless,
             allowed_origins=tuple(allowed_origins),
             bearer_token=bearer_token,
+            authorize=self.http_authorize,
         )
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._warm_up)
@@ -437,6 +442,7 @@ def build_server(
     tool_filter: ToolFilter | None = None,
     instructions: str | None = None,
     client_logging: bool = False,
+    http_authorize: Authorize | None = None,
 ) -> McpkitServer:
     """Build an honest server from tool specs.
 
@@ -446,6 +452,8 @@ def build_server(
       :class:`ToolDefinitionError`; otherwise it happens in the background once the server is
       serving (or on first use of ``server.findings``) and errors are logged, so start-up is
       not slowed by checks whose outcome is only a log line.
+    - ``http_authorize`` checks each HTTP request's headers before the MCP transport sees it
+      (a per-user key, for example); its :class:`HttpRefusal` becomes the HTTP answer.
     - ``client_logging`` declares the logging capability: ``ToolContext.log`` then reaches the
       client too, at the level it sets with ``logging/setLevel``.
     - ``tool_filter`` (default: from ``MCPKIT_TOOLS_INCLUDE``/``_EXCLUDE``/``MCPKIT_READ_ONLY``)
@@ -480,4 +488,5 @@ def build_server(
         instructions=instructions,
         findings=findings,
         client_logging=client_logging,
+        http_authorize=http_authorize,
     )

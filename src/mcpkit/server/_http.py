@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import hmac
 import logging
-from collections.abc import Awaitable, Callable, Iterator, MutableMapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -22,7 +22,7 @@ import anyio
 
 from mcpkit.server._signals import wait_for_stop_signal
 
-__all__ = ["HttpOptions", "origin_allowed", "serve_http"]
+__all__ = ["Authorize", "HttpOptions", "HttpRefusal", "guard", "origin_allowed", "serve_http"]
 
 logger = logging.getLogger("mcpkit.server")
 
@@ -32,6 +32,20 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 _LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
+
+
+@dataclass(frozen=True)
+class HttpRefusal:
+    """Why a request is refused before it reaches the MCP transport: a status and one line."""
+
+    status: int
+    message: str
+    challenge: str | None = None
+    """The ``WWW-Authenticate`` value of a 401, e.g. ``Bearer realm="redmine"``."""
+
+
+Authorize = Callable[[Mapping[str, str]], Awaitable[HttpRefusal | None]]
+"""A server's own check of each HTTP request's headers (lower-case names): ``None`` lets it in."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +59,8 @@ class HttpOptions:
     allowed_origins: tuple[str, ...] = ()
     """Origins allowed besides local ones, e.g. ``https://app.example.com`` (``*`` allows any)."""
     bearer_token: str | None = None
+    authorize: Authorize | None = None
+    """A check of the server's own (a per-user API key, say), run after the Origin and token."""
 
 
 def origin_allowed(origin: str | None, allowed: tuple[str, ...]) -> bool:
@@ -61,22 +77,21 @@ def origin_allowed(origin: str | None, allowed: tuple[str, ...]) -> bool:
     return parts.scheme in ("http", "https") and (parts.hostname or "") in _LOCAL_HOSTS
 
 
-async def _refuse(
-    send: Send, status: int, text: str, headers: list[tuple[bytes, bytes]] | None = None
-) -> None:
+async def _refuse(send: Send, status: int, text: str, challenge: str | None = None) -> None:
+    headers = [(b"www-authenticate", challenge.encode("latin-1"))] if challenge else []
     body = (text + "\n").encode()
     await send(
         {
             "type": "http.response.start",
             "status": status,
-            "headers": [(b"content-type", b"text/plain; charset=utf-8"), *(headers or [])],
+            "headers": [(b"content-type", b"text/plain; charset=utf-8"), *headers],
         }
     )
     await send({"type": "http.response.body", "body": body})
 
 
 def guard(app: App, options: HttpOptions) -> App:
-    """``app`` behind the Origin check and, when configured, the bearer token."""
+    """``app`` behind the Origin check and, when configured, the bearer token and ``authorize``."""
     token = options.bearer_token.encode() if options.bearer_token else None
 
     async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
@@ -94,11 +109,13 @@ def guard(app: App, options: HttpOptions) -> App:
             scheme, _, value = given.partition(" ")
             if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode(), token):
                 await _refuse(
-                    send,
-                    401,
-                    "This server needs Authorization: Bearer TOKEN.",
-                    [(b"www-authenticate", b'Bearer realm="mcp"')],
+                    send, 401, "This server needs Authorization: Bearer TOKEN.", 'Bearer realm="mcp"'
                 )
+                return
+        if options.authorize is not None:
+            refusal = await options.authorize(headers)
+            if refusal is not None:
+                await _refuse(send, refusal.status, refusal.message, refusal.challenge)
                 return
         await app(scope, receive, send)
 

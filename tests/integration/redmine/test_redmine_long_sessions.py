@@ -71,6 +71,15 @@ async def test_120_issues_with_long_descriptions_are_all_reached_by_next_offset(
             assert int(first.get("returned") or 0) < 100, "the size cap shortens the page at an item boundary"
             desc = first.find("issue/description")
             assert desc is not None and "get_issue with id=" in (desc.text or "")
+            # An agent that edits the excerpt and writes it back is stopped before Redmine is asked.
+            message = await s.error(
+                "update_issue", {"id": made[0], "description": (desc.text or "") + " edited"}
+            )
+            assert "excerpt" in message
+            full = await s.ok("get_issue", {"id": made[0], "include": []})
+            assert (full.findtext("description") or "").startswith("0 long text") and "excerpt" not in (
+                full.findtext("description") or ""
+            )
             items = await all_pages(
                 s,
                 "list_issues",
@@ -119,7 +128,7 @@ async def test_writes_redmine_ignores_are_errors_naming_field_value_and_reason(r
         issue = new_issue(redmine, pid, "Verify me")
         async with mcp_session(redmine) as s:
             message = await s.error("update_issue", {"id": issue, "status_id": 99, "subject": "Renamed"})
-            assert "status_id asked 99 but kept 1" in message and "no status 99 exists" in message
+            assert "status_id asked 99 but kept 1 New" in message and "no status 99 exists" in message
             assert "It did apply: subject" in message
             assert (await s.ok("get_issue", {"id": issue})).findtext("subject") == "Renamed"
             message = await s.error(
@@ -201,6 +210,10 @@ async def test_saved_queries_run_and_ids_are_bounded(redmine: RedmineEnv) -> Non
                 "list_issues", {"project": ident, "query_id": int(assigned.findtext("id") or 0)}
             )
             assert [i.findtext("id") for i in found.findall("issue")] == [str(mine)]
+            message = await s.error(
+                "list_issues", {"query_id": int(assigned.findtext("id") or 0), "status": "*"}
+            )
+            assert "ignores status" in message
             for huge in (2**63, "9223372036854775808", 10**30):
                 message = await s.error("get_issue", {"id": huge})
                 assert "Redmine" not in message or "Invalid" in message, message

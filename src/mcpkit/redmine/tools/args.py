@@ -7,6 +7,7 @@ a number or an identifier, ``me``, dates, and Redmine's own spellings.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -18,6 +19,9 @@ MAX_LIMIT = 100  # Redmine answers at most 100 records per request
 DEFAULT_LIMIT = 25
 
 Reader = Callable[[Mapping[str, Any], str], Any]
+# The markers this server (and the toolkit's cap) put at the end of a shortened text. Text sent
+# back with one in it was read from a shortened answer: writing it would save the cut version.
+CUT_MARKER = re.compile(r"… \[(excerpt: the first \d+ of \d+ characters|cut \d+ of \d+ characters)")
 
 
 def num(value: Any, name: str = "id") -> int:
@@ -39,12 +43,22 @@ def project_ref(value: Any) -> int | str:
 
 
 def text(args: Mapping[str, Any], name: str) -> str | None:
-    """An optional string argument, ``None`` when absent."""
+    """An optional string argument, ``None`` when absent; never a shortened text sent back."""
     value = args.get(name)
     if value is None:
         return None
     if not isinstance(value, str):
         raise ValidationError(f"Invalid value for {name}: must be text")
+    return uncut(value, name)
+
+
+def uncut(value: str, name: str) -> str:
+    """``value``, unless it carries a cut marker: then writing it would destroy the rest of the text."""
+    if CUT_MARKER.search(value):
+        raise ValidationError(
+            f"{name} contains the marker of a shortened text, so it was copied from an excerpt: "
+            "read the full text first, such as with get issue, then send your edit of that"
+        )
     return value
 
 

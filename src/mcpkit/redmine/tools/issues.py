@@ -15,6 +15,7 @@ from typing import Any
 import mcp_types
 
 from mcpkit.errors import ValidationError
+from mcpkit.redmine.api import RedmineError
 from mcpkit.redmine.tools.args import (
     as_flag,
     as_hours,
@@ -85,6 +86,22 @@ def _date_filter(value: Any, name: str) -> str:
     return text
 
 
+QUERY_IGNORES = (
+    "status",
+    "tracker",
+    "assigned_to",
+    "author",
+    "priority",
+    "parent",
+    "version",
+    "category",
+    "subject",
+    "created",
+    "updated",
+    "custom_fields",
+)
+
+
 def issue_filters(args: Mapping[str, Any]) -> dict[str, Any]:
     """Tool arguments to Redmine's ``/issues.json`` query parameters (pure, for tests)."""
     q: dict[str, Any] = {}
@@ -92,6 +109,13 @@ def issue_filters(args: Mapping[str, Any]) -> dict[str, Any]:
         q["project_id"] = project_ref(args["project"])
     if args.get("query_id") is not None:
         q["query_id"] = num(args["query_id"], "query_id")
+        # Redmine runs a saved query as saved and silently ignores filters sent with it.
+        ignored = sorted(k for k in QUERY_IGNORES if args.get(k) not in (None, "", []))
+        if ignored:
+            raise ValidationError(
+                f"query_id runs the saved query as saved and Redmine ignores {', '.join(ignored)} with it: "
+                "drop them, or filter without query_id"
+            )
     if args.get("status") is not None:
         q["status_id"] = coerce.as_number_or_special(
             str(args["status"]).strip(), allow=("open", "closed", "*")
@@ -318,7 +342,7 @@ async def move_issues(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToo
         try:
             await rc.client.put(f"issues/{issue_id}.json", what=f"issue {issue_id}", json={"issue": change})
             issue = await read(rc, ISSUE, issue_id)
-        except Exception as exc:  # RedmineError or transport: reported per issue
+        except RedmineError as exc:  # a refusal or a transport failure: reported per issue
             failed.append(f"issue {issue_id}: {exc}")
             continue
         if (issue.get("project") or {}).get("id") == pid:
@@ -390,7 +414,7 @@ FIELD_SCHEMAS: dict[str, dict[str, Any]] = {
 
 LIST_PROPERTIES: dict[str, dict[str, Any]] = {
     "project": PROJECT,
-    "query_id": ident("Saved query number from list queries; other filters refine it"),
+    "query_id": ident("Saved query from list queries, run as saved; only project, sort and paging combine"),
     "status": p.string("open, closed, * for any, or a status number"),
     "tracker": ident("Tracker number"),
     "assigned_to": p.string(USER_OR_ME),

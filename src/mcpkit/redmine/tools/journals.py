@@ -15,7 +15,7 @@ import mcp_types
 
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import RedmineError
-from mcpkit.redmine.tools.args import as_flag, confirmed, num
+from mcpkit.redmine.tools.args import as_flag, confirmed, num, uncut
 from mcpkit.redmine.tools.base import RedmineCtx, Tool
 from mcpkit.redmine.tools.issues import ISSUE
 from mcpkit.redmine.tools.resource import read
@@ -50,7 +50,7 @@ async def update_journal_note(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types
     """Replace the note of a journal entry, optionally making it private or public."""
     issue_id, journal_id = num(args["issue_id"], "issue_id"), num(args["id"])
     await journal_of(rc, issue_id, journal_id)
-    change: dict[str, Any] = {"notes": str(args["notes"])}
+    change: dict[str, Any] = {"notes": uncut(str(args["notes"]), "notes")}
     private = as_flag(args, "private_notes")
     if private is not None:
         change["private_notes"] = private

@@ -9,12 +9,14 @@ asked for, the value kept and the likely reason, and saying what did change.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import mcp_types
 
+from mcpkit.redmine.api import RedmineError
 from mcpkit.redmine.tools.base import RedmineCtx
 from mcpkit.results import error_result
 
@@ -55,6 +57,7 @@ REFERENCE_LISTS = {
     ),
 }
 _ABSENT = object()
+_DECIMAL = re.compile(r"[-+]?\d+(\.\d+)?")  # "1.5" is Redmine's 1.5; "nan" stays text
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,7 @@ class Mismatch:
     field: str
     asked: Any
     kept: Any
+    kept_name: str | None = None
 
 
 def kept_value(got: Mapping[str, Any], field: str) -> Any:
@@ -86,6 +90,15 @@ def kept_value(got: Mapping[str, Any], field: str) -> Any:
     return got.get(field, _ABSENT)
 
 
+def kept_name(got: Mapping[str, Any], field: str) -> str | None:
+    """The name Redmine shows for a kept reference (``1`` is ``New``), for the message."""
+    if not field.endswith("_id"):
+        return None
+    ref = got.get(REFERENCE_OF.get(field, field[:-3]))
+    name = ref.get("name") if isinstance(ref, Mapping) else None
+    return str(name) if name is not None else None
+
+
 def _norm(value: Any) -> Any:
     if value is None or value == "" or value == []:
         return None
@@ -95,10 +108,7 @@ def _norm(value: Any) -> Any:
         return round(float(value), 6)
     if isinstance(value, str):
         text = value.replace("\r\n", "\n").strip()
-        try:
-            return round(float(text), 6)
-        except ValueError:
-            return text
+        return round(float(text), 6) if _DECIMAL.fullmatch(text) else text
     if isinstance(value, list | tuple):
         return sorted(str(_norm(v)) for v in value)
     return value
@@ -137,7 +147,7 @@ def compare(
         if same(value, kept):
             applied.append(field)
         else:
-            missed.append(Mismatch(field, value, kept))
+            missed.append(Mismatch(field, value, kept, kept_name(got, field)))
     return applied, missed
 
 
@@ -157,7 +167,7 @@ async def likely_reason(rc: RedmineCtx, miss: Mismatch) -> str:
         path, key, noun, tool = listed
         try:
             known = await _known_ids(rc, path, key)
-        except Exception:  # the reason is a hint; never let it hide the real answer
+        except RedmineError:  # the reason is a hint; never let it hide the real answer
             known = set()
         if known and miss.asked not in known:
             return f"no {noun} {miss.asked} exists, see {tool}"
@@ -198,7 +208,8 @@ async def verified(
     parts = []
     for miss in missed:
         reason = await likely_reason(rc, miss)
-        parts.append(f"{miss.field} asked {_show(miss.asked)} but kept {_show(miss.kept)}, likely {reason}")
+        kept = _show(miss.kept) + (f" {miss.kept_name}" if miss.kept_name else "")
+        parts.append(f"{miss.field} asked {_show(miss.asked)} but kept {kept}, likely {reason}")
     sent = [f for f in asked if f in write_only]
     changed = f" It did apply: {', '.join(applied)}." if applied else " It applied no other field."
     if sent:

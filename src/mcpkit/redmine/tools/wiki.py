@@ -9,7 +9,7 @@ import mcp_types
 
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import seg
-from mcpkit.redmine.tools.args import confirmed, num, project_ref
+from mcpkit.redmine.tools.args import confirmed, num, project_ref, uncut
 from mcpkit.redmine.tools.base import RedmineCtx, Tool
 from mcpkit.redmine.tools.resource import Resource, list_tool
 from mcpkit.redmine.tools.results import done, done_entity, entity_of, entity_result, preview_result
@@ -52,7 +52,7 @@ async def get_wiki_page(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallT
 
 async def create_or_update_wiki_page(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
     path, what = page_path(args)
-    page: dict[str, Any] = {"text": str(args["text"])}
+    page: dict[str, Any] = {"text": uncut(str(args["text"]), "text")}
     if args.get("comments"):
         page["comments"] = str(args["comments"])
     if args.get("parent_title"):
