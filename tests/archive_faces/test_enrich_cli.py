@@ -33,7 +33,7 @@ def test_enrich_then_search_every_mode(tmp_path: Path) -> None:
         assert [e["embedded"] for e in report["embedded"]] == [10, 10]
         assert "post 11: malformed answer twice" in done.stderr
         done = cli("enrich", *args, "--dry-run")
-        assert done.stdout.startswith("1 posts to enrich (10 done before, 1 of them failed before")
+        assert done.stdout.startswith("1 posts to enrich, 1 of them failed before (10 done, 0 imported")
     for mode in ("content", "reasoning", "summary", "average", "maximum", "minimum"):
         done = cli("search", "猫", "--mode", mode, "--db", str(db), "--json")
         assert done.returncode == 0 and len(json.loads(done.stdout)) == 10, (mode, done.stderr)

@@ -291,8 +291,8 @@ def enrich_cmd(
                 _print_json(report)
             else:
                 typer.echo(
-                    f"{report['due']:,} posts to enrich ({report['done_before']:,} done before, "
-                    f"{report['failed_before']:,} of them failed before, {report['imported']:,} imported, "
+                    f"{report['due']:,} posts to enrich, {report['failed_before']:,} of them failed before "
+                    f"({report['done_before']:,} done, {report['imported']:,} imported, "
                     f"{report['empty']:,} empty); about {report['estimated_input_tokens']:,} input and "
                     f"{report['estimated_output_tokens']:,} output tokens with {model} at {endpoint}"
                 )

@@ -387,6 +387,7 @@ class Engine:
             results.append({"rank": len(results) + 1, "score": 1.0, "post": post})
             if len(results) >= wanted:
                 break
+        self.store.with_enrichments([r["post"] for r in results])
         return results
 
     def vector_search(

@@ -15,7 +15,7 @@ The same :class:`TextFilter` serves every face and every ``source``: the text se
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from mcpkit.archive.posts import fold
 from mcpkit.errors import ValidationError
@@ -29,6 +29,12 @@ class TextFilter:
 
     includes: tuple[str, ...] = ()
     excludes: tuple[str, ...] = ()
+    _folded: tuple[tuple[str, ...], tuple[str, ...]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # folded once: matches() runs for every candidate post of a search
+        folded = (tuple(fold(t) for t in self.includes), tuple(fold(t) for t in self.excludes))
+        object.__setattr__(self, "_folded", folded)
 
     @property
     def active(self) -> bool:
@@ -36,14 +42,13 @@ class TextFilter:
 
     @property
     def folded_includes(self) -> tuple[str, ...]:
-        return tuple(fold(t) for t in self.includes)
+        return self._folded[0]
 
     def matches(self, text: str | None) -> bool:
         """Does ``text`` (``None``: a post without that text, matched as ``""``) pass?"""
         folded = fold(text or "")
-        return all(fold(t) in folded for t in self.includes) and not any(
-            fold(t) in folded for t in self.excludes
-        )
+        includes, excludes = self._folded
+        return all(t in folded for t in includes) and not any(t in folded for t in excludes)
 
 
 @dataclass(frozen=True, slots=True)

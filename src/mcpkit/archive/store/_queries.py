@@ -100,12 +100,31 @@ class StoreQueries:
         A post without that text (not enriched) is matched as an empty text, as upstream.
         """
         found = itertools.islice(self.matching_posts(text_filter, source), offset, offset + limit)
-        return [post for post, _ in found]
+        return self.with_enrichments([post for post, _ in found])
+
+    def with_enrichments(self, posts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``posts`` with ``reasoning``, ``summary`` and ``tags`` added where a post has them
+        (one query for the few posts an answer holds, not a join over every candidate)."""
+        ids = [post["post_id"] for post in posts]
+        found: dict[int, tuple[Any, Any, Any]] = {}
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for post_id, reasoning, summary, tags in self.reader.execute(
+                f"SELECT post_id, reasoning, summary, tags FROM enrichments WHERE post_id IN ({marks})", part
+            ):
+                found[int(post_id)] = (reasoning, summary, tags)
+        for post in posts:
+            extra = found.get(post["post_id"])
+            if extra is not None:
+                add_enrichment(post, *extra)
+        return posts
 
     def matching_posts(
         self, text_filter: TextFilter, source: str = "content"
     ) -> Iterator[tuple[dict[str, Any], int | None]]:
-        """``(post, ts)`` newest first for every post whose ``source`` text passes the filter.
+        """``(post, ts)`` newest first for every post whose ``source`` text passes the filter
+        (posts without their enrichments: :meth:`with_enrichments` adds them to those kept).
 
         The answer is by definition that of a scan testing every post (tests/archive/naive.py);
         FTS5 trigram only finds candidates faster (include terms of three or more characters),
@@ -114,9 +133,10 @@ class StoreQueries:
         """
         conn = self.reader
         text_col = _source_column(source)
+        join = "" if source == "content" else " LEFT JOIN enrichments e ON e.post_id = p.post_id"
         base = (
-            f"SELECT {_POST_COLUMNS}, e.reasoning, e.summary, e.tags, p.ts, {text_col} FROM posts p "
-            "LEFT JOIN users u ON u.user_id = p.user_id LEFT JOIN enrichments e ON e.post_id = p.post_id"
+            f"SELECT {_POST_COLUMNS}, p.ts, {text_col} FROM posts p "
+            f"LEFT JOIN users u ON u.user_id = p.user_id{join}"
         )
         order = " ORDER BY p.timestamp DESC, p.post_id DESC"
         long_terms = [t for t in text_filter.folded_includes if len(t) >= 3]
@@ -136,10 +156,8 @@ class StoreQueries:
         if rows is None:
             rows = conn.execute(base + order)
         for row in rows:
-            if text_filter.matches(row[9]):
-                post = post_dict(row)
-                add_enrichment(post, row[5], row[6], row[7])
-                yield post, row[8]
+            if text_filter.matches(row[6]):
+                yield post_dict(row), row[5]
 
     def post_arrays(self) -> PostArrays:
         """Filter columns for every post, built with numpy (about a second per million posts)."""
