@@ -12,8 +12,10 @@ client profile accepts them.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
+
+import anyio
 
 from mcpkit import __version__
 from mcpkit.archive import texts
@@ -27,7 +29,7 @@ from mcpkit.archive.rpc.client import (
 from mcpkit.errors import McpkitError
 from mcpkit.jsonrpc import error_fields
 from mcpkit.results import Window, text_page
-from mcpkit.tools import ToolSpec, params
+from mcpkit.tools import Handler, ToolContext, ToolSpec, params
 
 if TYPE_CHECKING:
     from mcp.types import CallToolResult
@@ -70,9 +72,24 @@ class ArchiveTools:
         self.backend = backend
         self.websocket_url = websocket_url
 
-    async def _call(self, method: str, args: Mapping[str, Any], failure: str) -> Any:
+    async def _call(
+        self, method: str, args: Mapping[str, Any], failure: str, ctx: ToolContext | None = None
+    ) -> Any:
+        """One API call; with ``ctx``, progress every second while it runs.
+
+        The first search of a process loads the embedding model and a large archive scans for a
+        while: the progress notifications tell the client the call is alive (clients that reset
+        their timeout on progress then do not give up on it).
+        """
         try:
-            return await self.backend.call(method, dict(args))
+            if ctx is None:
+                return await self.backend.call(method, dict(args))
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(_heartbeat, ctx, method)
+                result = await self.backend.call(method, dict(args))
+                tg.cancel_scope.cancel()
+            await ctx.progress(1, 1, f"{method} done")
+            return result
         except Exception as exc:
             raise ToolFailedError(f"エラー: {failure}: {describe_failure(exc)}") from exc
 
@@ -83,7 +100,7 @@ class ArchiveTools:
             raise ToolFailedError(f"エラー: {message}")
         return value
 
-    async def search_similar(self, args: dict[str, Any]) -> str | CallToolResult:
+    async def search_similar(self, args: dict[str, Any], ctx: ToolContext) -> str | CallToolResult:
         query = self._required(args, "query", "検索クエリが指定されていません")
         call: dict[str, Any] = {"query": query}
         for key in ("mode", "weights", "offset"):
@@ -92,7 +109,7 @@ class ArchiveTools:
         settings = {k: args[k] for k in ("top_k", "user_filter", "date_filter") if args.get(k) is not None}
         if settings:
             call["settings"] = settings
-        results = await self._call("search_similar", call, "検索に失敗")
+        results = await self._call("search_similar", call, "検索に失敗", ctx)
         if not results:
             return texts.NO_RESULTS
         offset, top_k = _int(args.get("offset"), 0), _int(args.get("top_k"), 10)
@@ -134,13 +151,13 @@ class ArchiveTools:
         stats = await self._call("get_database_stats", {}, "データベース統計取得に失敗")
         return texts.format_database_stats(stats or {})
 
-    async def search_posts_by_text(self, args: dict[str, Any]) -> str | CallToolResult:
+    async def search_posts_by_text(self, args: dict[str, Any], ctx: ToolContext) -> str | CallToolResult:
         term = self._required(args, "search_term", "検索文字列が指定されていません")
         call: dict[str, Any] = {"search_term": term}
         for key in ("limit", "source", "offset"):
             if args.get(key) is not None:
                 call[key] = args[key]
-        posts = await self._call("search_posts_by_text", call, "テキスト検索に失敗")
+        posts = await self._call("search_posts_by_text", call, "テキスト検索に失敗", ctx)
         if not posts:
             return texts.format_text_results(term, [])
         offset = _int(args.get("offset"), 0)
@@ -151,13 +168,25 @@ class ArchiveTools:
             next_call="search_posts_by_text with the same arguments and offset={offset}",
         )
 
-    async def embed_text(self, args: dict[str, Any]) -> str:
+    async def embed_text(self, args: dict[str, Any], ctx: ToolContext) -> str:
         text = self._required(args, "text", "ベクトル化するテキストが指定されていません")
-        result = await self._call("embed_text", {"text": text}, "ベクトル化に失敗")
+        result = await self._call("embed_text", {"text": text}, "ベクトル化に失敗", ctx)
         return texts.format_embedding(text, result or {})
 
     def specs(self) -> list[ToolSpec]:
         return tool_specs(self)
+
+
+HEARTBEAT_SECONDS = 1.0
+
+
+async def _heartbeat(ctx: ToolContext, method: str) -> None:
+    """Progress every HEARTBEAT_SECONDS while ``method`` runs (total unknown: seconds so far)."""
+    elapsed = 0.0
+    while True:
+        await anyio.sleep(HEARTBEAT_SECONDS)
+        elapsed += HEARTBEAT_SECONDS
+        await ctx.progress(elapsed / (elapsed + 1), 1, f"{method} still running after {elapsed:.0f} s")
 
 
 def _int(value: Any, default: int) -> int:
@@ -200,7 +229,7 @@ def tool_specs(tools: ArchiveTools) -> list[ToolSpec]:
         name: str,
         description: str,
         schema: dict[str, Any],
-        handler: Callable[[dict[str, Any]], Awaitable[str | CallToolResult]],
+        handler: Handler,
     ) -> ToolSpec:
         return ToolSpec(
             name=name,
