@@ -81,17 +81,21 @@ class ArchiveTools:
         while: the progress notifications tell the client the call is alive (clients that reset
         their timeout on progress then do not give up on it).
         """
-        try:
-            if ctx is None:
-                return await self.backend.call(method, dict(args))
-            async with anyio.create_task_group() as tg:
+        failed: Exception | None = None
+        result: Any = None
+        async with anyio.create_task_group() as tg:
+            if ctx is not None:
                 tg.start_soon(_heartbeat, ctx, method)
+            try:
                 result = await self.backend.call(method, dict(args))
-                tg.cancel_scope.cancel()
+            except Exception as exc:  # outside the task group below: no exception group
+                failed = exc
+            tg.cancel_scope.cancel()
+        if failed is not None:
+            raise ToolFailedError(f"エラー: {failure}: {describe_failure(failed)}") from failed
+        if ctx is not None:
             await ctx.progress(1, 1, f"{method} done")
-            return result
-        except Exception as exc:
-            raise ToolFailedError(f"エラー: {failure}: {describe_failure(exc)}") from exc
+        return result
 
     @staticmethod
     def _required(args: Mapping[str, Any], name: str, message: str) -> str:
