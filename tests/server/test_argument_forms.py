@@ -233,3 +233,47 @@ def test_any_input_gives_coerced_arguments_or_one_line(arguments: dict[str, Any]
     else:
         assert validator.problem(prepared) is None
         assert validator.prepare(prepared) == prepared, "coercion is idempotent"
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=12,
+)
+schema_like = st.recursive(
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "type": st.sampled_from(["integer", "number", "boolean", "string", "array", "object", "null"])
+            | json_values,
+            "enum": json_values,
+            "required": json_values,
+            "minimum": json_values,
+        },
+    ),
+    lambda inner: st.fixed_dictionaries(
+        {"type": st.sampled_from(["object", "array"])},
+        optional={
+            "properties": st.dictionaries(st.text(max_size=5), inner, max_size=3) | json_values,
+            "items": inner | json_values,
+            "required": json_values,
+        },
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(schema=schema_like, arguments=st.dictionaries(st.text(max_size=5), json_values, max_size=4))
+def test_coercion_never_crashes_on_any_schema_a_downstream_may_send(
+    schema: dict[str, Any], arguments: dict[str, Any]
+) -> None:
+    """The gateway coerces for servers no one here wrote: malformed schemas must not crash it."""
+    from mcpkit.server._arguments import example_for
+
+    try:
+        coerce_arguments({"type": "object", "properties": {"x": schema}}, {"x": arguments})
+        coerce_arguments(schema, arguments)
+    except ArgumentError as exc:
+        assert "\n" not in str(exc)
+    example_for(schema)

@@ -167,7 +167,7 @@ def _to_object(schema: Mapping[str, Any], value: Any, where: str) -> Any:
     properties = schema.get("properties")
     if not isinstance(properties, Mapping):
         return value
-    required = set(schema.get("required") or ())
+    required = _names(schema.get("required"))
     out: dict[str, Any] = {}
     for name, item in value.items():
         sub = properties.get(name)
@@ -178,6 +178,11 @@ def _to_object(schema: Mapping[str, Any], value: Any, where: str) -> Any:
         else:
             out[name] = item
     return out
+
+
+def _names(value: Any) -> set[str]:
+    """The string entries of a ``required`` list (a malformed schema may hold anything)."""
+    return {n for n in value if isinstance(n, str)} if isinstance(value, list | tuple) else set()
 
 
 def _means_absent(schema: Mapping[str, Any], value: Any) -> bool:
@@ -220,8 +225,9 @@ def coerce_arguments(schema: Mapping[str, Any], arguments: Mapping[str, Any]) ->
 
 def example_for(schema: Mapping[str, Any]) -> Any:
     """A valid-looking value for ``schema``, to show a model what would have been accepted."""
-    if schema.get("enum"):
-        return schema["enum"][0]
+    enum = schema.get("enum")
+    if isinstance(enum, list) and enum:
+        return enum[0]
     if "default" in schema:
         return schema["default"]
     kind = _declared(schema)
@@ -239,9 +245,12 @@ def example_for(schema: Mapping[str, Any]) -> Any:
         items = schema.get("items")
         return [example_for(items)] if isinstance(items, Mapping) else []
     if kind == "object":
-        properties = schema.get("properties") or {}
+        properties = schema.get("properties")
+        properties = properties if isinstance(properties, Mapping) else {}
         return {
-            name: example_for(properties[name]) for name in schema.get("required") or () if name in properties
+            name: example_for(properties[name])
+            for name in sorted(_names(schema.get("required")))
+            if isinstance(properties.get(name), Mapping)
         }
     if schema.get("format") == "date":
         return "2025-01-31"
@@ -314,7 +323,8 @@ class ArgumentValidator:
         where = ".".join(str(p) if not isinstance(p, int) else f"[{p}]" for p in path).replace(".[", "[")
         if error.validator == "additionalProperties":
             container = error.schema if isinstance(error.schema, Mapping) else {}
-            allowed = sorted((container.get("properties") or {}).keys())
+            props = container.get("properties")
+            allowed = sorted(props) if isinstance(props, Mapping) else []
             instance = error.instance if isinstance(error.instance, Mapping) else {}
             extra = sorted(set(instance) - set(allowed))
             names = ", ".join(repr(e) for e in extra[:5])
@@ -323,9 +333,11 @@ class ArgumentValidator:
         if error.validator == "required":
             container = error.schema if isinstance(error.schema, Mapping) else {}
             instance = error.instance if isinstance(error.instance, Mapping) else {}
-            missing = [n for n in container.get("required", ()) if n not in instance]
+            missing = sorted(n for n in _names(container.get("required")) if n not in instance)
             name = missing[0] if missing else "an argument"
-            prop = (container.get("properties") or {}).get(name, {})
+            props = container.get("properties")
+            prop = props.get(name, {}) if isinstance(props, Mapping) else {}
+            prop = prop if isinstance(prop, Mapping) else {}
             scope = f"{where}." if where else ""
             return f"{scope}{name} is required, for example {name}={_show(example_for(prop))}"
         schema = error.schema if isinstance(error.schema, Mapping) else {}
@@ -343,7 +355,8 @@ class ArgumentValidator:
         label = where or "arguments"
         example = _show(example_for(schema))
         if error.validator == "enum":
-            options = ", ".join(_show(v) for v in list(schema.get("enum", ()))[:8])
+            enum = schema.get("enum")
+            options = ", ".join(_show(v) for v in (enum if isinstance(enum, list) else [])[:8])
             return f"{label}: got {_show(original)}; expected one of {options}"
         if error.validator == "type":
             return f"{label}: got {_show(original)}; expected {_expected(schema)}, for example {example}"

@@ -276,6 +276,11 @@ class McpkitServer:
             args = compiled.validator.prepare(arguments or {})
         except ArgumentError as exc:
             return error_result(f"Invalid arguments for {name}: {exc}")
+        except Exception:  # a schema jsonschema cannot compile: the definition's fault, not the caller's
+            logger.exception("tool %s: its input schema cannot be used", name)
+            return error_result(
+                f"Tool {name} has an input schema the server cannot use; the server log has details."
+            )
         ctx = context if context is not None else ToolContext(tool=name)
         try:
             if compiled.with_context:

@@ -214,7 +214,8 @@ def required_defined(**meta: Any) -> Rule:
             return []
         props = node.get("properties")
         names = props if isinstance(props, dict) else {}
-        return [n for n in required if n not in names]
+        # a name that is not a string (malformed JSON Schema) is never declared either
+        return [n for n in required if not isinstance(n, str) or n not in names]
 
     def check(definition: Definition, ctx: CheckContext) -> Iterator[Issue]:
         for pointer, node in _input_nodes(definition):
