@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from mcpkit.errors import ValidationError
+from mcpkit.tools.coerce import as_bool
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError as SchemaError
@@ -40,8 +41,6 @@ INT64_MAX = 2**63 - 1
 INT64_MIN = -(2**63)
 _INTEGER = re.compile(r"[+-]?\d+")
 _NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
-_TRUE = frozenset({"true", "yes", "y", "on", "1", "t"})
-_FALSE = frozenset({"false", "no", "n", "off", "0", "f"})
 _SCALARS = frozenset({"string", "integer", "number", "boolean"})
 _ABSENT = object()
 
@@ -112,15 +111,10 @@ def _to_number(value: Any, where: str) -> Any:
 
 
 def _to_boolean(value: Any) -> Any:
-    if isinstance(value, str):
-        word = value.strip().lower()
-        if word in _TRUE:
-            return True
-        if word in _FALSE:
-            return False
-    elif isinstance(value, int) and not isinstance(value, bool) and value in (0, 1):
-        return bool(value)
-    return value
+    try:
+        return as_bool(value)  # the same words a handler's own coercer accepts
+    except ValidationError:
+        return value
 
 
 def _scalar_items(items: Mapping[str, Any]) -> bool:

@@ -17,8 +17,8 @@ from typing import Any, overload
 from mcpkit.errors import ValidationError
 
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
-_TRUE = frozenset({"true", "yes", "y", "on", "1"})
-_FALSE = frozenset({"false", "no", "n", "off", "0"})
+_TRUE = frozenset({"true", "t", "yes", "y", "on", "1"})
+_FALSE = frozenset({"false", "f", "no", "n", "off", "0"})
 _MAX_SHOWN = 60
 
 
@@ -133,7 +133,7 @@ def as_int(value: Any, *, minimum: int | None = None, maximum: int | None = None
 
 
 def as_bool(value: Any) -> bool:
-    """A boolean given as JSON true/false or as text: true/false, yes/no, on/off, 1/0.
+    """A boolean given as JSON true/false or as text: true/false, t/f, yes/no, y/n, on/off, 1/0.
 
     >>> as_bool("Yes"), as_bool(0)
     (True, False)
