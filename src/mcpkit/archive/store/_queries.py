@@ -7,6 +7,7 @@ threads run concurrently and never wait for a writer (WAL).
 
 from __future__ import annotations
 
+import abc
 import itertools
 import json
 import sqlite3
@@ -42,12 +43,13 @@ def post_dict(row: Sequence[Any]) -> dict[str, Any]:
     return {"post_id": int(row[0]), "content": row[4], "timestamp": row[2], "url": row[3], "user": row[1]}
 
 
-class StoreQueries:
+class StoreQueries(abc.ABC):
     """Read methods; the subclass provides ``reader``, this thread's read connection."""
 
     @property
+    @abc.abstractmethod
     def reader(self) -> sqlite3.Connection:
-        raise NotImplementedError
+        """This thread's read connection (SQLite connections are not shared across threads)."""
 
     def enrichment_states(self) -> dict[int, tuple[str, str, bool]]:
         """``post_id -> (content_hash, prompt_version, ok)`` of every post ``enrich`` has seen."""
