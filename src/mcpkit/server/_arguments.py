@@ -98,11 +98,11 @@ def _to_integer(value: Any, where: str) -> Any:
     return value
 
 
-def _to_number(value: Any, where: str) -> Any:
+def _to_number(value: Any) -> Any:
     if isinstance(value, str):
         text = value.strip()
-        if _INTEGER.fullmatch(text):
-            return _whole(int(text), where)
+        if _INTEGER.fullmatch(text) and INT64_MIN <= int(text) <= INT64_MAX:
+            return int(text)
         if _NUMBER.fullmatch(text):
             number = float(text)
             if math.isfinite(number):
@@ -190,7 +190,7 @@ def _coerce(schema: Mapping[str, Any], value: Any, where: str) -> Any:
     if kind == "integer":
         return _to_integer(value, where)
     if kind == "number":
-        return _to_number(value, where)
+        return _to_number(value)
     if kind == "boolean":
         return _to_boolean(value)
     if kind == "array":
