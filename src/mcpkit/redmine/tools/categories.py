@@ -7,9 +7,9 @@ from typing import Any
 import mcp_types
 
 from mcpkit.redmine.api import seg
-from mcpkit.redmine.tools.args import as_pos_int, as_text, confirmed, num, present, project_ref, require_some
+from mcpkit.redmine.tools.args import as_pos_int, as_text, confirmed, num, present, project_ref
 from mcpkit.redmine.tools.base import RedmineCtx, Tool
-from mcpkit.redmine.tools.resource import Count, Resource, get_tool, impact_of, list_tool, read
+from mcpkit.redmine.tools.resource import Count, Resource, get_tool, impact_of, list_tool, read, update_record
 from mcpkit.redmine.tools.results import done, done_entity, entity_of, preview_result
 from mcpkit.redmine.tools.schemas import CONFIRM, PROJECT, ident
 from mcpkit.redmine.tools.verify import verified
@@ -59,17 +59,7 @@ async def create_issue_category(rc: RedmineCtx, args: dict[str, Any]) -> mcp_typ
 
 
 async def update_issue_category(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
-    cid = num(args["id"])
-    fields = category_fields(args)
-    require_some(fields, f"issue category {cid}")
-    await rc.client.put(
-        f"issue_categories/{cid}.json", what=f"issue category {cid}", json={"issue_category": fields}
-    )
-    category = await read(rc, ISSUE_CATEGORY, cid)
-    message = f"Updated issue category {cid}."
-    return await verified(
-        rc, fields, category, message=message, success=done_entity(rc, message, "issue_category", category)
-    )
+    return await update_record(rc, ISSUE_CATEGORY, num(args["id"]), category_fields(args))
 
 
 async def delete_issue_category(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:

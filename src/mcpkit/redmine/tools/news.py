@@ -12,9 +12,17 @@ from typing import Any
 import mcp_types
 
 from mcpkit.redmine.api import RedmineError, seg
-from mcpkit.redmine.tools.args import as_text, num, present, project_ref, require_some
+from mcpkit.redmine.tools.args import as_text, num, present, project_ref
 from mcpkit.redmine.tools.base import RedmineCtx, Tool
-from mcpkit.redmine.tools.resource import Listing, Resource, delete_tool, get_tool, list_records, read
+from mcpkit.redmine.tools.resource import (
+    Listing,
+    Resource,
+    delete_tool,
+    get_tool,
+    list_records,
+    read,
+    update_record,
+)
 from mcpkit.redmine.tools.results import done_entity
 from mcpkit.redmine.tools.schemas import PAGING, PROJECT, as_in_create, ident
 from mcpkit.redmine.tools.verify import verified
@@ -66,13 +74,7 @@ async def create_news(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToo
 
 
 async def update_news(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
-    nid = num(args["id"])
-    fields = news_fields(args)
-    require_some(fields, f"news {nid}")
-    await rc.client.put(f"news/{nid}.json", what=f"news {nid}", json={"news": fields})
-    news = await read(rc, NEWS, nid)
-    message = f"Updated news {nid}."
-    return await verified(rc, fields, news, message=message, success=done_entity(rc, message, "news", news))
+    return await update_record(rc, NEWS, num(args["id"]), news_fields(args))
 
 
 FIELDS: dict[str, dict[str, Any]] = {

@@ -17,10 +17,18 @@ from typing import Any
 import mcp_types
 
 from mcpkit.redmine.api import RedmineError, seg
-from mcpkit.redmine.tools.args import MAX_LIMIT, includes, num, paging, project_ref
+from mcpkit.redmine.tools.args import MAX_LIMIT, includes, num, paging, project_ref, require_some
 from mcpkit.redmine.tools.base import RedmineCtx, Tool
-from mcpkit.redmine.tools.results import confirm_or_preview, entity_of, entity_result, local_page, page_result
+from mcpkit.redmine.tools.results import (
+    confirm_or_preview,
+    done_entity,
+    entity_of,
+    entity_result,
+    local_page,
+    page_result,
+)
 from mcpkit.redmine.tools.schemas import CONFIRM, PAGING, PROJECT, ident
+from mcpkit.redmine.tools.verify import verified
 from mcpkit.results import Element, Window
 from mcpkit.tools import params as p
 
@@ -87,6 +95,19 @@ def ref_of(res: Resource, args: Mapping[str, Any]) -> Any:
     """The record's id from the arguments: a number, or a project's number or identifier."""
     raw = args[res.id_param]
     return project_ref(raw) if res.id_param == "project" else num(raw, res.id_param)
+
+
+async def update_record(
+    rc: RedmineCtx, res: Resource, ref: int, fields: dict[str, Any]
+) -> mcp_types.CallToolResult:
+    """The shared update flow: PUT ``fields``, read the record back, compare every field."""
+    require_some(fields, f"{res.noun} {ref}")
+    await rc.client.put(res.item_path(ref), what=f"{res.noun} {ref}", json={res.singular: fields})
+    record = await read(rc, res, ref)
+    message = f"Updated {res.noun} {ref}."
+    return await verified(
+        rc, fields, record, message=message, success=done_entity(rc, message, res.singular, record)
+    )
 
 
 async def read(rc: RedmineCtx, res: Resource, ref: Any, include: list[str] | None = None) -> dict[str, Any]:

@@ -16,11 +16,10 @@ from mcpkit.redmine.tools.args import (
     num,
     present,
     project_ref,
-    require_some,
 )
 from mcpkit.redmine.tools.base import RedmineCtx, Tool
 from mcpkit.redmine.tools.projects import project_id
-from mcpkit.redmine.tools.resource import Resource, delete_tool, get_tool, list_tool, read
+from mcpkit.redmine.tools.resource import Resource, delete_tool, get_tool, list_tool, update_record
 from mcpkit.redmine.tools.results import done_entity, entity_of
 from mcpkit.redmine.tools.schemas import PROJECT, as_in_create, ident
 from mcpkit.redmine.tools.verify import verified
@@ -100,14 +99,7 @@ async def create_time_entry(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.C
 
 async def update_time_entry(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
     tid = num(args["id"])
-    fields = await numbered(rc, time_fields(args, creating=False))
-    require_some(fields, f"time entry {tid}")
-    await rc.client.put(f"time_entries/{tid}.json", what=f"time entry {tid}", json={"time_entry": fields})
-    entry = await read(rc, TIME_ENTRY, tid)
-    message = f"Updated time entry {tid}."
-    return await verified(
-        rc, fields, entry, message=message, success=done_entity(rc, message, "time_entry", entry)
-    )
+    return await update_record(rc, TIME_ENTRY, tid, await numbered(rc, time_fields(args, creating=False)))
 
 
 FIELDS: dict[str, dict[str, Any]] = {

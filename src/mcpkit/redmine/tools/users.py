@@ -8,9 +8,17 @@ from typing import Any
 import mcp_types
 
 from mcpkit.errors import ValidationError
-from mcpkit.redmine.tools.args import as_flag, as_pos_int, as_text, includes, num, present, require_some
+from mcpkit.redmine.tools.args import as_flag, as_pos_int, as_text, includes, num, present
 from mcpkit.redmine.tools.base import RedmineCtx, Tool
-from mcpkit.redmine.tools.resource import Count, Resource, delete_tool, include_schema, list_tool, read
+from mcpkit.redmine.tools.resource import (
+    Count,
+    Resource,
+    delete_tool,
+    include_schema,
+    list_tool,
+    read,
+    update_record,
+)
 from mcpkit.redmine.tools.results import done_entity, entity_of, entity_result
 from mcpkit.redmine.tools.schemas import as_in_create, ident
 from mcpkit.redmine.tools.verify import verified
@@ -93,13 +101,7 @@ async def create_user(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToo
 
 
 async def update_user(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
-    uid = num(args["id"])
-    fields = user_fields(args)
-    require_some(fields, f"user {uid}")
-    await rc.client.put(f"users/{uid}.json", what=f"user {uid}", json={"user": fields})
-    user = await read(rc, USER, uid)
-    message = f"Updated user {uid}."
-    return await verified(rc, fields, user, message=message, success=done_entity(rc, message, "user", user))
+    return await update_record(rc, USER, num(args["id"]), user_fields(args))
 
 
 FIELDS: dict[str, dict[str, Any]] = {

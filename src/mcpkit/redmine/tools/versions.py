@@ -8,9 +8,16 @@ from typing import Any
 import mcp_types
 
 from mcpkit.redmine.api import seg
-from mcpkit.redmine.tools.args import as_text, date_text, num, present, project_ref, require_some
+from mcpkit.redmine.tools.args import as_text, date_text, num, present, project_ref
 from mcpkit.redmine.tools.base import RedmineCtx, Tool
-from mcpkit.redmine.tools.resource import Count, Resource, delete_tool, get_tool, list_tool, read
+from mcpkit.redmine.tools.resource import (
+    Count,
+    Resource,
+    delete_tool,
+    get_tool,
+    list_tool,
+    update_record,
+)
 from mcpkit.redmine.tools.results import done_entity, entity_of
 from mcpkit.redmine.tools.schemas import PROJECT, as_in_create, ident
 from mcpkit.redmine.tools.verify import verified
@@ -61,15 +68,7 @@ async def create_version(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.Call
 
 
 async def update_version(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
-    vid = num(args["id"])
-    fields = version_fields(args)
-    require_some(fields, f"version {vid}")
-    await rc.client.put(f"versions/{vid}.json", what=f"version {vid}", json={"version": fields})
-    version = await read(rc, VERSION, vid)
-    message = f"Updated version {vid}."
-    return await verified(
-        rc, fields, version, message=message, success=done_entity(rc, message, "version", version)
-    )
+    return await update_record(rc, VERSION, num(args["id"]), version_fields(args))
 
 
 FIELDS: dict[str, dict[str, Any]] = {
