@@ -73,22 +73,28 @@ class ClientHandlers:
     async def create_message(
         self, context: ClientRequestContext, params: mcp_types.CreateMessageRequestParams
     ) -> mcp_types.CreateMessageResult | mcp_types.ErrorData:
-        if self.sampling is None:
-            return mcp_types.ErrorData(code=mcp_types.INVALID_REQUEST, message=SAMPLING_REFUSED)
-        result = await _run(self.sampling, params, "sampling")
-        if isinstance(result, mcp_types.ErrorData):
-            return result
-        return _parse(mcp_types.CreateMessageResult, result, "sampling")
+        return await _answer(
+            self.sampling, params, "sampling", SAMPLING_REFUSED, mcp_types.CreateMessageResult
+        )
 
     async def elicit(
         self, context: ClientRequestContext, params: mcp_types.ElicitRequestParams
     ) -> mcp_types.ElicitResult | mcp_types.ErrorData:
-        if self.elicitation is None:
-            return mcp_types.ErrorData(code=mcp_types.INVALID_REQUEST, message=ELICITATION_REFUSED)
-        result = await _run(self.elicitation, params, "elicitation")
-        if isinstance(result, mcp_types.ErrorData):
-            return result
-        return _parse(mcp_types.ElicitResult, result, "elicitation")
+        return await _answer(
+            self.elicitation, params, "elicitation", ELICITATION_REFUSED, mcp_types.ElicitResult
+        )
+
+
+async def _answer(
+    handler: WireHandler | None, params: Any, what: str, refusal: str, model: type[_M]
+) -> _M | mcp_types.ErrorData:
+    """A server request answered by ``handler`` (a refusal without one), checked as ``model``."""
+    if handler is None:
+        return mcp_types.ErrorData(code=mcp_types.INVALID_REQUEST, message=refusal)
+    result = await _run(handler, params, what)
+    if isinstance(result, mcp_types.ErrorData):
+        return result
+    return _parse(model, result, what)
 
 
 async def _run(handler: WireHandler, params: Any, what: str) -> dict[str, Any] | mcp_types.ErrorData:
