@@ -221,3 +221,15 @@ def test_tls_failure_names_the_ca_bundle_setting_and_the_bundle_fixes_it(
     trusted = RedmineClient(RedmineConfig(url=url, api_key=KEY, ca_bundle=cert, timeout=5))
     user = anyio.run(trusted.check_key)
     assert user["login"] == "tls"
+
+
+def test_a_text_too_long_for_any_url_is_one_clear_line() -> None:
+    client = client_answering(200, b'{"results": []}')
+
+    async def search() -> str:
+        with pytest.raises(RedmineError) as info:
+            await client.get("search.json", what="the search", params={"q": "x" * 5_000_000})
+        return str(info.value)
+
+    message = anyio.run(search)
+    assert "too long for a URL" in message and "5000002 characters" in message and "\n" not in message

@@ -22,7 +22,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import anyio
 import httpx2
@@ -101,6 +101,18 @@ def _http_client(config: RedmineConfig, transport: httpx2.AsyncBaseTransport | N
         verify=verify,
         follow_redirects=False,
         transport=transport,
+    )
+
+
+MAX_URL_CHARS = 8000
+"""Longest request line sent: what nginx (8 KB header buffers) and Puma pass on to Redmine."""
+
+
+def _url_too_long(what: str, size: int) -> RedmineError:
+    """One line for a request whose parameters cannot travel in a URL (a search text of pages)."""
+    return RedmineError(
+        f"The request for {what} is too long for a URL ({size} characters of parameters, at most "
+        f"{MAX_URL_CHARS}); shorten the text"
     )
 
 
@@ -302,6 +314,9 @@ class RedmineClient:
     ) -> Any:
         if check:
             await self._ensure_key()
+        query_size = len(urlencode({k: str(v) for k, v in (params or {}).items()}))
+        if query_size + len(path) > MAX_URL_CHARS:
+            raise _url_too_long(what, query_size)
         headers = self._auth({"Content-Type": content_type} if content_type else None)
         started = time.monotonic()
         try:
