@@ -154,13 +154,16 @@ else
   if [ -s "$pid_file" ] && kill -0 "$(cat "$pid_file")" 2>/dev/null; then
     fail "pid $(cat "$pid_file") is alive but $url does not answer; run scripts/redmine-down.sh first"
   fi
-  rm -f "$app/tmp/pids/server.pid"
+  # The server runs as www-data and writes its pid file itself: give it a directory it owns (the state
+  # directory is root's), and remove a stale file a killed server left, which Rails would refuse.
+  install -d -o www-data -g www-data "$state/pids"
+  rm -f "$app/tmp/pids/server.pid" "$state/pids/rails.pid"
   started=$SECONDS
   : >"$state/server.log"
   # setsid: the server leads its own process group, so redmine-down.sh can stop all of it.
   (cd "$app" && exec setsid setpriv --reuid=www-data --regid=www-data --init-groups \
     env HOME=/tmp REDMINE_INSTANCE=default RAILS_ENV=production BUNDLER_VERSION="$BUNDLER_VERSION" "${gemfile_env[@]}" \
-    bundle exec rails server -u "$app_server" -b "$bind" -p "$port" -P "$state/rails.pid") >>"$state/server.log" 2>&1 </dev/null &
+    bundle exec rails server -u "$app_server" -b "$bind" -p "$port" -P "$state/pids/rails.pid") >>"$state/server.log" 2>&1 </dev/null &
   echo $! >"$pid_file"
   until answers; do
     kill -0 "$(cat "$pid_file")" 2>/dev/null || {
