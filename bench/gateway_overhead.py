@@ -9,6 +9,9 @@
    mcpkit's archive on the sample data, the echo server): time from spawning the gateway to
    its ``initialize`` answer (the gateway answers once every downstream has), against each
    downstream's own spawn-to-initialize. Goal: <= the slowest downstream's own + 300 ms.
+   Five Python and node start-ups at once need more CPU than a 2-core machine has, so the
+   same is also measured against the five spawned at once without a gateway, and for the
+   gateway with only the echo server (where cores are spare, as on a workstation).
 
 Latency rounds are paired (ABBA order, so neither side always runs on the warmer machine);
 each figure is the median over rounds. Run from the repository root:
@@ -223,6 +226,8 @@ def bench_startup(tmp: Path, rounds: int) -> dict[str, Any]:
         for name, entry in servers.items():
             own[name].append(spawn_to_initialize([entry["command"], *entry.get("args", [])]))
         gateway.append(spawn_to_initialize(gateway_argv(config)))
+    one = write_config(tmp / "one.json", {"echo": servers["echo"]})
+    gateway_one = [spawn_to_initialize(gateway_argv(one)) for _ in range(rounds)]
     argvs = [[e["command"], *e.get("args", [])] for e in servers.values()]
     together = [anyio.run(_all_at_once, argvs) for _ in range(rounds)]
     own_ms = {name: statistics.median(v) * 1000 for name, v in own.items()}
@@ -236,6 +241,8 @@ def bench_startup(tmp: Path, rounds: int) -> dict[str, Any]:
         "over_slowest_ms": gw - own_ms[slowest],
         "together_ms": all_ms,
         "over_together_ms": gw - all_ms,
+        "gateway_one_ms": statistics.median(gateway_one) * 1000,
+        "over_echo_ms": statistics.median(gateway_one) * 1000 - own_ms["echo"],
     }
 
 
@@ -262,6 +269,10 @@ async def main(calls: int, rounds: int, startup_rounds: int, parts: set[str], wo
         print(
             f"all 5 spawned at once without a gateway, until the last answered: {start['together_ms']:.0f} ms; "
             f"the gateway adds {start['over_together_ms']:.0f} ms to that"
+        )
+        print(
+            f"spawn to ready, gateway with the echo server only: {start['gateway_one_ms']:.0f} ms = "
+            f"echo alone + {start['over_echo_ms']:.0f} ms (goal <= +300 ms)"
         )
 
 

@@ -5,34 +5,76 @@ server from a config file; ``Session.call`` returns an :class:`Outcome` that kee
 content item and raises :class:`ToolError` on ``isError``; timeouts cancel on the server,
 crashes raise :class:`ServerExitedError` at once, closing kills the server's process group.
 A JSON-RPC error answer raises the shared :class:`mcpkit.jsonrpc.JsonRpcError`.
-:class:`Pool` serves many servers from one config file.
+:class:`Pool` serves many servers from one config file; :func:`spawn` starts a stdio server
+ahead of its session (a gateway starts its servers before it loads the SDK).
+
+Names load on first use (PEP 562): reading a config file or spawning a server must not pay
+the MCP SDK's import (about 0.3 s), which only the session needs.
 """
 
-from mcpkit.client._config import (
-    ServerConfig,
-    ServerConfigError,
-    default_config_path,
-    load_config,
-    parse_config,
-    resolve_target,
-)
-from mcpkit.client._errors import (
-    CallTimeoutError,
-    ClientError,
-    ConnectError,
-    HttpError,
-    ResponseTooLargeError,
-    ServerExitedError,
-    ToolError,
-)
-from mcpkit.client._handlers import ClientHandlers
-from mcpkit.client._http import DEFAULT_MAX_BODY
-from mcpkit.client._outcome import Outcome, describe_content, join_contents
-from mcpkit.client._pool import Pool
-from mcpkit.client._session import DEFAULT_TIMEOUT, Session, connect
-from mcpkit.client._signals import SignalledError, run_command
-from mcpkit.client._trace import Tracer
-from mcpkit.jsonrpc import JsonRpcError
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mcpkit._lazy import lazy_root
+
+if TYPE_CHECKING:
+    from mcpkit.client._config import (
+        ServerConfig,
+        ServerConfigError,
+        default_config_path,
+        load_config,
+        parse_config,
+        resolve_target,
+    )
+    from mcpkit.client._errors import (
+        CallTimeoutError,
+        ClientError,
+        ConnectError,
+        HttpError,
+        ResponseTooLargeError,
+        ServerExitedError,
+        ToolError,
+    )
+    from mcpkit.client._handlers import ClientHandlers
+    from mcpkit.client._http import DEFAULT_MAX_BODY
+    from mcpkit.client._outcome import Outcome, describe_content, join_contents
+    from mcpkit.client._pool import Pool
+    from mcpkit.client._session import DEFAULT_TIMEOUT, Session, connect
+    from mcpkit.client._signals import SignalledError, run_command
+    from mcpkit.client._spawn import spawn
+    from mcpkit.client._trace import Tracer
+    from mcpkit.jsonrpc import JsonRpcError
+
+_WHERE: dict[str, str] = {
+    "ServerConfig": "._config",
+    "ServerConfigError": "._config",
+    "default_config_path": "._config",
+    "load_config": "._config",
+    "parse_config": "._config",
+    "resolve_target": "._config",
+    "CallTimeoutError": "._errors",
+    "ClientError": "._errors",
+    "ConnectError": "._errors",
+    "HttpError": "._errors",
+    "ResponseTooLargeError": "._errors",
+    "ServerExitedError": "._errors",
+    "ToolError": "._errors",
+    "ClientHandlers": "._handlers",
+    "DEFAULT_MAX_BODY": "._http",
+    "Outcome": "._outcome",
+    "describe_content": "._outcome",
+    "join_contents": "._outcome",
+    "Pool": "._pool",
+    "DEFAULT_TIMEOUT": "._session",
+    "Session": "._session",
+    "connect": "._session",
+    "SignalledError": "._signals",
+    "run_command": "._signals",
+    "spawn": "._spawn",
+    "Tracer": "._trace",
+    "JsonRpcError": "mcpkit.jsonrpc",
+}
 
 __all__ = [
     "DEFAULT_MAX_BODY",
@@ -61,4 +103,8 @@ __all__ = [
     "parse_config",
     "resolve_target",
     "run_command",
+    "spawn",
 ]
+
+
+__getattr__, __dir__ = lazy_root(__name__, _WHERE)

@@ -124,6 +124,8 @@ class Session:
     ``client_info`` is the ``clientInfo`` sent in ``initialize`` (default: mcpkit's own), so a
     caller can present itself as a given client; ``on_notification`` receives every server
     notification as ``(method, params)`` (a gateway relays ``tools/list_changed`` and progress).
+    ``process`` is a running child of ``server.command`` from :func:`mcpkit.client.spawn`, to
+    adopt for the first connection instead of starting one.
     """
 
     def __init__(
@@ -144,8 +146,10 @@ class Session:
         handlers: ClientHandlers | None = None,
         client_info: Mapping[str, Any] | None = None,
         on_notification: NotificationHandler | None = None,
+        process: anyio.abc.Process | None = None,
     ) -> None:
         self.server = server
+        self._process = process
         self.client_info = dict(client_info or {"name": "mcpkit", "version": __version__})
         self._on_notification = on_notification
         self.timeout = server.timeout if server.timeout is not None else timeout
@@ -299,7 +303,14 @@ class Session:
             tracer=self._tracer,
             forward_stderr=self._forward_stderr,
             shutdown_grace=self._grace,
+            process=self._take_process(),
         )
+
+    def _take_process(self) -> anyio.abc.Process | None:
+        """The process given to the constructor, for the first connection only (a restart
+        spawns afresh)."""
+        process, self._process = self._process, None
+        return process
 
     @asynccontextmanager
     async def _streams(self, kind: str, transport: StdioTransport | None) -> AsyncIterator[tuple[Any, Any]]:

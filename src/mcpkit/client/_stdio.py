@@ -19,9 +19,7 @@ top unchanged) and owns the process:
 from __future__ import annotations
 
 import logging
-import os
 import signal
-import subprocess
 import sys
 from collections import deque
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -35,6 +33,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import SessionMessage
 
 from mcpkit.client import _procgroup as procgroup
+from mcpkit.client._spawn import spawn_argv
 from mcpkit.client._trace import Tracer
 
 logger = logging.getLogger("mcpkit.client._stdio")
@@ -59,6 +58,7 @@ class StdioTransport:
         forward_stderr: bool = False,
         max_line_bytes: int = 512 * 1024 * 1024,
         shutdown_grace: float = 1.0,
+        process: anyio.abc.Process | None = None,
     ) -> None:
         if not argv:
             raise ValueError("empty command line")
@@ -76,6 +76,7 @@ class StdioTransport:
         self.garbage_lines = 0
         self.garbage_sample: str | None = None
         self.exited = anyio.Event()
+        self._adopt = process
 
     def stderr_tail(self) -> list[str]:
         """The last lines the server wrote to stderr (bounded)."""
@@ -87,22 +88,12 @@ class StdioTransport:
     ) -> AsyncIterator[
         tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
     ]:
-        """Spawn the server; yield the (read, write) stream pair; stop the whole group on exit."""
-        env = {**os.environ, **self.env}
-        try:
-            proc = await anyio.open_process(
-                self.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=env,
-                cwd=self.cwd,
-                start_new_session=True,
-            )
-        except OSError as exc:
-            raise FileNotFoundError(f"cannot start {self.argv[0]!r}: {exc.strerror or exc}") from exc
+        """Spawn the server (or adopt the ``process`` given, once); yield the (read, write) stream
+        pair; stop the whole group on exit."""
+        proc, self._adopt = self._adopt, None
+        if proc is None:
+            proc = await spawn_argv(self.argv, env=self.env, cwd=self.cwd)
         self.pid = proc.pid
-        procgroup.register(proc.pid)
         read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)
         stdout_done = anyio.Event()

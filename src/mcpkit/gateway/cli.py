@@ -7,20 +7,27 @@ or configuration error.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio
 import anyio.to_thread
 import typer
 
 from mcpkit.client import ServerConfigError, default_config_path
-from mcpkit.gateway.clients import check_forced
 from mcpkit.gateway.config import GatewayConfig, load_gateway_config
-from mcpkit.gateway.core import Gateway
 from mcpkit.gateway.errors import GatewayConfigError
 from mcpkit.gateway.status import default_status_path, read_live
 from mcpkit.log import setup_logging
+
+if TYPE_CHECKING:
+    import anyio.abc
+
+    from mcpkit.gateway.core import Gateway
+
+# Only light modules above: serving starts the stdio servers first and then loads the SDK, the
+# profiles and the gateway itself (see mcpkit.gateway.prestart).
 
 app = typer.Typer(
     help="Many MCP servers behind one, with each tool list rewritten for the client that connects.",
@@ -50,9 +57,13 @@ def _config(path: Path | None) -> GatewayConfig:
         raise typer.Exit(2) from None
 
 
-def _gateway(config: GatewayConfig, profile: str = "auto") -> Gateway:
+def _gateway(
+    config: GatewayConfig, profile: str = "auto", spawned: Mapping[str, anyio.abc.Process] | None = None
+) -> Gateway:
+    from mcpkit.gateway.core import Gateway
+
     try:
-        return Gateway(config, profile=profile)
+        return Gateway(config, profile=profile, spawned=spawned)
     except GatewayConfigError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
@@ -85,13 +96,8 @@ def serve(
         return
     import os
 
-    from mcpkit.gateway.run import run_http, run_stdio
-
-    try:
-        check_forced(profile)
-    except ValueError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+    if profile != "auto":  # only a forced profile needs the profiles loaded before the start
+        _check_profile(profile)
     if transport not in ("stdio", "http"):
         typer.echo("error: --transport must be stdio or http", err=True)
         raise typer.Exit(2)
@@ -102,18 +108,37 @@ def serve(
             typer.echo(f"error: --token-env {token_env}: the variable is unset or empty", err=True)
             raise typer.Exit(2)
     setup_logging()
-    gateway = _gateway(_config(config), profile)
-    try:
+    cfg = _config(config)
+
+    async def main() -> None:
+        from mcpkit.gateway.prestart import spawn_stdio
+
+        spawned = await spawn_stdio(cfg)
+        # The servers start up while the gateway loads the SDK and the profiles here.
+        from mcpkit.gateway.run import run_http, run_stdio
+
+        gateway = _gateway(cfg, profile, spawned)
         if transport == "stdio":
-            anyio.run(run_stdio, gateway, status_file)
+            await run_stdio(gateway, status_file)
         else:
-            anyio.run(
-                lambda: run_http(
-                    gateway, host, port, origins=allow_origin or (), token=token, status_path=status_file
-                )
+            await run_http(
+                gateway, host, port, origins=allow_origin or (), token=token, status_path=status_file
             )
+
+    try:
+        anyio.run(main)
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
+
+
+def _check_profile(profile: str) -> None:
+    from mcpkit.gateway.clients import check_forced
+
+    try:
+        check_forced(profile)
+    except ValueError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
 
 
 async def _once(gateway: Gateway, *, views: bool = True) -> dict[str, Any]:

@@ -48,7 +48,14 @@ Ctx = ServerRequestContext[Any, Any]
 class Gateway:
     """Downstreams from a config behind one MCP server, adapted for whichever client connects."""
 
-    def __init__(self, config: GatewayConfig, *, profile: str = "auto") -> None:
+    def __init__(
+        self,
+        config: GatewayConfig,
+        *,
+        profile: str = "auto",
+        spawned: Mapping[str, anyio.abc.Process] | None = None,
+    ) -> None:
+        """``spawned``: stdio servers already started (see :func:`spawn_stdio`), by name."""
         self.config = config
         self.forced = profile
         self.names = NameMap(config.servers, config.name, config.names)
@@ -65,6 +72,7 @@ class Gateway:
                 on_change=self._downstream_changed,
                 on_notification=self._relay,
                 handlers=handlers,
+                process=(spawned or {}).get(name),
             )
             for name, server in config.servers.items()
         }

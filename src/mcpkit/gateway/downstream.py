@@ -50,8 +50,10 @@ class Downstream:
         on_change: ChangeHandler,
         on_notification: NotificationRelay,
         handlers: ClientHandlers | None = None,
+        process: anyio.abc.Process | None = None,
     ) -> None:
         self.name = server.name
+        self._process = process  # started ahead by the gateway; adopted by the first connection
         self.server = server
         self.config = config
         self.state: State = "starting"
@@ -181,6 +183,7 @@ class Downstream:
             raise_on_error=False,
             on_notification=self._notified,
             handlers=self._handlers,
+            process=self._take_process(),
         ) as session:
             try:  # the start is bounded as a whole: a server that never lists its tools is not ready
                 with anyio.fail_after(self.config.connect_timeout):
@@ -210,6 +213,10 @@ class Downstream:
                 tail = " | ".join(line.strip() for line in session.stderr_tail()[-3:])
                 self.error = f"exited with code {code}" + (f"; last stderr: {tail}" if tail else "")
                 logger.warning("%s: %s", self.name, self.error)
+
+    def _take_process(self) -> anyio.abc.Process | None:
+        process, self._process = self._process, None
+        return process
 
     async def _watch(self, session: Session) -> None:
         """Return when the process exits, the connection breaks, or stop is asked."""

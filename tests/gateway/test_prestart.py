@@ -1,0 +1,54 @@
+"""The gateway starts its stdio servers before it loads the SDK, and adopts each one once."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+
+from mcpkit.client._procgroup import group_alive
+from mcpkit.gateway import Gateway, load_gateway_config
+from mcpkit.gateway.prestart import spawn_stdio
+from tests.client.procs import wait_gone
+from tests.gateway.support import flaky, write_config
+
+pytestmark = pytest.mark.anyio
+
+
+def test_serving_starts_the_servers_before_the_sdk_loads() -> None:
+    """What ``mcpkit gateway`` imports before it spawns: the CLI, the config, the spawner."""
+    probe = (
+        "import mcpkit.cli, mcpkit.gateway.cli, mcpkit.gateway.prestart, sys\n"
+        "print(sorted(m for m in ('mcp', 'mcp_types', 'pydantic', 'mcpkit.compat') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert out.stdout.strip() == "[]"
+
+
+async def test_the_gateway_adopts_what_it_started_and_reports_what_would_not_start(tmp_path: Path) -> None:
+    config = load_gateway_config(
+        write_config(
+            tmp_path / "g.json",
+            {"flaky": flaky(), "missing": {"command": str(tmp_path / "no-such-server")}},
+        )
+    )
+    spawned = await spawn_stdio(config)
+    assert set(spawned) == {"flaky"}  # the missing command is left to its downstream to report
+    gateway = Gateway(config, spawned=spawned)
+    async with anyio.create_task_group() as tg:
+        await gateway.start(tg)
+        flaky_down, missing = gateway.downstreams["flaky"], gateway.downstreams["missing"]
+        assert flaky_down.state == "ready"
+        assert flaky_down.pid == spawned["flaky"].pid  # adopted, not a second process
+        assert missing.state == "failed"
+        assert "no-such-server" in str(missing.error)
+        assert any(name.startswith("flaky") for name in gateway.routes)
+        gateway.stop()
+        tg.cancel_scope.cancel()
+    assert wait_gone([spawned["flaky"].pid]) == []
+    assert not group_alive(spawned["flaky"].pid)
