@@ -44,6 +44,9 @@ NO_STREAMABLE_HTTP = frozenset({400, 404, 405})
 endpoint has no streamable HTTP, so the legacy SSE transport is worth a try (spec 2025-03-26,
 "Backwards Compatibility": a 4xx such as 405 or 404)."""
 _SNIPPET = 4096
+DRAIN_SECONDS = 0.5
+"""How long closing a response waits for the rest of its body (see :class:`_GuardedStream`)."""
+DRAIN_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -168,7 +171,13 @@ class StreamAbortedError(McpkitError, httpx2.StreamError):
 
 
 class _GuardedStream(httpx2.AsyncByteStream):
-    """A response body that counts bytes against a limit and can be aborted from another task."""
+    """A response body that counts bytes against a limit and can be aborted from another task.
+
+    Closing it reads what is left of the body first, briefly: the SDK closes an SSE answer as
+    soon as the response event arrives, a few bytes before the body's end, and a connection
+    closed mid-body cannot be reused, so every call paid a new TCP (over HTTPS, TLS)
+    connection. The result has already been delivered by then, so the drain adds no latency.
+    """
 
     def __init__(
         self, inner: httpx2.AsyncByteStream, limit: int | None, url: str, on_close: Callable[[], None]
@@ -179,10 +188,12 @@ class _GuardedStream(httpx2.AsyncByteStream):
         self._url = url
         self._seen = 0
         self._scope: anyio.CancelScope | None = None
+        self._chunks: AsyncIterator[bytes] | None = None
+        self._ended = False
         self.aborted = False
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        chunks = self._inner.__aiter__()
+        chunks = self._chunks = self._inner.__aiter__()
         while True:
             if self.aborted:
                 raise StreamAbortedError("request cancelled; response stream closed")
@@ -191,6 +202,7 @@ class _GuardedStream(httpx2.AsyncByteStream):
                 try:
                     chunk = await chunks.__anext__()
                 except StopAsyncIteration:
+                    self._ended = True
                     return
                 finally:
                     self._scope = None
@@ -208,7 +220,23 @@ class _GuardedStream(httpx2.AsyncByteStream):
 
     async def aclose(self) -> None:
         self._on_close()
+        await self._drain()
         await self._inner.aclose()
+
+    async def _drain(self) -> None:
+        """Read the rest of a body that is about to end anyway, so its connection stays open."""
+        chunks = self._chunks
+        if chunks is None or self._ended or self.aborted:
+            return
+        left = DRAIN_BYTES
+        with anyio.move_on_after(DRAIN_SECONDS):
+            try:
+                while left > 0:
+                    left -= len(await chunks.__anext__())
+            except StopAsyncIteration:
+                self._ended = True
+            except (httpx2.HTTPError, OSError):
+                pass  # the connection is closed below either way
 
 
 def _mb(size: int) -> str:
