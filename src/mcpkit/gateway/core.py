@@ -81,6 +81,7 @@ class Gateway:
         self._building: dict[tuple[str, ...], anyio.Lock] = {}
         # Keyed by the SDK's per-connection object: a ServerSession is made anew for each request.
         self._clients: weakref.WeakKeyDictionary[Connection, tuple[str, ...]] = weakref.WeakKeyDictionary()
+        self._by_client: dict[tuple[str | None, str | None], tuple[str, ...]] = {}
         self._progress: dict[str, tuple[ServerSession, str | int, Any]] = {}
         self._tokens = itertools.count(1)
         self._prompts: dict[str, Route] = {}
@@ -177,11 +178,24 @@ class Gateway:
         name = _client_name(ctx)
         if name is None:
             name = _query_client(ctx)
-        forced = self.forced if self.forced != "auto" else _query_profile(ctx)
-        profiles = profiles_for(name, forced)
-        logger.info("client %r gets profiles %s", name, "+".join(profiles))
+        profiles = self.profiles_for_query(name, _query_profile(ctx))
         self._clients[connection] = profiles
         return profiles
+
+    def profiles_for_query(self, client: str | None, profile: str | None) -> tuple[str, ...]:
+        """The profile set for a client named ``client`` (``clientInfo.name``, or ``?client=``
+        on a stateless URL) and a ``?profile=`` asked for; ``--profile`` wins over both."""
+        from mcpkit.compat import PROFILES
+
+        forced = self.forced if self.forced != "auto" else (profile if profile in PROFILES else None)
+        key = (client, forced)
+        known = self._by_client.get(key)
+        if known is None:
+            if len(self._by_client) >= 1024:  # names come from clients: keep the memo bounded
+                self._by_client.clear()
+            known = self._by_client[key] = profiles_for(client, forced)
+            logger.info("client %r gets profiles %s", client, "+".join(known))
+        return known
 
     # -- tools -------------------------------------------------------------------------------
 
@@ -512,10 +526,7 @@ def _query_client(ctx: Ctx) -> str | None:
 
 
 def _query_profile(ctx: Ctx) -> str | None:
-    from mcpkit.compat import PROFILES
-
-    value = _query(ctx, "profile")
-    return value if value in PROFILES else None
+    return _query(ctx, "profile")
 
 
 def _downstream_version(downstream: Downstream) -> str:

@@ -19,6 +19,7 @@ import anyio
 from mcp.server.stdio import stdio_server
 
 from mcpkit.gateway.core import Gateway
+from mcpkit.gateway.http_front import fast_calls
 from mcpkit.gateway.status import StatusFile
 from mcpkit.server import HttpOptions, claimed_stdin, serve_http, wait_for_stop_signal
 
@@ -104,5 +105,10 @@ async def run_http(
             allowed_origins=tuple(origins),
             bearer_token=token,
         )
-        await serve_http(gateway.lowlevel(), options, name=f"gateway {gateway.config.name}")
+        await serve_http(
+            gateway.lowlevel(),
+            options,
+            name=f"gateway {gateway.config.name}",
+            front=lambda app, check_host: fast_calls(app, gateway, path=path, check_host=check_host),
+        )
         tg.cancel_scope.cancel()

@@ -138,8 +138,15 @@ def _uvicorn_server_class() -> type[Any]:
     return ServerWithoutSignalHandlers
 
 
-async def serve_http(lowlevel: Any, options: HttpOptions, *, name: str = "mcp") -> None:
-    """Serve the SDK server ``lowlevel`` until SIGINT/SIGTERM or cancellation, then shut down."""
+async def serve_http(
+    lowlevel: Any, options: HttpOptions, *, name: str = "mcp", front: Callable[[App, bool], App] | None = None
+) -> None:
+    """Serve the SDK server ``lowlevel`` until SIGINT/SIGTERM or cancellation, then shut down.
+
+    ``front(app, check_host)`` may wrap the SDK's app behind the access checks, to answer some
+    requests itself (the gateway's hot path); ``check_host`` says whether the SDK checks the
+    ``Host`` header of this bind, which such a layer must then check too.
+    """
     import uvicorn
     from mcp.server.transport_security import TransportSecuritySettings
 
@@ -154,8 +161,9 @@ async def serve_http(lowlevel: Any, options: HttpOptions, *, name: str = "mcp") 
         if sdk_checks
         else TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
+    served: App = front(app, sdk_checks) if front is not None else app
     config = uvicorn.Config(
-        guard(app, options), host=options.host, port=options.port, log_level="warning", lifespan="on"
+        guard(served, options), host=options.host, port=options.port, log_level="warning", lifespan="on"
     )
     http = _uvicorn_server_class()(config)
 

@@ -1,0 +1,202 @@
+"""The gateway's HTTP hot path: plain tool calls answered without the SDK's per-request server.
+
+On stateless HTTP the SDK builds a transport, a server session and a task group for every
+POST, and answers as an SSE stream: over a millisecond per call, more than the relayed call
+itself costs. A gateway's traffic is almost all ``tools/call``, so this layer, sitting between
+the access checks and the SDK app, answers the requests it fully understands itself, with a
+JSON body (which the streamable HTTP spec lets a server choose for any request):
+
+* ``tools/call`` without a progress token, and ``ping``;
+* a single JSON-RPC request, ``Content-Type: application/json``, an ``Accept`` that takes
+  JSON, no protocol version header or one the SDK's handshake era knows, a local ``Host``
+  when the SDK would check it (DNS rebinding), a body within the SDK's size limit.
+
+Everything else (initialize, lists, prompts, resources, calls asking for progress, anything
+malformed) goes to the SDK app unchanged, with the body replayed, so errors and edge cases
+keep the SDK's exact behaviour. A client that disconnects mid-call cancels the downstream call.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs, urlsplit
+
+import anyio
+from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+from mcp_types import DEFAULT_NEGOTIATED_VERSION
+from mcp_types.methods import serialize_server_result
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+from mcpkit.gateway import answers
+
+if TYPE_CHECKING:
+    from mcpkit.gateway.core import Gateway
+
+logger = logging.getLogger("mcpkit.gateway")
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+App = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+_LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+FAST_METHODS = frozenset({"tools/call", "ping"})
+
+
+def fast_calls(app: App, gateway: Gateway, *, path: str, check_host: bool) -> App:
+    """``app`` (the SDK's streamable HTTP app) with the gateway's hot path in front of it.
+
+    ``check_host``: refuse nothing here but leave to the SDK (which refuses) any request whose
+    ``Host`` is not local, as the SDK does for a local bind.
+    """
+
+    async def front(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("type") != "http" or scope.get("method") != "POST" or scope.get("path") != path:
+            await app(scope, receive, send)
+            return
+        headers = _headers(scope)
+        if not _eligible_headers(headers, check_host):
+            await app(scope, receive, send)
+            return
+        body, complete = await _read_body(receive, _declared_length(headers))
+        message = _fast_message(body) if complete else None
+        if message is None:
+            await app(scope, _replaying(body, complete, receive), send)
+            return
+        version = headers.get("mcp-protocol-version", DEFAULT_NEGOTIATED_VERSION)
+        await _answer(gateway, scope, message, version, receive, send)
+
+    return front
+
+
+def _headers(scope: Scope) -> dict[str, str]:
+    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+
+
+def _eligible_headers(headers: dict[str, str], check_host: bool) -> bool:
+    ctype = headers.get("content-type", "").split(";")[0].strip().lower()
+    accept = headers.get("accept", "").lower()
+    version = headers.get("mcp-protocol-version")
+    if ctype != "application/json" or "mcp-session-id" in headers:
+        return False
+    if "application/json" not in accept and "*/*" not in accept:
+        return False
+    if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+        return False
+    if check_host:
+        host = urlsplit("//" + headers.get("host", "")).hostname or ""
+        if host not in _LOCAL_HOSTS:
+            return False
+    return _declared_length(headers) <= DEFAULT_MAX_REQUEST_BODY_SIZE
+
+
+def _declared_length(headers: dict[str, str]) -> int:
+    value = headers.get("content-length", "")
+    return int(value) if value.isdigit() else 0
+
+
+async def _read_body(receive: Receive, declared: int) -> tuple[bytes, bool]:
+    """The request body, and whether it was read whole within the size limit."""
+    parts: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message.get("type") != "http.request":
+            return b"".join(parts), False  # a disconnect: let the SDK app see it
+        chunk = message.get("body", b"")
+        parts.append(chunk)
+        size += len(chunk)
+        if size > DEFAULT_MAX_REQUEST_BODY_SIZE:
+            return b"".join(parts), False
+        if not message.get("more_body", False):
+            return b"".join(parts), True
+
+
+def _replaying(body: bytes, complete: bool, receive: Receive) -> Receive:
+    """A ``receive`` that hands over the body already read, then the real one's messages."""
+    pending: list[Message] = [{"type": "http.request", "body": body, "more_body": not complete}]
+
+    async def replay() -> Message:
+        if pending:
+            return pending.pop()
+        return await receive()
+
+    return replay
+
+
+def _fast_message(body: bytes) -> dict[str, Any] | None:
+    """The JSON-RPC request when this layer can answer it, else None."""
+    try:
+        message = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        return None
+    rid = message.get("id")
+    if isinstance(rid, bool) or not isinstance(rid, str | int) or message.get("method") not in FAST_METHODS:
+        return None
+    params = message.get("params", {})
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        return None
+    meta = params.get("_meta")
+    if meta is not None and (not isinstance(meta, dict) or "progressToken" in meta):
+        return None  # progress needs an SSE answer: the SDK's path relays it
+    if message["method"] == "tools/call":
+        arguments = params.get("arguments", {})
+        if not isinstance(params.get("name"), str) or not isinstance(arguments, dict | None):
+            return None
+    return message
+
+
+async def _answer(
+    gateway: Gateway, scope: Scope, message: dict[str, Any], version: str, receive: Receive, send: Send
+) -> None:
+    params = message.get("params") or {}
+    result: dict[str, Any] = {}
+    if message["method"] == "tools/call":
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+        profiles = gateway.profiles_for_query(_first(query, "client"), _first(query, "profile"))
+        name, arguments = params["name"], dict(params.get("arguments") or {})
+        answered = False
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
+            try:
+                view = await gateway.view_async(profiles)
+                result = await gateway.call(view, name, arguments, None)
+            except Exception as exc:  # never a traceback to the client: one line, logged in full
+                logger.exception("tools/call %s failed inside the gateway", name)
+                result = answers.failure(f"The gateway failed on {name}: {type(exc).__name__}: {exc}"[:500])
+            answered = True
+            tg.cancel_scope.cancel()
+        if not answered:
+            return  # the client went away (its call was cancelled downstream): nobody to answer
+        # the fields this protocol version has, exactly as the SDK's runner sends them
+        result = serialize_server_result("tools/call", version, result)
+    body = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}, ensure_ascii=False).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> None:
+    while True:
+        message = await receive()
+        if message.get("type") == "http.disconnect":
+            scope.cancel()
+            return
+
+
+def _first(query: dict[str, list[str]], key: str) -> str | None:
+    values = query.get(key)
+    return values[0] if values and values[0] else None
