@@ -1,8 +1,10 @@
 """Gateway overhead: calls through ``mcpkit gateway`` vs direct to the same server, and start-up.
 
 1. Latency, stdio: the same client (``mcpkit.client.Session``) calls ``echo`` on the SDK echo
-   server (tests/fixtures/servers/sdk_echo.py) directly, and through a gateway child whose one
-   downstream is that server. Goal: gateway p50 <= 1.2x direct p50.
+   server (bench/gateway_echo_server.py) directly, and through a gateway child whose one
+   downstream is that server. Goal: gateway p50 <= 1.2x direct p50. Beside it, the floor:
+   the same calls through a bare Python relay (bench/gateway_relay_floor.py: no SDK, no
+   checks), the least any Python gateway can add.
 2. Latency, HTTP: the echo server on streamable HTTP; the client calls it directly, and
    through a gateway on stateless HTTP whose downstream is that URL. Same goal.
 3. Spawn-to-ready with 5 downstreams (mcp-server-time, mcp-server-fetch, server-everything,
@@ -42,6 +44,7 @@ from mcpkit.client import ServerConfig, Session
 
 ROOT = Path(__file__).resolve().parents[1]
 ECHO = ROOT / "bench" / "gateway_echo_server.py"
+FLOOR = ROOT / "bench" / "gateway_relay_floor.py"
 THIRD = ROOT / ".third-party"
 SAMPLE = ROOT / "src" / "mcpkit" / "archive" / "data" / "sample_twilog.csv"
 ARGS: dict[str, Any] = {"text": "hello"}
@@ -125,7 +128,10 @@ async def bench_stdio(tmp: Path, calls: int, rounds: int, work_ms: float) -> dic
     config = write_config(tmp / "stdio.json", {"echo": {"command": sys.executable, "args": [str(ECHO)]}})
     direct = ServerConfig(name="echo", command=[sys.executable, str(ECHO)])
     through = ServerConfig(name="gateway", command=gateway_argv(config))
-    return await paired(direct, through, calls, rounds, work_ms)
+    got = await paired(direct, through, calls, rounds, work_ms)
+    floor = ServerConfig(name="floor", command=[sys.executable, str(FLOOR), sys.executable, str(ECHO)])
+    bare = await paired(direct, floor, calls, rounds, work_ms)
+    return {**got, "floor_p50_ms": bare["gateway_p50_ms"], "floor_ratio": bare["ratio"]}
 
 
 async def bench_http(tmp: Path, calls: int, rounds: int, work_ms: float) -> dict[str, float]:
@@ -257,6 +263,11 @@ async def main(calls: int, rounds: int, startup_rounds: int, parts: set[str], wo
                         f"{part + ',':<6} tool work {work_ms:g} ms: direct p50 {got['direct_p50_ms']:.2f} ms, "
                         f"gateway p50 {got['gateway_p50_ms']:.2f} ms, ratio {got['ratio']:.2f} (goal <= 1.2)"
                     )
+                    if "floor_ratio" in got:
+                        print(
+                            f"{'':<6} bare Python relay (the floor) p50 {got['floor_p50_ms']:.2f} ms, "
+                            f"ratio {got['floor_ratio']:.2f}"
+                        )
         if "startup" not in parts:
             return
         start = await anyio.to_thread.run_sync(bench_startup, tmp, startup_rounds)
