@@ -54,6 +54,8 @@ class GatewayConfig:
     call_timeout: float = DEFAULT_CALL_TIMEOUT
     connect_timeout: float = 30.0
     output_cap: int | None = None
+    overflow_dir: Path | None = None
+    """Where cut answers are kept for ``readmore`` (shared by replicas); None: in memory."""
     supervision: Supervision = field(default_factory=Supervision)
     source: str = ""
 
@@ -95,7 +97,7 @@ def parse_gateway_table(
     """Validate the ``gateway`` table against the configured servers."""
     where = f"{source}: gateway"
     known = {"name", "names", "servers", "max_concurrent", "call_timeout", "connect_timeout", "output_cap"}
-    known |= {"restart"}
+    known |= {"restart", "overflow_dir"}
     unknown = sorted(set(raw) - known)
     if unknown:
         raise GatewayConfigError(
@@ -119,6 +121,9 @@ def parse_gateway_table(
         limit = _positive(opts, "max_concurrent", f"{where}.servers.{server}", int)
         if limit is not None:
             per_server[server] = limit
+    overflow_dir = raw.get("overflow_dir")
+    if overflow_dir is not None and (not isinstance(overflow_dir, str) or not overflow_dir.strip()):
+        raise GatewayConfigError(f"{where}: 'overflow_dir' must be a directory path")
     restart = raw.get("restart") or {}
     if not isinstance(restart, Mapping):
         raise GatewayConfigError(f"{where}: 'restart' must be a table")
@@ -137,6 +142,7 @@ def parse_gateway_table(
         call_timeout=_positive(raw, "call_timeout", where) or DEFAULT_CALL_TIMEOUT,
         connect_timeout=_positive(raw, "connect_timeout", where) or 30.0,
         output_cap=_positive(raw, "output_cap", where, int),
+        overflow_dir=Path(overflow_dir).expanduser() if overflow_dir else None,
         supervision=supervision,
         source=source,
     )

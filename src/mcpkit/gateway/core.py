@@ -33,7 +33,7 @@ from mcpkit.gateway import answers, metatools, overflow
 from mcpkit.gateway.clients import profiles_for
 from mcpkit.gateway.config import GatewayConfig
 from mcpkit.gateway.downstream import Downstream
-from mcpkit.gateway.errors import DownstreamUnavailableError
+from mcpkit.gateway.errors import DownstreamUnavailableError, GatewayConfigError
 from mcpkit.gateway.naming import NameMap, Route
 from mcpkit.gateway.overflow import Overflow
 from mcpkit.gateway.views import View, build_view
@@ -87,7 +87,12 @@ class Gateway:
         self._prompts: dict[str, Route] = {}
         self._resources: dict[str, str] = {}
         self._offered: set[str] = set()
-        self.overflow = Overflow(config.output_cap) if config.output_cap else None
+        try:
+            self.overflow = (
+                Overflow(config.output_cap, directory=config.overflow_dir) if config.output_cap else None
+            )
+        except OSError as exc:
+            raise GatewayConfigError(f"overflow_dir {config.overflow_dir}: {exc.strerror or exc}") from None
 
     # -- lifecycle ---------------------------------------------------------------------------
 
