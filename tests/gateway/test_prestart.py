@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import anyio
 import pytest
 
-from mcpkit.client._procgroup import group_alive
+from mcpkit.client._procgroup import group_alive, live_members
 from mcpkit.gateway import Gateway, load_gateway_config
 from mcpkit.gateway.prestart import spawn_stdio
 from tests.client.procs import wait_gone
@@ -52,3 +54,30 @@ async def test_the_gateway_adopts_what_it_started_and_reports_what_would_not_sta
         tg.cancel_scope.cancel()
     assert wait_gone([spawned["flaky"].pid]) == []
     assert not group_alive(spawned["flaky"].pid)
+
+
+def test_a_signal_before_the_gateway_is_up_leaves_no_server_behind(tmp_path: Path) -> None:
+    """SIGTERM while the gateway still loads (after it started its servers) ends them too."""
+    config = write_config(tmp_path / "g.json", {"a": flaky("--child"), "b": flaky()})
+    script = (
+        "import anyio, time\n"
+        "from mcpkit.gateway.config import load_gateway_config\n"
+        "from mcpkit.gateway.prestart import spawn_stdio\n"
+        "async def main():\n"
+        f"    spawned = await spawn_stdio(load_gateway_config({str(config)!r}))\n"
+        "    print(' '.join(str(p.pid) for p in spawned.values()), flush=True)\n"
+        "    time.sleep(60)  # the gateway loading the SDK, its signal handling not yet started\n"
+        "anyio.run(main)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    pids = [int(p) for p in proc.stdout.readline().split()]
+    assert len(pids) == 2
+    time.sleep(0.5)  # let the first server start its grandchild
+    groups = {pid: live_members(pid) for pid in pids}
+    assert len(groups[pids[0]]) >= 1
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(30) == 128 + signal.SIGTERM
+    members = [m for group in groups.values() for m in group] + pids
+    assert wait_gone(members) == []
+    assert all(live_members(pid) == [] for pid in pids)
