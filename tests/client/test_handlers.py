@@ -79,3 +79,25 @@ async def test_a_handler_that_fails_or_answers_nonsense_is_a_clear_error() -> No
             await s.call("trigger-sampling-request", {"prompt": "x"})
         with pytest.raises((JsonRpcError, ToolError), match="elicitation handler returned an invalid result"):
             await s.call("trigger-elicitation-request", {})
+
+
+async def test_roots_asked_each_time_from_a_source(tmp_path: Path) -> None:
+    """``roots_from`` is asked on every ``roots/list``; a nonsense answer is a clear error."""
+    _need()
+    current = [{"uri": (tmp_path / "a").as_uri(), "name": "a"}]
+
+    async def source(params: dict[str, Any]) -> dict[str, Any]:
+        return {"roots": list(current)}
+
+    handlers = ClientHandlers(roots=[tmp_path / "ignored"], roots_from=source)
+    assert handlers.capabilities()["roots"] == {"listChanged": True}
+    async with connect([str(EVERYTHING)], timeout=60, handlers=handlers) as s:
+        listed = (await s.call("get-roots-list", {})).text
+        assert (tmp_path / "a").as_uri() in listed and "ignored" not in listed
+
+    async def nonsense(params: dict[str, Any]) -> dict[str, Any]:
+        return {"roots": [{"name": "no uri"}]}
+
+    async with connect([str(EVERYTHING)], timeout=60, handlers=ClientHandlers(roots_from=nonsense)) as s:
+        listed = (await s.call("get-roots-list", {})).text
+        assert "no uri" not in listed  # the server got an error, not a root without a URI

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from mcpkit.client import Session
@@ -208,3 +209,33 @@ async def test_a_servers_sampling_request_reaches_the_client(tmp_path: Path) -> 
     async with gateway_session(config) as session:  # a client without a model: refused, saying why
         refused = await call(session, "everything_trigger_sampling_request", args)
     assert "sampling" in text(refused), text(refused)
+
+
+@pytest.mark.anyio
+@pytest.mark.thirdparty
+async def test_a_servers_roots_request_gets_the_clients_roots(tmp_path: Path) -> None:
+    """server-everything's get-roots-list, through the gateway, lists the roots of the client in
+    front (not the gateway's none); a changed root list reaches the server too."""
+    from mcpkit.client import ClientHandlers
+
+    roots: list[dict[str, str]] = [{"uri": (tmp_path / "project").as_uri(), "name": "project"}]
+
+    async def client_roots(params: dict[str, Any]) -> dict[str, Any]:
+        return {"roots": list(roots)}
+
+    config = write_config(tmp_path / "gw.json", {"everything": everything_server()})
+    handlers = ClientHandlers(roots_from=client_roots)
+    async with gateway_session(config, handlers=handlers) as session:
+        listed = text(await call(session, "everything_get_roots_list"))
+        assert (tmp_path / "project").as_uri() in listed, listed
+        roots.append({"uri": (tmp_path / "second").as_uri(), "name": "second"})
+        await session.notify("notifications/roots/list_changed")
+        for _ in range(100):  # the server asks again when told; then its tool shows both
+            listed = text(await call(session, "everything_get_roots_list"))
+            if (tmp_path / "second").as_uri() in listed:
+                break
+            await anyio.sleep(0.05)
+        assert (tmp_path / "second").as_uri() in listed, listed
+    async with gateway_session(config) as session:  # a client with no roots: the server sees none
+        listed = text(await call(session, "everything_get_roots_list"))
+    assert "project" not in listed

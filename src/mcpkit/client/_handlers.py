@@ -44,6 +44,9 @@ class ClientHandlers:
     """Answers to server-to-client requests.
 
     ``roots``: the roots to list (``file://`` URIs or local paths; default none).
+    ``roots_from``: ``roots/list`` params -> result, asked each time instead (a gateway asks its
+    own client); with it the client declares ``roots.listChanged`` and the caller sends
+    ``notifications/roots/list_changed`` through :meth:`Session.notify` when they change.
     ``sampling``: ``sampling/createMessage`` params -> CreateMessageResult (default: refused).
     ``elicitation``: ``elicitation/create`` params -> ElicitResult (default: refused).
     A handler that raises :class:`mcpkit.jsonrpc.JsonRpcError` refuses with that code and message.
@@ -52,10 +55,12 @@ class ClientHandlers:
     roots: Sequence[str | Path] = field(default_factory=tuple)
     sampling: WireHandler | None = None
     elicitation: WireHandler | None = None
+    roots_from: WireHandler | None = None
 
     def capabilities(self) -> dict[str, Any]:
         """The client capabilities to declare in ``initialize`` (always all three)."""
-        return {"roots": {"listChanged": False}, "sampling": {}, "elicitation": {"form": {}, "url": {}}}
+        changes = self.roots_from is not None
+        return {"roots": {"listChanged": changes}, "sampling": {}, "elicitation": {"form": {}, "url": {}}}
 
     def root_list(self) -> list[dict[str, str]]:
         out = []
@@ -68,6 +73,11 @@ class ClientHandlers:
     async def list_roots(
         self, context: ClientRequestContext
     ) -> mcp_types.ListRootsResult | mcp_types.ErrorData:
+        if self.roots_from is not None:
+            result = await _run(self.roots_from, {}, "roots")
+            if isinstance(result, mcp_types.ErrorData):
+                return result
+            return _parse(mcp_types.ListRootsResult, result, "roots")
         return mcp_types.ListRootsResult.model_validate({"roots": self.root_list()}, by_name=False)
 
     async def create_message(
@@ -98,7 +108,11 @@ async def _answer(
 
 
 async def _run(handler: WireHandler, params: Any, what: str) -> dict[str, Any] | mcp_types.ErrorData:
-    wire = params.model_dump(by_alias=True, mode="json", exclude_none=True)
+    wire = (
+        params.model_dump(by_alias=True, mode="json", exclude_none=True)
+        if isinstance(params, BaseModel)
+        else dict(params)
+    )
     try:
         return await handler(wire)
     except JsonRpcError as exc:  # a refusal the handler chose: its code and message go back as they are

@@ -64,6 +64,7 @@ class Gateway:
         handlers = ClientHandlers(
             sampling=self._asker("sampling/createMessage", "sampling"),
             elicitation=self._asker("elicitation/create", "elicitation"),
+            roots_from=self._roots,
         )
         self.downstreams: dict[str, Downstream] = {
             name: Downstream(
@@ -359,6 +360,26 @@ class Gateway:
 
         return ask
 
+    async def _roots(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A server's ``roots/list``: the gateway's own client's roots when it can be asked
+        (stdio, and the client declared roots), else none, as a client with no roots says."""
+        connections = list(self._clients)
+        if not self.relay_client_requests or len(connections) != 1:
+            return {"roots": []}
+        connection = connections[0]
+        declared = connection.client_capabilities
+        if declared is None or getattr(declared, "roots", None) is None:
+            return {"roots": []}
+        try:
+            return await connection.outbound.send_raw_request("roots/list", params, None)
+        except MCPError as exc:
+            raise JsonRpcError(exc.code, exc.message, exc.data) from None
+
+    async def roots_changed(self, ctx: Any, params: Any) -> None:
+        """The client's roots changed: every server that is up hears it (they ask again)."""
+        for downstream in self.downstreams.values():
+            await downstream.notify("notifications/roots/list_changed")
+
     # -- resources and prompts (only when a downstream serves them) --------------------------
 
     def serves(self, capability: str) -> bool:
@@ -467,7 +488,13 @@ class Gateway:
             handlers["on_list_resources"] = self.list_resources
             handlers["on_read_resource"] = self.read_resource
             handlers["on_list_resource_templates"] = self.list_resource_templates
-        return _GatewayServer(self.config.name, version=__version__, **handlers)
+        server = _GatewayServer(self.config.name, version=__version__, **handlers)
+        # Not the constructor's on_roots_list_changed, which warns that roots leave the spec in
+        # 2026-07-28: today's clients use them, and a server behind the gateway asks for them.
+        server.add_notification_handler(
+            "notifications/roots/list_changed", mcp_types.NotificationParams, self.roots_changed
+        )
+        return server
 
     def status(self) -> dict[str, Any]:
         """Health, tools and quarantine per profile: what ``mcpkit gateway status`` prints."""

@@ -257,6 +257,17 @@ class Downstream:
 
     # -- calls -----------------------------------------------------------------------------
 
+    async def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
+        """Send a notification when the server is up; one that is not misses nothing it keeps
+        (a restarted server asks afresh)."""
+        session = self._session
+        if self.state != "ready" or session is None:
+            return
+        try:
+            await session.notify(method, params)
+        except (ClientError, JsonRpcError) as exc:
+            logger.debug("%s: %s not delivered: %s", self.name, method, exc)
+
     async def _ready_session(self, timeout: float | None) -> Session:
         """The live session, waiting through a restart (bounded by ``timeout``)."""
         with anyio.move_on_after(timeout):
