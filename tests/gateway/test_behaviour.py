@@ -239,3 +239,31 @@ async def test_a_servers_roots_request_gets_the_clients_roots(tmp_path: Path) ->
     async with gateway_session(config) as session:  # a client with no roots: the server sees none
         listed = text(await call(session, "everything_get_roots_list"))
     assert "project" not in listed
+
+
+@pytest.mark.anyio
+@pytest.mark.thirdparty
+async def test_log_messages_are_forwarded_at_the_clients_level(tmp_path: Path) -> None:
+    """server-everything, asked to, logs once at once and then every 5 s at a random level.
+    Through the gateway the client sets the level (it reaches the server), and gets the
+    messages with the server's name in ``logger``."""
+    messages: list[dict[str, Any]] = []
+
+    async def on_notification(method: str, params: dict[str, Any]) -> None:
+        if method == "notifications/message" and "-level message" in str(params.get("data")):
+            messages.append(params)
+
+    config = write_config(tmp_path / "gw.json", {"everything": everything_server(), "flaky": flaky()})
+    async with gateway_session(config, on_notification=on_notification) as session:
+        assert "logging" in session.capabilities
+        assert await session.request("logging/setLevel", {"level": "debug"}) == {}
+        await call(session, "everything_toggle_simulated_logging")
+        with anyio.fail_after(30):
+            while not messages:
+                await anyio.sleep(0.05)
+        assert messages[0]["logger"].startswith("everything"), messages
+        await session.request("logging/setLevel", {"level": "emergency"})
+        messages.clear()
+        await anyio.sleep(10.5)  # two more messages at random levels: 7 in 8 chances each to be cut
+        assert all(m["level"] == "emergency" for m in messages), messages
+        await call(session, "everything_toggle_simulated_logging")

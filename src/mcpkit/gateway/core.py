@@ -88,6 +88,7 @@ class Gateway:
         self._prompts: dict[str, Route] = {}
         self._resources: dict[str, str] = {}
         self._offered: set[str] = set()
+        self._log_level: str | None = None
         try:
             self.overflow = (
                 Overflow(config.output_cap, directory=config.overflow_dir) if config.output_cap else None
@@ -109,6 +110,8 @@ class Gateway:
                 if await self._all_pages(downstream, f"{capability}/list", capability):
                     self._offered.add(capability)
                     break
+        if self._serving("logging"):
+            self._offered.add("logging")
         up = sum(1 for d in self.downstreams.values() if d.healthy)
         logger.info(
             "gateway %s ready: %d of %d servers up, %d tools",
@@ -163,6 +166,8 @@ class Gateway:
 
     async def _downstream_changed(self, downstream: Downstream) -> None:
         logger.info("%s is %s with %d tools", downstream.name, downstream.state, len(downstream.tools))
+        if downstream.healthy and "logging" in downstream.capabilities and self._log_level is not None:
+            await self._apply_level(downstream)  # a restarted server logs at the client's level
         if self._reroute():
             await self._broadcast_list_changed()
 
@@ -311,6 +316,9 @@ class Gateway:
         return token
 
     async def _relay(self, downstream: Downstream, method: str, params: dict[str, Any]) -> None:
+        if method == "notifications/message":
+            await self._relay_log(downstream, params)
+            return
         if method != "notifications/progress":
             return
         target = self._progress.get(str(params.get("progressToken")))
@@ -332,6 +340,40 @@ class Gateway:
             )
         except Exception as exc:
             logger.debug("progress not delivered: %s", exc)
+
+    # -- log messages -------------------------------------------------------------------------
+
+    async def set_level(self, ctx: Ctx, params: mcp_types.SetLevelRequestParams) -> Any:
+        """The client's ``logging/setLevel``, passed to every server that logs (and kept for the
+        ones that restart); a server that refuses it is logged, the client still gets success."""
+        self._log_level = str(params.level)
+        for downstream in self._serving("logging"):
+            await self._apply_level(downstream)
+        return mcp_types.EmptyResult()
+
+    async def _apply_level(self, downstream: Downstream) -> None:
+        if self._log_level is None:
+            return
+        try:
+            await downstream.request("logging/setLevel", {"level": self._log_level})
+        except (ClientError, JsonRpcError) as exc:
+            logger.warning("%s: logging/setLevel %s refused: %s", downstream.name, self._log_level, exc)
+
+    async def _relay_log(self, downstream: Downstream, params: dict[str, Any]) -> None:
+        """A server's log message to the gateway's one client (stdio), its logger prefixed with
+        the server's name; over stateless HTTP there is no channel for it."""
+        connections = list(self._clients)
+        if not self.relay_client_requests or len(connections) != 1 or not self.serves("logging"):
+            return
+        inner = params.get("logger")
+        named = {
+            **params,
+            "logger": f"{downstream.name}/{inner}" if isinstance(inner, str) else downstream.name,
+        }
+        try:
+            await connections[0].outbound.notify("notifications/message", named)
+        except Exception as exc:  # a client that went away must not break the server's connection
+            logger.debug("log message not delivered: %s", exc)
 
     # -- requests servers make of the client ------------------------------------------------
 
@@ -494,6 +536,8 @@ class Gateway:
         server.add_notification_handler(
             "notifications/roots/list_changed", mcp_types.NotificationParams, self.roots_changed
         )
+        if self.serves("logging"):  # likewise not on_set_logging_level; the SDK declares logging
+            server.add_request_handler("logging/setLevel", mcp_types.SetLevelRequestParams, self.set_level)
         return server
 
     def status(self) -> dict[str, Any]:
