@@ -220,8 +220,10 @@ class _GuardedStream(httpx2.AsyncByteStream):
 
     async def aclose(self) -> None:
         self._on_close()
-        await self._drain()
-        await self._inner.aclose()
+        try:
+            await self._drain()
+        finally:  # cancelled while draining: the stream is still closed
+            await self._inner.aclose()
 
     async def _drain(self) -> None:
         """Read the rest of a body that is about to end anyway, so its connection stays open."""
