@@ -221,3 +221,8 @@ def test_arbitrary_bytes_never_break_the_hot_path(raw: bytes) -> None:
 
 def test_json_nested_too_deep_is_left_to_the_sdk() -> None:
     assert _fast_message(b"[" * 100_000 + b"]" * 100_000) is None
+
+
+def test_a_client_that_does_not_accept_event_streams_gets_the_sdks_406(url: str) -> None:
+    got = post(url, call("flaky_echo", {"text": "x"}), headers={"accept": "application/json"})
+    assert got.status_code == 406

@@ -62,7 +62,7 @@ def fast_calls(app: App, gateway: Gateway, *, path: str, check_host: bool) -> Ap
         if not _eligible_headers(headers, check_host):
             await app(scope, receive, send)
             return
-        body, complete = await _read_body(receive, _declared_length(headers))
+        body, complete = await _read_body(receive)
         message = _fast_message(body) if complete else None
         if message is None:
             await app(scope, _replaying(body, complete, receive), send)
@@ -79,11 +79,8 @@ def _headers(scope: Scope) -> dict[str, str]:
 
 def _eligible_headers(headers: dict[str, str], check_host: bool) -> bool:
     ctype = headers.get("content-type", "").split(";")[0].strip().lower()
-    accept = headers.get("accept", "").lower()
     version = headers.get("mcp-protocol-version")
-    if ctype != "application/json" or "mcp-session-id" in headers:
-        return False
-    if "application/json" not in accept and "*/*" not in accept:
+    if ctype != "application/json" or "mcp-session-id" in headers or not _accepts_both(headers):
         return False
     if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
         return False
@@ -94,12 +91,23 @@ def _eligible_headers(headers: dict[str, str], check_host: bool) -> bool:
     return _declared_length(headers) <= DEFAULT_MAX_REQUEST_BODY_SIZE
 
 
+def _accepts_both(headers: dict[str, str]) -> bool:
+    """The SDK's own rule (RFC 7231 wildcards): a client must accept JSON and event streams;
+    one that does not gets the SDK's 406, not an answer from here."""
+    types = {t.split(";")[0].strip().lower() for t in headers.get("accept", "").split(",")}
+    if "*/*" in types:
+        return True
+    return bool(types & {"application/json", "application/*"}) and bool(
+        types & {"text/event-stream", "text/*"}
+    )
+
+
 def _declared_length(headers: dict[str, str]) -> int:
     value = headers.get("content-length", "")
     return int(value) if value.isdigit() else 0
 
 
-async def _read_body(receive: Receive, declared: int) -> tuple[bytes, bool]:
+async def _read_body(receive: Receive) -> tuple[bytes, bool]:
     """The request body, and whether it was read whole within the size limit."""
     parts: list[bytes] = []
     size = 0
@@ -177,7 +185,13 @@ async def _answer(
         if not answered:
             return  # the client went away (its call was cancelled downstream): nobody to answer
         # the fields this protocol version has, exactly as the SDK's runner sends them
-        result = serialize_server_result("tools/call", version, result)
+        try:
+            result = serialize_server_result("tools/call", version, result)
+        except Exception as exc:  # a result the SDK would not send either: one line instead
+            logger.warning("tools/call %s: result not sendable as %s: %s", name, version, exc)
+            result = serialize_server_result(
+                "tools/call", version, answers.failure(f"The result of {name} could not be sent: {exc}"[:300])
+            )
     body = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}, ensure_ascii=False).encode()
     await send(
         {
