@@ -356,7 +356,7 @@ class Gateway:
             return
         try:
             await downstream.request("logging/setLevel", {"level": self._log_level})
-        except (ClientError, JsonRpcError) as exc:
+        except (ClientError, JsonRpcError, DownstreamUnavailableError) as exc:
             logger.warning("%s: logging/setLevel %s refused: %s", downstream.name, self._log_level, exc)
 
     async def _relay_log(self, downstream: Downstream, params: dict[str, Any]) -> None:
