@@ -10,7 +10,7 @@ from typing import Any
 import anyio
 import pytest
 
-from mcpkit.client import Session
+from mcpkit.client import JsonRpcError, Session
 from mcpkit.compat import lint
 from tests.gateway.support import (
     everything_server,
@@ -267,3 +267,39 @@ async def test_log_messages_are_forwarded_at_the_clients_level(tmp_path: Path) -
         await anyio.sleep(10.5)  # two more messages at random levels: 7 in 8 chances each to be cut
         assert all(m["level"] == "emergency" for m in messages), messages
         await call(session, "everything_toggle_simulated_logging")
+
+
+@pytest.mark.anyio
+@pytest.mark.thirdparty
+async def test_completions_reach_the_server_that_owns_the_prompt_or_template(tmp_path: Path) -> None:
+    config = write_config(tmp_path / "gw.json", {"everything": everything_server(), "flaky": flaky()})
+    async with gateway_session(config) as session:
+        assert "completions" in session.capabilities
+        prompts = {p["name"] for p in (await session.request("prompts/list", {}))["prompts"]}
+        assert "everything_completable_prompt" in prompts
+        got = await session.request(
+            "completion/complete",
+            {
+                "ref": {"type": "ref/prompt", "name": "everything_completable_prompt"},
+                "argument": {"name": "department", "value": "Eng"},
+            },
+        )
+        assert "Engineering" in got["completion"]["values"]
+        templates = (await session.request("resources/templates/list", {}))["resourceTemplates"]
+        uri = templates[0]["uriTemplate"]
+        got = await session.request(
+            "completion/complete",
+            {"ref": {"type": "ref/resource", "uri": uri}, "argument": {"name": "resourceId", "value": "1"}},
+        )
+        assert isinstance(got["completion"]["values"], list)
+        with pytest.raises(JsonRpcError, match="Unknown prompt"):
+            await session.request(
+                "completion/complete",
+                {
+                    "ref": {"type": "ref/prompt", "name": "no_such_prompt"},
+                    "argument": {"name": "x", "value": ""},
+                },
+            )
+    # a gateway whose servers offer no prompts or resources declares no completions
+    async with gateway_session(write_config(tmp_path / "f.json", {"flaky": flaky()})) as session:
+        assert "completions" not in session.capabilities

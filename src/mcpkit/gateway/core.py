@@ -87,6 +87,7 @@ class Gateway:
         self._tokens = itertools.count(1)
         self._prompts: dict[str, Route] = {}
         self._resources: dict[str, str] = {}
+        self._templates: dict[str, str] = {}
         self._offered: set[str] = set()
         self._log_level: str | None = None
         try:
@@ -112,6 +113,8 @@ class Gateway:
                     break
         if self._serving("logging"):
             self._offered.add("logging")
+        if self._offered & {"prompts", "resources"} and self._serving("completions"):
+            self._offered.add("completions")
         up = sum(1 for d in self.downstreams.values() if d.healthy)
         logger.info(
             "gateway %s ready: %d of %d servers up, %d tools",
@@ -470,6 +473,7 @@ class Gateway:
                 name = self.names.name(
                     downstream.name, str(template.get("name") or template.get("uriTemplate"))
                 )
+                self._templates.setdefault(str(template.get("uriTemplate")), downstream.name)
                 templates.append(mcp_types.ResourceTemplate.model_validate({**template, "name": name}))
         return mcp_types.ListResourceTemplatesResult(resource_templates=templates)
 
@@ -489,6 +493,32 @@ class Gateway:
             self._resources[uri] = downstream.name
             return mcp_types.ReadResourceResult.model_validate(raw)
         raise MCPError(code=-32002, message=f"Resource not found: {uri}")
+
+    async def complete(self, ctx: Ctx, params: mcp_types.CompleteRequestParams) -> Any:
+        """``completion/complete`` for a prompt's or a resource template's argument, asked of
+        the server that owns it (under its own name); one that does not complete gets none."""
+        wire = params.model_dump(by_alias=True, mode="json", exclude_none=True)
+        ref = dict(wire.get("ref") or {})
+        if ref.get("type") == "ref/prompt":
+            if str(ref.get("name")) not in self._prompts:
+                await self.list_prompts(ctx, None)
+            route = self._prompts.get(str(ref.get("name")))
+            if route is None:
+                raise MCPError(code=-32602, message=f"Unknown prompt: {ref.get('name')}")
+            server, ref["name"] = route.server, route.tool
+        else:
+            uri = str(ref.get("uri"))
+            if uri not in self._templates and uri not in self._resources:
+                await self.list_resource_templates(ctx, None)
+                await self.list_resources(ctx, None)
+            found = self._templates.get(uri) or self._resources.get(uri)
+            if found is None:
+                raise MCPError(code=-32602, message=f"Unknown resource or template: {uri}")
+            server = found
+        if "completions" not in self.downstreams[server].capabilities:
+            return mcp_types.CompleteResult.model_validate({"completion": {"values": [], "hasMore": False}})
+        raw = await self._forward(server, "completion/complete", {**wire, "ref": ref})
+        return mcp_types.CompleteResult.model_validate(raw)
 
     def _serving(self, capability: str) -> list[Downstream]:
         return [d for d in self.downstreams.values() if d.healthy and capability in d.capabilities]
@@ -530,6 +560,8 @@ class Gateway:
             handlers["on_list_resources"] = self.list_resources
             handlers["on_read_resource"] = self.read_resource
             handlers["on_list_resource_templates"] = self.list_resource_templates
+        if self.serves("completions"):
+            handlers["on_completion"] = self.complete
         server = _GatewayServer(self.config.name, version=__version__, **handlers)
         # Not the constructor's on_roots_list_changed, which warns that roots leave the spec in
         # 2026-07-28: today's clients use them, and a server behind the gateway asks for them.
