@@ -303,3 +303,29 @@ async def test_completions_reach_the_server_that_owns_the_prompt_or_template(tmp
     # a gateway whose servers offer no prompts or resources declares no completions
     async with gateway_session(write_config(tmp_path / "f.json", {"flaky": flaky()})) as session:
         assert "completions" not in session.capabilities
+
+
+@pytest.mark.anyio
+@pytest.mark.thirdparty
+async def test_resource_subscriptions_reach_the_owner_and_updates_the_client(tmp_path: Path) -> None:
+    """server-everything, asked to, sends ``resources/updated`` for each subscribed URI at once
+    and every 5 s; through the gateway the subscription reaches it and the updates come back."""
+    updated: list[str] = []
+
+    async def on_notification(method: str, params: dict[str, Any]) -> None:
+        if method == "notifications/resources/updated":
+            updated.append(str(params.get("uri")))
+
+    config = write_config(tmp_path / "gw.json", {"everything": everything_server(), "flaky": flaky()})
+    async with gateway_session(config, on_notification=on_notification) as session:
+        assert session.capabilities["resources"].get("subscribe") is True
+        uri = (await session.request("resources/list", {}))["resources"][0]["uri"]
+        assert await session.request("resources/subscribe", {"uri": uri}) == {}
+        await call(session, "everything_toggle_subscriber_updates")
+        with anyio.fail_after(30):
+            while uri not in updated:
+                await anyio.sleep(0.05)
+        assert await session.request("resources/unsubscribe", {"uri": uri}) == {}
+        with pytest.raises(JsonRpcError, match="not found"):
+            await session.request("resources/subscribe", {"uri": "demo://no/such/resource"})
+        await call(session, "everything_toggle_subscriber_updates")

@@ -88,6 +88,8 @@ class Gateway:
         self._prompts: dict[str, Route] = {}
         self._resources: dict[str, str] = {}
         self._templates: dict[str, str] = {}
+        self._subscribed: dict[str, str] = {}
+        """Resource URI -> the server it was subscribed on (renewed when that server restarts)."""
         self._offered: set[str] = set()
         self._log_level: str | None = None
         try:
@@ -115,6 +117,8 @@ class Gateway:
             self._offered.add("logging")
         if self._offered & {"prompts", "resources"} and self._serving("completions"):
             self._offered.add("completions")
+        if "resources" in self._offered and any(_subscribes(d) for d in self._serving("resources")):
+            self._offered.add("subscribe")
         up = sum(1 for d in self.downstreams.values() if d.healthy)
         logger.info(
             "gateway %s ready: %d of %d servers up, %d tools",
@@ -171,6 +175,14 @@ class Gateway:
         logger.info("%s is %s with %d tools", downstream.name, downstream.state, len(downstream.tools))
         if downstream.healthy and "logging" in downstream.capabilities and self._log_level is not None:
             await self._apply_level(downstream)  # a restarted server logs at the client's level
+        if downstream.healthy:  # a restarted server has forgotten its subscriptions
+            for uri in [u for u, owner in self._subscribed.items() if owner == downstream.name]:
+                try:
+                    await downstream.request("resources/subscribe", {"uri": uri})
+                except (ClientError, JsonRpcError, DownstreamUnavailableError) as exc:
+                    logger.warning(
+                        "%s: renewing the subscription to %s failed: %s", downstream.name, uri, exc
+                    )
         if self._reroute():
             await self._broadcast_list_changed()
 
@@ -322,6 +334,9 @@ class Gateway:
         if method == "notifications/message":
             await self._relay_log(downstream, params)
             return
+        if method == "notifications/resources/updated":
+            await self._relay_to_client("notifications/resources/updated", params)
+            return
         if method != "notifications/progress":
             return
         target = self._progress.get(str(params.get("progressToken")))
@@ -365,18 +380,24 @@ class Gateway:
     async def _relay_log(self, downstream: Downstream, params: dict[str, Any]) -> None:
         """A server's log message to the gateway's one client (stdio), its logger prefixed with
         the server's name; over stateless HTTP there is no channel for it."""
-        connections = list(self._clients)
-        if not self.relay_client_requests or len(connections) != 1 or not self.serves("logging"):
+        if not self.serves("logging"):
             return
         inner = params.get("logger")
         named = {
             **params,
             "logger": f"{downstream.name}/{inner}" if isinstance(inner, str) else downstream.name,
         }
+        await self._relay_to_client("notifications/message", named)
+
+    async def _relay_to_client(self, method: str, params: dict[str, Any]) -> None:
+        """A notification to the gateway's one client (stdio); none over stateless HTTP."""
+        connections = list(self._clients)
+        if not self.relay_client_requests or len(connections) != 1:
+            return
         try:
-            await connections[0].outbound.notify("notifications/message", named)
+            await connections[0].outbound.notify(method, params)
         except Exception as exc:  # a client that went away must not break the server's connection
-            logger.debug("log message not delivered: %s", exc)
+            logger.debug("%s not delivered: %s", method, exc)
 
     # -- requests servers make of the client ------------------------------------------------
 
@@ -494,6 +515,32 @@ class Gateway:
             return mcp_types.ReadResourceResult.model_validate(raw)
         raise MCPError(code=-32002, message=f"Resource not found: {uri}")
 
+    async def subscribe(self, ctx: Ctx, params: mcp_types.SubscribeRequestParams) -> Any:
+        """``resources/subscribe``: passed to the server that owns the resource; its
+        ``notifications/resources/updated`` reach the client (stdio)."""
+        uri = str(params.uri)
+        server = await self._owner(ctx, uri)
+        if not _subscribes(self.downstreams[server]):
+            raise MCPError(code=-32601, message=f"{server} does not offer subscriptions to {uri}")
+        await self._forward(server, "resources/subscribe", {"uri": uri})
+        self._subscribed[uri] = server
+        return mcp_types.EmptyResult()
+
+    async def unsubscribe(self, ctx: Ctx, params: mcp_types.UnsubscribeRequestParams) -> Any:
+        uri = str(params.uri)
+        server = self._subscribed.pop(uri, None)
+        if server is not None:
+            await self._forward(server, "resources/unsubscribe", {"uri": uri})
+        return mcp_types.EmptyResult()
+
+    async def _owner(self, ctx: Ctx, uri: str) -> str:
+        if uri not in self._resources:
+            await self.list_resources(ctx, None)
+        server = self._resources.get(uri)
+        if server is None:
+            raise MCPError(code=-32002, message=f"Resource not found: {uri}")
+        return server
+
     async def complete(self, ctx: Ctx, params: mcp_types.CompleteRequestParams) -> Any:
         """``completion/complete`` for a prompt's or a resource template's argument, asked of
         the server that owns it (under its own name); one that does not complete gets none."""
@@ -562,6 +609,9 @@ class Gateway:
             handlers["on_list_resource_templates"] = self.list_resource_templates
         if self.serves("completions"):
             handlers["on_completion"] = self.complete
+        if self.serves("subscribe"):
+            handlers["on_subscribe_resource"] = self.subscribe
+            handlers["on_unsubscribe_resource"] = self.unsubscribe
         server = _GatewayServer(self.config.name, version=__version__, **handlers)
         # Not the constructor's on_roots_list_changed, which warns that roots leave the spec in
         # 2026-07-28: today's clients use them, and a server behind the gateway asks for them.
@@ -635,6 +685,11 @@ def _query_client(ctx: Ctx) -> str | None:
 
 def _query_profile(ctx: Ctx) -> str | None:
     return _query(ctx, "profile")
+
+
+def _subscribes(downstream: Downstream) -> bool:
+    resources = downstream.capabilities.get("resources")
+    return isinstance(resources, dict) and resources.get("subscribe") is True
 
 
 def _downstream_version(downstream: Downstream) -> str:
