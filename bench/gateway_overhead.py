@@ -7,7 +7,10 @@
    checks), the least any Python gateway can add.
 2. Latency, HTTP: the echo server on streamable HTTP; the client calls it directly, and
    through a gateway on stateless HTTP whose downstream is that URL. Same goal.
-3. Spawn-to-ready with 5 downstreams (mcp-server-time, mcp-server-fetch, server-everything,
+3. The gateway's own work per call, in-process (``--parts own``): ``Gateway.call`` against the
+   echo server over stdio, minus the time spent in the downstream request itself (routing,
+   argument translation, result validation; no transport in front).
+4. Spawn-to-ready with 5 downstreams (mcp-server-time, mcp-server-fetch, server-everything,
    mcpkit's archive on the sample data, the echo server): time from spawning the gateway to
    its ``initialize`` answer (the gateway answers once every downstream has), against each
    downstream's own spawn-to-initialize. Goal: <= the slowest downstream's own + 300 ms.
@@ -252,6 +255,38 @@ def bench_startup(tmp: Path, rounds: int) -> dict[str, Any]:
     }
 
 
+async def own_work(tmp: Path, calls: int) -> tuple[float, float]:
+    """p50 of (the gateway's own time per call, the downstream request's), in microseconds."""
+    from mcpkit.gateway import Gateway, load_gateway_config
+
+    config = write_config(tmp / "own.json", {"echo": {"command": sys.executable, "args": [str(ECHO)]}})
+    gateway = Gateway(load_gateway_config(config))
+    async with anyio.create_task_group() as tg:
+        await gateway.start(tg)
+        view = await gateway.view_async(gateway.profiles_for_query("claude-code", None))
+        downstream = gateway.downstreams["echo"]
+        inner: list[float] = []
+        request = downstream.request
+
+        async def timed(*args: Any, **kwargs: Any) -> dict[str, Any]:
+            started = time.perf_counter()
+            try:
+                return await request(*args, **kwargs)
+            finally:
+                inner.append(time.perf_counter() - started)
+
+        downstream.request = timed  # type: ignore[method-assign]
+        total: list[float] = []
+        for _ in range(calls):
+            started = time.perf_counter()
+            await gateway.call(view, "echo_echo", dict(ARGS), None)
+            total.append(time.perf_counter() - started)
+        gateway.stop()
+        tg.cancel_scope.cancel()
+    own = [t - i for t, i in zip(total, inner, strict=True)]
+    return statistics.median(own) * 1e6, statistics.median(inner) * 1e6
+
+
 async def main(calls: int, rounds: int, startup_rounds: int, parts: set[str], works: list[float]) -> None:
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
@@ -268,6 +303,11 @@ async def main(calls: int, rounds: int, startup_rounds: int, parts: set[str], wo
                             f"{'':<6} bare Python relay (the floor) p50 {got['floor_p50_ms']:.2f} ms, "
                             f"ratio {got['floor_ratio']:.2f}"
                         )
+        if "own" in parts:
+            own, inner = await own_work(tmp, calls * rounds)
+            print(
+                f"gateway's own work per call p50 {own:.1f} us (the downstream request itself {inner:.1f} us)"
+            )
         if "startup" not in parts:
             return
         start = await anyio.to_thread.run_sync(bench_startup, tmp, startup_rounds)
@@ -292,7 +332,9 @@ if __name__ == "__main__":
     parser.add_argument("--calls", type=int, default=200, help="calls per side per round")
     parser.add_argument("--rounds", type=int, default=4, help="paired latency rounds")
     parser.add_argument("--startup-rounds", type=int, default=3, help="start-up measurements per side")
-    parser.add_argument("--parts", default="stdio,http,startup", help="which measurements, comma-separated")
+    parser.add_argument(
+        "--parts", default="stdio,http,own,startup", help="which measurements, comma-separated"
+    )
     parser.add_argument("--work-ms", default="0,10", help="tool work per call in ms, comma-separated")
     opts = parser.parse_args()
     os.environ.setdefault("MCPKIT_LOG", "warning")
