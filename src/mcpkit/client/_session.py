@@ -59,7 +59,8 @@ from mcpkit.client._http import (
     describe_http_exception,
 )
 from mcpkit.client._outcome import Outcome
-from mcpkit.client._stdio import StdioTransport
+from mcpkit.client._raw import AnswerHandler
+from mcpkit.client._stdio import EXIT_REPORT_WAIT, StdioTransport
 from mcpkit.client._trace import (
     TracedReadStream,
     TracedWriteStream,
@@ -76,7 +77,6 @@ DEFAULT_TIMEOUT = 60.0
 """Seconds a call may take when neither the call nor the session says otherwise."""
 DEFAULT_CONNECT_TIMEOUT = 30.0
 """Seconds to start and initialize a server when no timeout at all is given."""
-EXIT_REPORT_WAIT = 1.0
 """How long a failed call waits for the exit code and stderr before reporting the exit."""
 
 
@@ -590,6 +590,36 @@ class Session:
         finally:
             self._inflight -= 1
 
+    async def send_raw(
+        self,
+        method: str,
+        params: Mapping[str, Any],
+        answer: AnswerHandler,
+        *,
+        timeout: float | _Unset | None = UNSET,
+    ) -> int | None:
+        """Send a request beside the SDK session, for a relay: its answer, or the error
+        :meth:`request` would raise, goes to ``answer`` (called once, from the reader).
+
+        Only a live stdio connection takes one; None means nothing was sent (HTTP, not
+        connected yet, restarting, closing): use :meth:`request`. See :mod:`mcpkit.client._raw`.
+        """
+        link = self._link
+        if link is None or link.stop.is_set() or self._dead is not None or link.transport is None:
+            return None
+        raw = link.transport.raw
+        if raw is None or raw.closed:
+            return None
+        seconds = self.timeout if isinstance(timeout, _Unset) else timeout
+        return await raw.send(method, params, answer, seconds)
+
+    def cancel_raw(self, request_id: int, reason: str | None = None) -> bool:
+        """Cancel a request from :meth:`send_raw` on the server; its ``answer`` is not called.
+        False when it was already answered."""
+        link = self._link
+        raw = link.transport.raw if link is not None and link.transport is not None else None
+        return raw.cancel(request_id, reason) if raw is not None else False
+
     async def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
         link = await self._usable_link(self.timeout)
         assert link.dispatcher is not None
@@ -616,7 +646,7 @@ class Session:
             return ServerExitedError(None, detail=f"connection to {self.server.name} closed")
         with anyio.move_on_after(EXIT_REPORT_WAIT):
             await t.exited.wait()
-        return ServerExitedError(t.returncode, t.stderr_tail(), detail="server closed its stdout")
+        return t.exit_error()
 
 
 def _http_error(exc: MCPError, url: str | None = None, max_body: int | None = None) -> ClientError | None:

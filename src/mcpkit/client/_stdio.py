@@ -22,7 +22,7 @@ import logging
 import signal
 import sys
 from collections import deque
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 
@@ -33,6 +33,8 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import SessionMessage
 
 from mcpkit.client import _procgroup as procgroup
+from mcpkit.client._errors import ClientError, ServerExitedError
+from mcpkit.client._raw import RawRequests
 from mcpkit.client._spawn import spawn_argv
 from mcpkit.client._trace import Tracer
 
@@ -40,6 +42,8 @@ logger = logging.getLogger("mcpkit.client._stdio")
 stderr_logger = logging.getLogger("mcpkit.client.server_stderr")
 
 EXIT_POLL_SECONDS = 0.05
+EXIT_REPORT_WAIT = 1.0
+"""How long a caller whose connection broke waits for the exit code to tell it."""
 _CHUNK = 1 << 16
 
 
@@ -77,6 +81,8 @@ class StdioTransport:
         self.garbage_sample: str | None = None
         self.exited = anyio.Event()
         self._adopt = process
+        self.raw: RawRequests | None = None
+        """Requests beside the SDK session (see :mod:`mcpkit.client._raw`), while open."""
 
     def stderr_tail(self) -> list[str]:
         """The last lines the server wrote to stderr (bounded)."""
@@ -100,6 +106,7 @@ class StdioTransport:
         stderr_done = anyio.Event()
         try:
             async with anyio.create_task_group() as tg:
+                self.raw = RawRequests(self.name, _stdin_writer(proc), tg.start_soon, self._tracer)
                 tg.start_soon(self._read_stdout, proc, read_send, stdout_done)
                 tg.start_soon(self._read_stderr, proc, stderr_done)
                 tg.start_soon(self._write_stdin, proc, write_recv, read_send)
@@ -111,6 +118,8 @@ class StdioTransport:
                         await self._stop(proc, write_send, write_recv)
                     tg.cancel_scope.cancel()
         finally:
+            if self.raw is not None:
+                self.raw.fail_all(ClientError(f"connection to {self.name} closed"))
             with anyio.CancelScope(shield=True):
                 if proc.returncode is None:
                     procgroup.signal_group(proc.pid, signal.SIGKILL)
@@ -152,6 +161,8 @@ class StdioTransport:
         finally:
             done.set()
             out.close()
+            if self.raw is not None and len(self.raw):
+                await self._fail_raw_on_exit()
 
     async def _deliver(
         self, line: bytes | None, out: MemoryObjectSendStream[SessionMessage | Exception]
@@ -161,6 +172,8 @@ class StdioTransport:
             self._garbage(f"<line longer than {self._max_line:,} bytes dropped>")
             return True
         if not line.strip():
+            return True
+        if self.raw is not None and self.raw.take(line):
             return True
         try:
             message = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
@@ -179,6 +192,19 @@ class StdioTransport:
         logger.warning("%s wrote a line to stdout that is not JSON-RPC (ignored): %r", self.name, sample)
         if self._tracer:
             self._tracer.line(self.name, "<-", f"<not JSON-RPC, ignored: {sample!r}>")
+
+    def exit_error(self) -> ServerExitedError:
+        """What a caller whose request died with this connection is told."""
+        return ServerExitedError(self.returncode, self.stderr_tail(), detail="server closed its stdout")
+
+    async def _fail_raw_on_exit(self) -> None:
+        """stdout ended: raw requests fail once the exit code is known (or soon, without it)."""
+        try:
+            with anyio.move_on_after(EXIT_REPORT_WAIT):
+                await self.exited.wait()
+        finally:
+            if self.raw is not None:
+                self.raw.fail_all(self.exit_error())
 
     async def _read_stderr(self, proc: anyio.abc.Process, done: anyio.Event) -> None:
         """Drain stderr forever; keep its last lines."""
@@ -240,6 +266,8 @@ class StdioTransport:
             await stderr_done.wait()
         self.exited.set()
         read_send.close()
+        if self.raw is not None:
+            self.raw.fail_all(self.exit_error())
         if self._tracer:
             self._tracer.line(self.name, "--", f"server process {proc.pid} exited with {proc.returncode}")
 
@@ -272,3 +300,11 @@ class StdioTransport:
                     await pipe.aclose()
         with anyio.move_on_after(self._grace):
             await proc.wait()
+
+
+def _stdin_writer(proc: anyio.abc.Process) -> Callable[[bytes], Awaitable[None]]:
+    async def write(data: bytes) -> None:
+        assert proc.stdin is not None
+        await proc.stdin.send(data)
+
+    return write

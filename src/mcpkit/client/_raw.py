@@ -1,0 +1,203 @@
+"""Requests sent on a stdio link beside the SDK session, for relays that cannot pay its cost.
+
+The SDK's client session validates every message into models, runs each request through
+memory streams and a waiting task, and builds a result model: about a quarter of a
+millisecond per call. A gateway relaying a plain ``tools/call`` needs none of that: it has
+the client's JSON already and will check the result itself. :class:`RawRequests` sends such
+a request as one line on the server's stdin and hands the answer line, parsed, to a callback
+run by the transport's reader, with no task per request.
+
+The contract matches ``Session.request``: an error answer arrives as
+:class:`~mcpkit.jsonrpc.JsonRpcError`, no answer within the timeout as
+:class:`~mcpkit.client._errors.CallTimeoutError` (the request is then cancelled on the
+server with ``notifications/cancelled``), a server that exits as
+:class:`~mcpkit.client._errors.ServerExitedError`. Every request gets exactly one answer.
+Ids start at 9 * 10**15 so they never meet the SDK session's own counter on the same pipe; a
+line that does not answer one of these ids goes on to the SDK session untouched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import logging
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from typing import Any
+
+from mcpkit.client._errors import CallTimeoutError, ClientError
+from mcpkit.client._trace import Tracer
+from mcpkit.jsonrpc import JsonRpcError
+
+logger = logging.getLogger("mcpkit.client._raw")
+
+RAW_ID_BASE = 9 * 10**15
+"""First id of a raw request; every id stays below 2**53, JavaScript's last exact integer."""
+RAW_ID_SPAN = 10**11
+"""Ids run from the base through base + span - 1, then wrap (a request 10**11 ids old is gone)."""
+_MARK = b"90000"
+"""Digits every raw id starts with: a line without them is not parsed here, so the SDK
+session's own answers (50 MB ones too) are not parsed twice."""
+
+RawAnswer = dict[str, Any] | ClientError | JsonRpcError
+"""A result object, or the error the session would have raised for the same request."""
+
+AnswerHandler = Callable[[RawAnswer], None]
+
+
+class _Pending:
+    __slots__ = ("answer", "method", "timer")
+
+    def __init__(self, method: str, answer: AnswerHandler) -> None:
+        self.method = method
+        self.answer = answer
+        self.timer: asyncio.TimerHandle | None = None
+
+
+class RawRequests:
+    """The raw requests in flight on one stdio connection.
+
+    ``write`` puts bytes on the server's stdin; ``spawn`` runs a coroutine function in the
+    transport's task group (for the rare writes a callback cannot await: cancellations).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        write: Callable[[bytes], Awaitable[None]],
+        spawn: Callable[[Callable[[], Coroutine[Any, Any, None]]], object],
+        tracer: Tracer | None = None,
+    ) -> None:
+        self.name = name
+        self._write = write
+        self._spawn = spawn
+        self._tracer = tracer
+        self._pending: dict[int, _Pending] = {}
+        self._ids = itertools.count()
+        self._sent = False  # once any was sent, late answers may still come
+        self.closed = False
+
+    def __len__(self) -> int:
+        return len(self._pending)
+
+    async def send(
+        self, method: str, params: Mapping[str, Any], answer: AnswerHandler, timeout: float | None
+    ) -> int | None:
+        """Send one request; its answer goes to ``answer``. None when it could not be sent
+        (the connection is closing or its pipe broke): nothing was sent, nothing will answer."""
+        if self.closed:
+            return None
+        request_id = RAW_ID_BASE + next(self._ids) % RAW_ID_SPAN
+        line = json.dumps(
+            {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}, ensure_ascii=False
+        )
+        pending = _Pending(method, answer)
+        if timeout is not None:
+            pending.timer = asyncio.get_running_loop().call_later(timeout, self._expired, request_id, timeout)
+        self._pending[request_id] = pending  # before the write: the answer may come at once
+        self._sent = True
+        if self._tracer is not None:
+            self._tracer.line(self.name, "->", line)
+        try:
+            await self._write((line + "\n").encode("utf-8"))
+        except (OSError, Exception) as exc:
+            self._forget(request_id)
+            logger.debug("%s: raw %s not sent: %s", self.name, method, exc)
+            return None
+        return request_id
+
+    def cancel(self, request_id: int, reason: str | None = None) -> bool:
+        """Forget a request and tell the server to stop it; its handler is not called.
+        False when it had already been answered (or never existed)."""
+        if self._forget(request_id) is None:
+            return False
+        self._notify_cancelled(request_id, reason)
+        return True
+
+    def take(self, line: bytes) -> bool:
+        """Answer a raw request from one stdout line; False when the line is not such an answer."""
+        if (not self._pending and not self._sent) or line.find(_MARK) < 0:
+            return False
+        try:
+            message = json.loads(line)
+        except (ValueError, RecursionError):
+            return False
+        if not isinstance(message, dict) or "method" in message:
+            return False
+        request_id = message.get("id")
+        if type(request_id) is not int:
+            return False
+        pending = self._forget(request_id)
+        if pending is None:
+            # A late answer to a request that timed out or was cancelled: ours, so it is
+            # dropped here rather than reported by the SDK session as an unknown response.
+            return RAW_ID_BASE <= request_id < RAW_ID_BASE + RAW_ID_SPAN
+        if self._tracer is not None:
+            self._tracer.line(self.name, "<-", line.decode("utf-8", "replace"))
+        self._deliver(pending, _answer_of(message, self.name, pending.method))
+        return True
+
+    def fail_all(self, error: ClientError) -> None:
+        """The connection ended: every request still waiting gets ``error``; no more are sent."""
+        self.closed = True
+        for request_id in list(self._pending):
+            pending = self._forget(request_id)
+            if pending is not None:
+                self._deliver(pending, error)
+
+    def _expired(self, request_id: int, timeout: float) -> None:
+        pending = self._forget(request_id)
+        if pending is None:
+            return
+        self._notify_cancelled(request_id, f"no answer within {timeout:g} s")
+        self._deliver(pending, CallTimeoutError(pending.method, timeout))
+
+    def _forget(self, request_id: int) -> _Pending | None:
+        pending = self._pending.pop(request_id, None)
+        if pending is not None and pending.timer is not None:
+            pending.timer.cancel()
+        return pending
+
+    def _notify_cancelled(self, request_id: int, reason: str | None) -> None:
+        if self.closed:
+            return
+        params: dict[str, Any] = {"requestId": request_id}
+        if reason:
+            params["reason"] = reason
+        line = json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params})
+        if self._tracer is not None:
+            self._tracer.line(self.name, "->", line)
+
+        async def send_it() -> None:
+            try:
+                await self._write((line + "\n").encode("utf-8"))
+            except Exception as exc:  # the server is going away; its exit reaches the callers
+                logger.debug("%s: cancellation not sent: %s", self.name, exc)
+
+        try:
+            self._spawn(send_it)
+        except RuntimeError as exc:  # the transport is closing: nothing left to cancel
+            logger.debug("%s: cancellation not sent: %s", self.name, exc)
+
+    def _deliver(self, pending: _Pending, answer: RawAnswer) -> None:
+        try:
+            pending.answer(answer)
+        except Exception:  # a handler's bug must not stop the reader that serves every call
+            logger.exception("%s: the handler of a raw %s answer failed", self.name, pending.method)
+
+
+def _answer_of(message: dict[str, Any], name: str, method: str) -> RawAnswer:
+    """The result, or the error the SDK session would raise for this answer."""
+    result = message.get("result")
+    if "result" in message and isinstance(result, dict):
+        return result
+    error = message.get("error")
+    if isinstance(error, dict):
+        code = error.get("code")
+        text = error.get("message")
+        return JsonRpcError(
+            code if type(code) is int else -32603,
+            text if isinstance(text, str) else "error without a message",
+            error.get("data"),
+        )
+    return ClientError(f"{name} answered {method} with neither a result object nor an error")
