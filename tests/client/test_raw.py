@@ -15,7 +15,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcpkit.client import CallTimeoutError, ClientError, JsonRpcError, ServerConfig, ServerExitedError, Session
+from mcpkit.client import (
+    CallTimeoutError,
+    ClientError,
+    JsonRpcError,
+    ServerConfig,
+    ServerExitedError,
+    Session,
+)
 from mcpkit.client._raw import RAW_ID_BASE, RAW_ID_SPAN, RawAnswer, RawRequests
 from tests.gateway.support import FLAKY
 
@@ -54,7 +61,7 @@ async def stats(session: Session) -> dict[str, int]:
 
 async def test_a_raw_call_gets_the_result_the_session_gets() -> None:
     answers = Answers()
-    params = {"name": "echo", "arguments": {"text": "héllo \n\"quoted\""}}
+    params = {"name": "echo", "arguments": {"text": 'héllo \n"quoted"'}}
     async with Session(SERVER, timeout=10) as session:
         rid = await session.send_raw("tools/call", params, answers.handler("raw"))
         assert rid is not None and RAW_ID_BASE <= rid < RAW_ID_BASE + RAW_ID_SPAN
@@ -71,9 +78,13 @@ async def test_an_error_answer_is_the_json_rpc_error_request_raises() -> None:
             await session.request("nope/nothing", {})
     raw = answers.got["raw"]
     assert isinstance(raw, JsonRpcError)
-    assert (raw.code, raw.message) == (direct.value.code, direct.value.message) == (
-        -32601,
-        "Method not found: nope/nothing",
+    assert (
+        (raw.code, raw.message)
+        == (direct.value.code, direct.value.message)
+        == (
+            -32601,
+            "Method not found: nope/nothing",
+        )
     )
 
 

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcpkit.gateway.http_front import FAST_METHODS, _fast_message
+from mcpkit.gateway.plain_calls import FAST_METHODS, plain_request
 from tests.client.procs import free_port
 from tests.gateway.support import flaky, gateway_argv, wait_port, write_config
 
@@ -202,7 +202,7 @@ async def test_a_client_that_goes_away_cancels_the_downstream_call(url: str) -> 
     )
 )
 def test_the_hot_path_takes_only_requests_it_fully_understands(value: Any) -> None:
-    got = _fast_message(json.dumps(value).encode())
+    got = plain_request(json.dumps(value).encode())
     if got is None:
         return
     assert got["method"] in FAST_METHODS
@@ -216,11 +216,11 @@ def test_the_hot_path_takes_only_requests_it_fully_understands(value: Any) -> No
 
 @given(st.binary(max_size=200))
 def test_arbitrary_bytes_never_break_the_hot_path(raw: bytes) -> None:
-    _fast_message(raw)
+    plain_request(raw)
 
 
 def test_json_nested_too_deep_is_left_to_the_sdk() -> None:
-    assert _fast_message(b"[" * 100_000 + b"]" * 100_000) is None
+    assert plain_request(b"[" * 100_000 + b"]" * 100_000) is None
 
 
 def test_a_client_that_does_not_accept_event_streams_gets_the_sdks_406(url: str) -> None:

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from mcpkit.client._http import DEFAULT_MAX_BODY
     from mcpkit.client._outcome import Outcome, describe_content, join_contents
     from mcpkit.client._pool import Pool
+    from mcpkit.client._raw import RawAnswer
     from mcpkit.client._session import DEFAULT_TIMEOUT, Session, connect
     from mcpkit.client._signals import SignalledError, run_command
     from mcpkit.client._spawn import spawn
@@ -66,6 +67,7 @@ _WHERE: dict[str, str] = {
     "describe_content": "._outcome",
     "join_contents": "._outcome",
     "Pool": "._pool",
+    "RawAnswer": "._raw",
     "DEFAULT_TIMEOUT": "._session",
     "Session": "._session",
     "connect": "._session",
@@ -87,6 +89,7 @@ __all__ = [
     "JsonRpcError",
     "Outcome",
     "Pool",
+    "RawAnswer",
     "ResponseTooLargeError",
     "ServerConfig",
     "ServerConfigError",

@@ -57,6 +57,9 @@ class GatewayConfig:
     overflow_dir: Path | None = None
     """Where cut answers are kept for ``readmore`` (shared by replicas); None: in memory."""
     supervision: Supervision = field(default_factory=Supervision)
+    fast_lane: bool = True
+    """Relay plain calls beside the SDK sessions (stdio front, stdio servers); false: every call
+    takes the SDK's path (the same answers, about 0.4 ms slower each)."""
     source: str = ""
 
     def concurrency(self, server: str) -> int:
@@ -97,7 +100,7 @@ def parse_gateway_table(
     """Validate the ``gateway`` table against the configured servers."""
     where = f"{source}: gateway"
     known = {"name", "names", "servers", "max_concurrent", "call_timeout", "connect_timeout", "output_cap"}
-    known |= {"restart", "overflow_dir"}
+    known |= {"restart", "overflow_dir", "fast_lane"}
     unknown = sorted(set(raw) - known)
     if unknown:
         raise GatewayConfigError(
@@ -124,6 +127,9 @@ def parse_gateway_table(
     overflow_dir = raw.get("overflow_dir")
     if overflow_dir is not None and (not isinstance(overflow_dir, str) or not overflow_dir.strip()):
         raise GatewayConfigError(f"{where}: 'overflow_dir' must be a directory path")
+    fast_lane = raw.get("fast_lane", True)
+    if not isinstance(fast_lane, bool):
+        raise GatewayConfigError(f"{where}: 'fast_lane' must be true or false")
     restart = raw.get("restart") or {}
     if not isinstance(restart, Mapping):
         raise GatewayConfigError(f"{where}: 'restart' must be a table")
@@ -144,5 +150,6 @@ def parse_gateway_table(
         output_cap=_positive(raw, "output_cap", where, int),
         overflow_dir=Path(overflow_dir).expanduser() if overflow_dir else None,
         supervision=supervision,
+        fast_lane=fast_lane,
         source=source,
     )

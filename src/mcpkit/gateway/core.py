@@ -36,7 +36,7 @@ from mcpkit.gateway.downstream import Downstream
 from mcpkit.gateway.errors import DownstreamUnavailableError, GatewayConfigError
 from mcpkit.gateway.naming import NameMap, Route
 from mcpkit.gateway.overflow import Overflow
-from mcpkit.gateway.views import View, build_view
+from mcpkit.gateway.views import Entry, View, build_view
 from mcpkit.jsonrpc import JsonRpcError
 from mcpkit.server import HonestServer
 
@@ -161,6 +161,10 @@ class Gateway:
                 self._views[profiles] = view
         return view
 
+    def cached_view(self, profiles: tuple[str, ...]) -> View | None:
+        """The view for ``profiles`` when it is built and current, without building it."""
+        return self._views.get(profiles)
+
     async def view_async(self, profiles: tuple[str, ...]) -> View:
         """:meth:`view` with the building in a worker thread (adapting 100 tools for seven
         profiles takes seconds), one build per profile set at a time, the loop free meanwhile."""
@@ -237,17 +241,51 @@ class Gateway:
         raw = await self.call(view, params.name, dict(params.arguments or {}), ctx)
         return mcp_types.CallToolResult.model_validate(raw)
 
+    def routed(self, view: View, name: str) -> Entry | None:
+        """The downstream tool a plain call of ``name`` goes to; None for a meta-tool,
+        ``readmore``, or a name this client does not have (:meth:`call` answers those)."""
+        if view.meta and name in metatools.NAMES:
+            return None
+        if self.overflow is not None and name == overflow.TOOL:
+            return None
+        return view.entries.get(name)
+
+    def finished(self, entry: Entry, raw: Mapping[str, Any]) -> dict[str, Any]:
+        """A downstream's ``tools/call`` result as the client gets it: validated, fitted to the
+        adapted definition, capped with a pointer to the rest."""
+        route = entry.route
+        result = answers.checked(
+            raw,
+            server=route.server,
+            tool=route.tool,
+            protocol_version=_downstream_version(self.downstreams[route.server]),
+            original=entry.original,
+            adapted=entry.adapted,
+        )
+        return self.overflow.apply(result) if self.overflow is not None else result
+
+    @staticmethod
+    def failed(route: Route, exc: Exception) -> dict[str, Any]:
+        """The one-line result for a call that got no result from its server."""
+        if isinstance(exc, DownstreamUnavailableError):
+            return answers.failure(f"{exc}; try again later or see mcpkit gateway status.")
+        if isinstance(exc, CallTimeoutError):
+            return answers.failure(f"Server {route.server} did not answer {route.tool} in time: {exc}")
+        if isinstance(exc, JsonRpcError):
+            return answers.failure(f"Server {route.server} refused {route.tool}: {exc.message} ({exc.code})")
+        return answers.failure(f"Server {route.server} failed on {route.tool}: {exc}")
+
     async def call(self, view: View, name: str, arguments: dict[str, Any], ctx: Ctx | None) -> dict[str, Any]:
         """One ``tools/call`` as the client of ``view`` sent it; always a valid result (wire form)."""
-        if view.meta and name in metatools.NAMES:
-            return await self._meta_call(view, name, arguments, ctx)
-        if self.overflow is not None and name == overflow.TOOL:
-            text = self.overflow.read(str(arguments.get("id") or ""), _int(arguments.get("offset"), 0))
-            if text is None:
-                return answers.failure("That cut answer is no longer kept; call the tool again.")
-            return {"content": [{"type": "text", "text": text}]}
-        entry = view.entries.get(name)
+        entry = self.routed(view, name)
         if entry is None:
+            if view.meta and name in metatools.NAMES:
+                return await self._meta_call(view, name, arguments, ctx)
+            if self.overflow is not None and name == overflow.TOOL:
+                text = self.overflow.read(str(arguments.get("id") or ""), _int(arguments.get("offset"), 0))
+                if text is None:
+                    return answers.failure("That cut answer is no longer kept; call the tool again.")
+                return {"content": [{"type": "text", "text": text}]}
             if name in view.quarantined:
                 return answers.failure(
                     f"Tool {name} is quarantined for this client: {view.quarantined[name]}"[:500]
@@ -255,33 +293,18 @@ class Gateway:
             return answers.failure(f"Unknown tool {name!r}; tools/list has the tools of this gateway.")
         route = entry.route
         downstream = self.downstreams[route.server]
-        args = entry.restore(arguments)
-        request: dict[str, Any] = {"name": route.tool, "arguments": args}
+        request: dict[str, Any] = {"name": route.tool, "arguments": entry.restore(arguments)}
         token = self._progress_token(ctx)
         if token is not None:
             request["_meta"] = {"progressToken": token}
         try:
             raw = await downstream.request("tools/call", request)
-        except DownstreamUnavailableError as exc:
-            return answers.failure(f"{exc}; try again later or see mcpkit gateway status.")
-        except CallTimeoutError as exc:
-            return answers.failure(f"Server {route.server} did not answer {route.tool} in time: {exc}")
-        except JsonRpcError as exc:
-            return answers.failure(f"Server {route.server} refused {route.tool}: {exc.message} ({exc.code})")
-        except ClientError as exc:
-            return answers.failure(f"Server {route.server} failed on {route.tool}: {exc}")
+        except (DownstreamUnavailableError, ClientError, JsonRpcError) as exc:
+            return self.failed(route, exc)
         finally:
             if token is not None:
                 self._progress.pop(token, None)
-        result = answers.checked(
-            raw,
-            server=route.server,
-            tool=route.tool,
-            protocol_version=_downstream_version(downstream),
-            original=entry.original,
-            adapted=entry.adapted,
-        )
-        return self.overflow.apply(result) if self.overflow is not None else result
+        return self.finished(entry, raw)
 
     async def _meta_call(
         self, view: View, name: str, arguments: dict[str, Any], ctx: Ctx | None

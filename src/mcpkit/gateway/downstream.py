@@ -22,6 +22,7 @@ from mcpkit.client import (
     CallTimeoutError,
     ClientError,
     ClientHandlers,
+    RawAnswer,
     ServerConfig,
     ServerExitedError,
     Session,
@@ -310,3 +311,46 @@ class Downstream:
                 raise
             finally:
                 self._running -= 1
+
+    # -- the fast lane (see mcpkit.gateway.stdio_front) -------------------------------------
+
+    async def send_raw(
+        self, method: str, params: Mapping[str, Any], answer: Callable[[RawAnswer], None]
+    ) -> int | None:
+        """Send a request beside the SDK session when that can be done at once: the server is
+        up, on stdio, and a call slot is free. None otherwise (nothing sent: use :meth:`request`,
+        which waits for a slot or a restart). ``answer`` is called exactly once, unless the
+        request is cancelled with :meth:`cancel_raw`."""
+        session = self._session
+        if self.state != "ready" or session is None or self._dead(session):
+            return None
+        try:
+            self._limit.acquire_nowait()
+        except anyio.WouldBlock:
+            return None
+        self._running += 1
+
+        def done(value: RawAnswer) -> None:
+            self._release()
+            if isinstance(value, ServerExitedError):
+                self._broken.set()
+            answer(value)
+
+        try:
+            request_id = await session.send_raw(method, params, done, timeout=self.config.call_timeout)
+        except BaseException:
+            self._release()
+            raise
+        if request_id is None:
+            self._release()
+        return request_id
+
+    def cancel_raw(self, request_id: int, reason: str | None = None) -> None:
+        """Cancel a request from :meth:`send_raw` on the server; its ``answer`` is not called."""
+        session = self._session
+        if session is not None and session.cancel_raw(request_id, reason):
+            self._release()
+
+    def _release(self) -> None:
+        self._running -= 1
+        self._limit.release()

@@ -18,7 +18,6 @@ keep the SDK's exact behaviour. A client that disconnects mid-call cancels the d
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
@@ -27,10 +26,10 @@ from urllib.parse import parse_qs, urlsplit
 import anyio
 from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp_types import DEFAULT_NEGOTIATED_VERSION
-from mcp_types.methods import serialize_server_result
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from mcpkit.gateway import answers
+from mcpkit.gateway.plain_calls import plain_request, response, wire_result
 
 if TYPE_CHECKING:
     from mcpkit.gateway.core import Gateway
@@ -44,7 +43,6 @@ Send = Callable[[Message], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 _LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
-FAST_METHODS = frozenset({"tools/call", "ping"})
 
 
 def fast_calls(app: App, gateway: Gateway, *, path: str, check_host: bool) -> App:
@@ -63,7 +61,7 @@ def fast_calls(app: App, gateway: Gateway, *, path: str, check_host: bool) -> Ap
             await app(scope, receive, send)
             return
         body, complete = await _read_body(receive)
-        message = _fast_message(body) if complete else None
+        message = plain_request(body) if complete else None
         if message is None:
             await app(scope, _replaying(body, complete, receive), send)
             return
@@ -136,32 +134,6 @@ def _replaying(body: bytes, complete: bool, receive: Receive) -> Receive:
     return replay
 
 
-def _fast_message(body: bytes) -> dict[str, Any] | None:
-    """The JSON-RPC request when this layer can answer it, else None."""
-    try:
-        message = json.loads(body)
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-        return None
-    rid = message.get("id")
-    if isinstance(rid, bool) or not isinstance(rid, str | int) or message.get("method") not in FAST_METHODS:
-        return None
-    params = message.get("params", {})
-    if params is None:
-        params = {}
-    if not isinstance(params, dict):
-        return None
-    meta = params.get("_meta")
-    if meta is not None and (not isinstance(meta, dict) or "progressToken" in meta):
-        return None  # progress needs an SSE answer: the SDK's path relays it
-    if message["method"] == "tools/call":
-        arguments = params.get("arguments", {})
-        if not isinstance(params.get("name"), str) or not isinstance(arguments, dict | None):
-            return None
-    return message
-
-
 async def _answer(
     gateway: Gateway, scope: Scope, message: dict[str, Any], version: str, receive: Receive, send: Send
 ) -> None:
@@ -184,15 +156,8 @@ async def _answer(
             tg.cancel_scope.cancel()
         if not answered:
             return  # the client went away (its call was cancelled downstream): nobody to answer
-        # the fields this protocol version has, exactly as the SDK's runner sends them
-        try:
-            result = serialize_server_result("tools/call", version, result)
-        except Exception as exc:  # a result the SDK would not send either: one line instead
-            logger.warning("tools/call %s: result not sendable as %s: %s", name, version, exc)
-            result = serialize_server_result(
-                "tools/call", version, answers.failure(f"The result of {name} could not be sent: {exc}"[:300])
-            )
-    body = json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}, ensure_ascii=False).encode()
+        result = wire_result(result, version, name)
+    body = response(message["id"], result)
     await send(
         {
             "type": "http.response.start",

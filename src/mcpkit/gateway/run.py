@@ -11,7 +11,7 @@ import asyncio
 import logging
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -21,6 +21,7 @@ from mcp.server.stdio import stdio_server
 from mcpkit.gateway.core import Gateway
 from mcpkit.gateway.http_front import fast_calls
 from mcpkit.gateway.status import StatusFile
+from mcpkit.gateway.stdio_front import StdioFastLane
 from mcpkit.server import HttpOptions, claimed_stdin, serve_http, wait_for_stop_signal
 
 logger = logging.getLogger("mcpkit.gateway")
@@ -37,6 +38,8 @@ class _LoopStdout:
 
     def __init__(self, writer: asyncio.StreamWriter) -> None:
         self._writer = writer
+        self.observer: Callable[[str], None] | None = None
+        """Sees each line the SDK writes (the fast lane reads the handshake's answer)."""
 
     @classmethod
     async def open(cls) -> _LoopStdout | None:
@@ -50,8 +53,14 @@ class _LoopStdout:
         return cls(asyncio.StreamWriter(transport, protocol, None, loop))
 
     async def write(self, data: str) -> int:
+        if self.observer is not None:
+            self.observer(data)
         self._writer.write(data.encode("utf-8"))
         return len(data)
+
+    def write_line(self, data: bytes) -> None:
+        """Write one whole line now (lines never interleave: both writers run on the loop)."""
+        self._writer.write(data)
 
     async def flush(self) -> None:
         await self._writer.drain()
@@ -72,7 +81,12 @@ async def run_stdio(gateway: Gateway, status_path: Path | None = None) -> None:
         server = gateway.lowlevel()
         with claimed_stdin() as lines:
             stdout = await _LoopStdout.open()
-            async with stdio_server(stdin=cast(Any, lines), stdout=cast(Any, stdout)) as (
+            source: Any = lines
+            if lines is not None and stdout is not None and gateway.config.fast_lane:
+                lane = StdioFastLane(gateway, stdout.write_line)
+                stdout.observer = lane.sent
+                source = lane.lines(lines)
+            async with stdio_server(stdin=source, stdout=cast(Any, stdout)) as (
                 read_stream,
                 write_stream,
             ):

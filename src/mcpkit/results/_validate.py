@@ -23,6 +23,7 @@ from mcp_types.methods import validate_server_result
 from mcpkit.results._checks import Report, pointer
 from mcpkit.results._content import check_content_item, check_icons
 from mcpkit.results._wire import to_wire
+from mcpkit.tools import flat_validator
 
 _MESSAGE_LIMIT = 300
 
@@ -105,22 +106,49 @@ def _check_structured(report: Report, raw: Mapping[str, Any], schema: Mapping[st
     if "structuredContent" not in raw:
         report.add([], "missing 'structuredContent' although the tool declares an output schema")
         return
-    import jsonschema  # lazily: a server that never checks structured content never pays for it
-    from jsonschema.validators import validator_for
-
-    schema = dict(schema)
-    validator_class = validator_for(schema)
-    try:
-        validator_class.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        report.add(
-            ["structuredContent"], f"cannot check: the output schema is invalid: {_short(exc.message)}"
-        )
+    compiled = _output_validator(schema)
+    if isinstance(compiled, str):
+        report.add(["structuredContent"], f"cannot check: the output schema is invalid: {compiled}")
         return
-    validator = validator_class(schema)
+    flat, validator = compiled
+    if flat is not None and flat(raw["structuredContent"]):
+        return
     for error in sorted(validator.iter_errors(raw["structuredContent"]), key=lambda e: list(e.absolute_path)):
         where = ["structuredContent", *error.absolute_path]
         report.add(where, f"does not match the output schema: {_short(error.message)}")
+
+
+_VALIDATORS: dict[int, tuple[Mapping[str, Any], Any]] = {}
+_MAX_VALIDATORS = 512
+
+
+def _output_validator(schema: Mapping[str, Any]) -> Any:
+    """A flat check (when the schema is flat) and the compiled validator of ``schema``, or
+    why it cannot be compiled (a one-line str).
+
+    Checking a schema and building its validator takes about a millisecond, a hundred times
+    the rest of a result's validation; a gateway or checker validates every result of a tool
+    against the same schema object, so it is compiled once per object. The entry holds the
+    schema, so its id cannot be reused while cached; a schema is taken as unchanged once used.
+    """
+    cached = _VALIDATORS.get(id(schema))
+    if cached is not None and cached[0] is schema:
+        return cached[1]
+    import jsonschema  # lazily: a server that never checks structured content never pays for it
+    from jsonschema.validators import validator_for
+
+    plain = dict(schema)
+    validator_class = validator_for(plain)
+    compiled: Any
+    try:
+        validator_class.check_schema(plain)
+        compiled = (flat_validator(plain), validator_class(plain))
+    except jsonschema.SchemaError as exc:
+        compiled = _short(exc.message)
+    if len(_VALIDATORS) >= _MAX_VALIDATORS:
+        del _VALIDATORS[next(iter(_VALIDATORS))]
+    _VALIDATORS[id(schema)] = (schema, compiled)
+    return compiled
 
 
 def _sdk_opinion(raw: Mapping[str, Any], version: str) -> list[str]:

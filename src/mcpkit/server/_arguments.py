@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from mcpkit.errors import ValidationError
+from mcpkit.tools import flat_validator
 from mcpkit.tools.coerce import as_bool
 
 if TYPE_CHECKING:
@@ -280,6 +281,8 @@ class ArgumentValidator:
     def __init__(self, schema: Mapping[str, Any], *, check: bool = False) -> None:
         self.schema = dict(schema)
         self._validator: Any = None
+        self._flat = flat_validator(self.schema)
+        """The same verdict for a flat schema, without walking it (see mcpkit.tools.flat_validator)."""
         if check:
             self.compiled()
 
@@ -302,7 +305,10 @@ class ArgumentValidator:
 
     def problem(self, arguments: Mapping[str, Any], *, given: Mapping[str, Any] | None = None) -> str | None:
         """``None`` when ``arguments`` are valid, else one line on the worst problem."""
-        errors = list(self.compiled().iter_errors(dict(arguments)))
+        validator = self.compiled()  # first: a schema jsonschema refuses is reported as before
+        if self._flat is not None and self._flat(arguments):
+            return None
+        errors = list(validator.iter_errors(dict(arguments)))
         if not errors:
             return None
         from jsonschema.exceptions import best_match

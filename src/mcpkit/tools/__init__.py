@@ -20,6 +20,7 @@ Tool modules import from here only, so every tool looks the same::
 
 from mcpkit.tools import coerce, params
 from mcpkit.tools._context import LOG_LEVELS, ToolContext
+from mcpkit.tools._flat import flat_validator
 from mcpkit.tools._spec import Handler, ToolResult, ToolSpec
 from mcpkit.tools.coerce import as_number_or_special
 
@@ -31,5 +32,6 @@ __all__ = [
     "ToolSpec",
     "as_number_or_special",
     "coerce",
+    "flat_validator",
     "params",
 ]

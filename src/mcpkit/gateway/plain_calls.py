@@ -1,0 +1,67 @@
+"""The requests the gateway's fast paths answer themselves, and how those answers are sent.
+
+Almost all of a gateway's traffic is ``tools/call``. Both fronts (HTTP: :mod:`http_front`,
+stdio: :mod:`stdio_front`) answer a *plain* call without the SDK's server machinery, and
+leave everything else to the SDK unchanged. One definition of "plain" serves both, so the
+two paths cannot drift: a single JSON-RPC request (not a batch, not a notification) with a
+string or integer id, ``params`` an object, a string ``name``, ``arguments`` an object or
+absent, and no progress token (progress is relayed by the SDK's path).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from mcp_types.methods import serialize_server_result
+
+from mcpkit.gateway import answers
+
+logger = logging.getLogger("mcpkit.gateway")
+
+FAST_METHODS = frozenset({"tools/call", "ping"})
+
+
+def plain_request(body: bytes | str) -> dict[str, Any] | None:
+    """The JSON-RPC request in ``body`` when a fast path may answer it, else None."""
+    try:
+        message = json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        return None
+    rid = message.get("id")
+    if isinstance(rid, bool) or not isinstance(rid, str | int) or message.get("method") not in FAST_METHODS:
+        return None
+    params = message.get("params", {})
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        return None
+    meta = params.get("_meta")
+    if meta is not None and (not isinstance(meta, dict) or "progressToken" in meta):
+        return None  # progress needs the SDK's path, which relays it
+    if message["method"] == "tools/call":
+        arguments = params.get("arguments", {})
+        if not isinstance(params.get("name"), str) or not isinstance(arguments, dict | None):
+            return None
+    return message
+
+
+def wire_result(result: dict[str, Any], version: str, name: str) -> dict[str, Any]:
+    """``result`` with exactly the fields protocol ``version`` has, as the SDK's runner sends
+    it; a result the SDK would not send either becomes one line saying so."""
+    try:
+        return serialize_server_result("tools/call", version, result)
+    except Exception as exc:
+        logger.warning("tools/call %s: result not sendable as %s: %s", name, version, exc)
+        return serialize_server_result(
+            "tools/call", version, answers.failure(f"The result of {name} could not be sent: {exc}"[:300])
+        )
+
+
+def response(request_id: str | int, result: dict[str, Any]) -> bytes:
+    """The JSON-RPC response carrying ``result``, compact UTF-8 as the SDK writes it."""
+    body = {"jsonrpc": "2.0", "id": request_id, "result": result}
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")

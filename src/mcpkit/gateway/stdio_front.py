@@ -1,0 +1,215 @@
+"""The gateway's stdio fast lane: plain tool calls relayed without the SDK's sessions.
+
+On stdio every request crosses the SDK twice: the server session in front (a model for the
+request, a task and a context for the handler, a model for the result) and the client session
+behind it (the same again). For a tool that answers at once, that is most of what a call
+through the gateway costs. The fast lane sits between the gateway's stdin and the SDK:
+
+* a plain ``tools/call`` (see :mod:`mcpkit.gateway.plain_calls`) for a tool of this client's
+  current view, whose server is up on stdio with a call slot free, is translated as the SDK's
+  path translates it and written to the server as one line (``Downstream.send_raw``);
+* the server's answer is handed back by the transport's reader, checked and capped by the
+  same code as the SDK's path (``Gateway.finished``, ``Gateway.failed``), and written to
+  stdout as one line; no task is made for the call;
+* the client's ``notifications/cancelled`` for such a call cancels it on the server.
+
+Everything else goes to the SDK untouched: the handshake (the lane opens once the client has
+sent ``notifications/initialized`` and the SDK has answered ``initialize``), lists, calls with
+a progress token, meta-tools, ``readmore``, unknown or quarantined names, a view not built
+yet, a server restarting or at its call limit, lines over 1 MiB. The lane changes only how
+fast an answer comes, never what it says (tests/gateway/test_stdio_front.py).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterable, AsyncIterator, Callable
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from mcpkit.client import RawAnswer
+from mcpkit.gateway import answers
+from mcpkit.gateway.plain_calls import plain_request, response, wire_result
+
+if TYPE_CHECKING:
+    from mcpkit.gateway.core import Gateway
+    from mcpkit.gateway.downstream import Downstream
+    from mcpkit.gateway.views import Entry
+
+logger = logging.getLogger("mcpkit.gateway")
+
+MAX_FAST_LINE = 1 << 20
+"""Longer lines go to the SDK: parsing them twice would cost more than the lane saves."""
+DRAIN_SECONDS = 10.0
+"""At the end of stdin, how long calls already relayed may take to answer."""
+
+
+def _key(request_id: str | int) -> tuple[bool, str | int]:
+    """Ids 1 and "1" are different requests."""
+    return (isinstance(request_id, str), request_id)
+
+
+class StdioFastLane:
+    """Relays plain calls from the lines of stdin; ``write`` puts one answer line on stdout."""
+
+    def __init__(self, gateway: Gateway, write: Callable[[bytes], None]) -> None:
+        self._gateway = gateway
+        self._write = write
+        self._client: str | None = None
+        self._initialize_id: Any = None
+        self._version: str | None = None
+        self._initialized = False
+        self._open = False
+        self._calls: dict[tuple[bool, str | int], tuple[Downstream, int]] = {}
+        self._idle = anyio.Event()
+        self._idle.set()
+        self.relayed = 0
+        """Calls answered by the lane (for tests and status)."""
+
+    async def lines(self, source: AsyncIterable[str]) -> AsyncIterator[str]:
+        """``source`` without the lines the lane has taken; at its end, the lane's calls finish."""
+        async for line in source:
+            if not await self._took(line):
+                yield line
+        with anyio.move_on_after(DRAIN_SECONDS):
+            await self._idle.wait()
+
+    def sent(self, line: str) -> None:
+        """Each line the SDK writes, seen until the handshake is done (its negotiated version)."""
+        if self._version is not None or self._initialize_id is None or '"protocolVersion"' not in line:
+            return
+        try:
+            message = json.loads(line)
+        except ValueError:
+            return
+        if not isinstance(message, dict) or message.get("id") != self._initialize_id:
+            return
+        result = message.get("result")
+        version = result.get("protocolVersion") if isinstance(result, dict) else None
+        if isinstance(version, str):
+            self._version = version
+            self._open = self._initialized
+
+    # -- taking lines -----------------------------------------------------------------------
+
+    async def _took(self, line: str) -> bool:
+        if not self._open:
+            self._watch_handshake(line)
+            return False
+        if len(line) > MAX_FAST_LINE:
+            return False
+        if '"tools/call"' in line:
+            return await self._relay(line)
+        if '"notifications/cancelled"' in line and self._calls:
+            return self._cancel(line)
+        return False
+
+    def _watch_handshake(self, line: str) -> None:
+        if '"initialize"' not in line and '"notifications/initialized"' not in line:
+            return
+        try:
+            message = json.loads(line)
+        except (ValueError, RecursionError):
+            return
+        if not isinstance(message, dict):
+            return
+        if message.get("method") == "initialize":
+            params = message.get("params")
+            info = params.get("clientInfo") if isinstance(params, dict) else None
+            name = info.get("name") if isinstance(info, dict) else None
+            self._client = name if isinstance(name, str) else None
+            self._initialize_id = message.get("id")
+        elif message.get("method") == "notifications/initialized":
+            self._initialized = True
+            self._open = self._version is not None
+
+    async def _relay(self, line: str) -> bool:
+        """Send a plain call on; False (the SDK's turn) for anything the lane does not take."""
+        message = plain_request(line)
+        if message is None or message["method"] != "tools/call":
+            return False
+        gateway = self._gateway
+        view = gateway.cached_view(gateway.profiles_for_query(self._client, None))
+        params = message.get("params") or {}
+        entry = gateway.routed(view, params["name"]) if view is not None else None
+        if entry is None:
+            return False
+        downstream = gateway.downstreams[entry.route.server]
+        try:
+            arguments = entry.restore(dict(params.get("arguments") or {}))
+        except Exception:  # the SDK's path says what is wrong, in its own words
+            logger.debug("fast lane: arguments of %s left to the SDK's path", entry.public, exc_info=True)
+            return False
+        request_id = message["id"]
+        key = _key(request_id)
+        if key in self._calls:
+            return False  # an id still in flight, reused: the SDK's path deals with the client's error
+        # Registered before the send: the answer may arrive while the send is still awaited.
+        if not self._calls:
+            self._idle = anyio.Event()
+        self._calls[key] = (downstream, -1)
+        answer = partial(self._answered, request_id, entry)
+        try:
+            sent = await downstream.send_raw(
+                "tools/call", {"name": entry.route.tool, "arguments": arguments}, answer
+            )
+        except BaseException:
+            self._forget(request_id)
+            raise
+        if sent is None:
+            self._forget(request_id)
+            return False
+        if key in self._calls:  # not answered already
+            self._calls[key] = (downstream, sent)
+        return True
+
+    def _cancel(self, line: str) -> bool:
+        try:
+            message = json.loads(line)
+        except (ValueError, RecursionError):
+            return False
+        if not isinstance(message, dict) or message.get("method") != "notifications/cancelled":
+            return False
+        params = message.get("params")
+        request_id = params.get("requestId") if isinstance(params, dict) else None
+        if isinstance(request_id, bool) or not isinstance(request_id, str | int):
+            return False
+        call = self._calls.get(_key(request_id))
+        if call is None or call[1] < 0:
+            return False  # not one of the lane's (or not sent yet): the SDK's path has it
+        self._forget(request_id)
+        downstream, sent = call
+        reason = params.get("reason") if isinstance(params, dict) else None
+        downstream.cancel_raw(sent, reason if isinstance(reason, str) else "cancelled by the client")
+        return True
+
+    # -- answers ----------------------------------------------------------------------------
+
+    def _answered(self, request_id: str | int, entry: Entry, value: RawAnswer) -> None:
+        if self._forget(request_id) is None:
+            return  # cancelled by the client meanwhile: a cancelled request is not answered
+        try:
+            if isinstance(value, dict):
+                result = self._gateway.finished(entry, value)
+            else:
+                result = self._gateway.failed(entry.route, value)
+        except Exception as exc:  # never a traceback to the client: one line, logged in full
+            logger.exception("tools/call %s failed inside the gateway", entry.public)
+            result = answers.failure(
+                f"The gateway failed on {entry.public}: {type(exc).__name__}: {exc}"[:500]
+            )
+        assert self._version is not None
+        self.relayed += 1
+        try:
+            self._write(response(request_id, wire_result(result, self._version, entry.public)) + b"\n")
+        except Exception as exc:  # stdout closed: the client is gone
+            logger.debug("fast lane: answer to %r not written: %s", request_id, exc)
+
+    def _forget(self, request_id: str | int) -> tuple[Downstream, int] | None:
+        call = self._calls.pop(_key(request_id), None)
+        if call is not None and not self._calls:
+            self._idle.set()
+        return call
