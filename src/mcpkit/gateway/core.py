@@ -92,6 +92,9 @@ class Gateway:
         """Resource URI -> the server it was subscribed on (renewed when that server restarts)."""
         self._offered: set[str] = set()
         self._log_level: str | None = None
+        self._in_flight = 0
+        self._idle = anyio.Event()
+        self._idle.set()
         try:
             self.overflow = (
                 Overflow(config.output_cap, directory=config.overflow_dir) if config.output_cap else None
@@ -635,6 +638,7 @@ class Gateway:
         if self.serves("subscribe"):
             handlers["on_subscribe_resource"] = self.subscribe
             handlers["on_unsubscribe_resource"] = self.unsubscribe
+        handlers = {key: self._tracked(handler) for key, handler in handlers.items()}
         server = _GatewayServer(self.config.name, version=__version__, **handlers)
         # Not the constructor's on_roots_list_changed, which warns that roots leave the spec in
         # 2026-07-28: today's clients use them, and a server behind the gateway asks for them.
@@ -642,8 +646,35 @@ class Gateway:
             "notifications/roots/list_changed", mcp_types.NotificationParams, self.roots_changed
         )
         if self.serves("logging"):  # likewise not on_set_logging_level; the SDK declares logging
-            server.add_request_handler("logging/setLevel", mcp_types.SetLevelRequestParams, self.set_level)
+            server.add_request_handler(
+                "logging/setLevel", mcp_types.SetLevelRequestParams, self._tracked(self.set_level)
+            )
         return server
+
+    def _tracked(self, handler: Callable[[Ctx, Any], Awaitable[Any]]) -> Callable[[Ctx, Any], Awaitable[Any]]:
+        """``handler`` counted while it runs, so the end of stdin can wait for its answer."""
+
+        async def run(ctx: Ctx, params: Any) -> Any:
+            self._in_flight += 1
+            if self._in_flight == 1:
+                self._idle = anyio.Event()
+            try:
+                return await handler(ctx, params)
+            finally:
+                self._in_flight -= 1
+                if not self._in_flight:
+                    self._idle.set()
+
+        return run
+
+    @property
+    def busy(self) -> bool:
+        return self._in_flight > 0
+
+    async def wait_idle(self) -> None:
+        """Until no request is being answered on the SDK's path."""
+        while self._in_flight:
+            await self._idle.wait()
 
     def status(self) -> dict[str, Any]:
         """Health, tools and quarantine per profile: what ``mcpkit gateway status`` prints."""

@@ -14,6 +14,7 @@ import json
 import logging
 from typing import Any
 
+import mcp_types
 from mcp_types.methods import serialize_server_result
 
 from mcpkit.gateway import answers
@@ -50,14 +51,22 @@ def plain_request(body: bytes | str) -> dict[str, Any] | None:
 
 
 def wire_result(result: dict[str, Any], version: str, name: str) -> dict[str, Any]:
-    """``result`` with exactly the fields protocol ``version`` has, as the SDK's runner sends
-    it; a result the SDK would not send either becomes one line saying so."""
+    """``result`` exactly as the SDK's path sends it for a handshake-era ``version``: through the
+    ``CallToolResult`` model (which spells out defaults such as ``isError: false``), then the
+    per-version field sieve. A result the SDK would not send either becomes one line saying so.
+    (2026-era results also get ``resultType`` and a ``serverInfo`` stamp; no fast path serves
+    that era: both fronts leave its requests to the SDK.)"""
     try:
-        return serialize_server_result("tools/call", version, result)
+        dumped = mcp_types.CallToolResult.model_validate(result).model_dump(
+            by_alias=True, mode="json", exclude_none=True
+        )
+        return serialize_server_result("tools/call", version, dumped)
     except Exception as exc:
         logger.warning("tools/call %s: result not sendable as %s: %s", name, version, exc)
         return serialize_server_result(
-            "tools/call", version, answers.failure(f"The result of {name} could not be sent: {exc}"[:300])
+            "tools/call",
+            version,
+            answers.failure(f"The result of {name} could not be sent: {exc}"[:300]),
         )
 
 

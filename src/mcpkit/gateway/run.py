@@ -26,6 +26,10 @@ from mcpkit.server import HttpOptions, claimed_stdin, serve_http, wait_for_stop_
 
 logger = logging.getLogger("mcpkit.gateway")
 
+DRAIN_SECONDS = 10.0
+"""At the end of stdin, how long the calls already read may take to be answered."""
+_SETTLE_SECONDS = 0.05
+
 
 class _LoopStdout:
     """stdout for the SDK's ``stdio_server`` written from the event loop.
@@ -79,7 +83,20 @@ async def run_stdio(gateway: Gateway, status_path: Path | None = None) -> None:
         await gateway.start(tg)
         tg.start_soon(StatusFile(gateway, status_path).keep_written)
         server = gateway.lowlevel()
-        with claimed_stdin() as lines:
+        lane: StdioFastLane | None = None
+
+        async def drain() -> None:
+            """At the end of stdin: calls already read are answered before the gateway stops
+            (``gateway < requests.jsonl``), within ``DRAIN_SECONDS``."""
+            with anyio.move_on_after(DRAIN_SECONDS):
+                await anyio.sleep(_SETTLE_SECONDS)  # requests just read reach their handlers
+                while gateway.busy or (lane is not None and lane.busy):
+                    await gateway.wait_idle()
+                    if lane is not None:
+                        await lane.wait_idle()
+                await anyio.sleep(_SETTLE_SECONDS)  # the last answers reach the writer
+
+        with claimed_stdin(drain) as lines:
             stdout = await _LoopStdout.open()
             source: Any = lines
             if lines is not None and stdout is not None and gateway.config.fast_lane:

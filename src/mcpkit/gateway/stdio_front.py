@@ -43,8 +43,6 @@ logger = logging.getLogger("mcpkit.gateway")
 
 MAX_FAST_LINE = 1 << 20
 """Longer lines go to the SDK: parsing them twice would cost more than the lane saves."""
-DRAIN_SECONDS = 10.0
-"""At the end of stdin, how long calls already relayed may take to answer."""
 
 
 def _key(request_id: str | int) -> tuple[bool, str | int]:
@@ -70,11 +68,18 @@ class StdioFastLane:
         """Calls answered by the lane (for tests and status)."""
 
     async def lines(self, source: AsyncIterable[str]) -> AsyncIterator[str]:
-        """``source`` without the lines the lane has taken; at its end, the lane's calls finish."""
+        """``source`` without the lines the lane has taken."""
         async for line in source:
             if not await self._took(line):
                 yield line
-        with anyio.move_on_after(DRAIN_SECONDS):
+
+    @property
+    def busy(self) -> bool:
+        return bool(self._calls)
+
+    async def wait_idle(self) -> None:
+        """Until every call the lane relayed has been answered (or cancelled)."""
+        while self._calls:
             await self._idle.wait()
 
     def sent(self, line: str) -> None:
