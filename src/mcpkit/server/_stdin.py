@@ -9,12 +9,11 @@ fd 0 itself at /dev/null while serving, so a tool's child process cannot swallow
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import fcntl
 import os
 from collections.abc import Awaitable, Callable, Iterator
-
-import anyio
 
 _CHUNK = 1 << 16
 
@@ -25,6 +24,12 @@ class CancellableLines:
     At end of input, ``drain`` (if given) is awaited before the iteration ends: the transport
     treats the end of stdin as "stop now", so a request read just before it would otherwise be
     cancelled instead of answered (``server < requests.jsonl``).
+
+    The descriptor stays registered with the event loop while someone reads (one registration,
+    not one per line), and is read only once it is readable or the last read filled a whole
+    chunk: a request costs one ``read`` and no registration calls. When nobody is waiting for a
+    line (the server is busy), readiness stops being watched, so unread input never spins the
+    loop. A descriptor the loop cannot watch (a regular file) is simply read: it never blocks.
     """
 
     def __init__(self, fd: int, drain: Callable[[], Awaitable[None]] | None = None) -> None:
@@ -32,6 +37,10 @@ class CancellableLines:
         self._drain = drain
         self._buffer = bytearray()
         self._eof = False
+        self._more = True  # the last read may have left input behind: read before waiting
+        self._waiter: asyncio.Future[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._watchable = True
 
     def __aiter__(self) -> CancellableLines:
         return self
@@ -55,15 +64,48 @@ class CancellableLines:
             await self._fill()
 
     async def _fill(self) -> None:
+        if not self._more and self._watchable:
+            await self._readable()
         try:
             chunk = os.read(self._fd, _CHUNK)
         except BlockingIOError:
-            await anyio.wait_readable(self._fd)
+            self._more = False
             return
         if chunk:
             self._buffer += chunk
+            self._more = len(chunk) == _CHUNK
         else:
             self._eof = True
+            self.close()
+
+    async def _readable(self) -> None:
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[None] = loop.create_future()
+        if self._loop is None:
+            try:
+                loop.add_reader(self._fd, self._ready)
+            except (PermissionError, ValueError, NotImplementedError):
+                self._watchable = False  # a regular file: always readable, never waited for
+                return
+            self._loop = loop
+        self._waiter = waiter
+        try:
+            await waiter
+        finally:
+            self._waiter = None
+
+    def _ready(self) -> None:
+        waiter = self._waiter
+        if waiter is None:
+            self.close()  # nobody reads now: watched again when someone waits
+        elif not waiter.done():
+            waiter.set_result(None)
+
+    def close(self) -> None:
+        """Stop watching the descriptor (before it is closed)."""
+        loop, self._loop = self._loop, None
+        if loop is not None and not loop.is_closed():
+            loop.remove_reader(self._fd)
 
 
 @contextlib.contextmanager
@@ -83,9 +125,11 @@ def claimed_stdin(drain: Callable[[], Awaitable[None]] | None = None) -> Iterato
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
+    lines = CancellableLines(private, drain)
     try:
-        yield CancellableLines(private, drain)
+        yield lines
     finally:
+        lines.close()
         with contextlib.suppress(OSError):
             os.set_blocking(private, was_blocking)
             os.dup2(private, 0)
