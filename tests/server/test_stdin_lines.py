@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -85,8 +86,38 @@ async def test_unread_input_does_not_spin_the_loop_while_the_reader_is_busy() ->
     assert await lines.__anext__() == "one\n"
     os.write(w, b"two\n")  # arrives while the consumer "works"
     await anyio.sleep(0.3)  # hundreds of loop turns would pass here
-    assert wakes <= 2, wakes
+    assert wakes <= 3, wakes
     assert await lines.__anext__() == "two\n"
     lines.close()
     os.close(r)
     os.close(w)
+
+
+async def test_a_request_at_a_time_keeps_one_registration() -> None:
+    """A client that waits for each answer: the descriptor is registered once, not per line."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    registrations = 0
+    add_reader = loop.add_reader
+
+    def counting(fd: int, callback: Any, *args: Any) -> None:
+        nonlocal registrations
+        registrations += 1
+        add_reader(fd, callback, *args)
+
+    loop.add_reader = counting  # type: ignore[method-assign]
+    r, w = _pipe()
+    lines = CancellableLines(r)
+    try:
+        for i in range(50):
+            os.write(w, f"request {i}\n".encode())
+            assert await lines.__anext__() == f"request {i}\n"
+            for _ in range(3):  # the "answer" takes a few loop turns
+                await anyio.sleep(0)
+    finally:
+        loop.add_reader = add_reader  # type: ignore[method-assign]
+        lines.close()
+        os.close(r)
+        os.close(w)
+    assert registrations <= 2, registrations

@@ -29,7 +29,7 @@ from mcp_types import DEFAULT_NEGOTIATED_VERSION
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from mcpkit.gateway import answers
-from mcpkit.gateway.plain_calls import plain_request, response, wire_result
+from mcpkit.gateway.plain_calls import answer_line, plain_request, response
 
 if TYPE_CHECKING:
     from mcpkit.gateway.core import Gateway
@@ -156,8 +156,9 @@ async def _answer(
             tg.cancel_scope.cancel()
         if not answered:
             return  # the client went away (its call was cancelled downstream): nobody to answer
-        result = wire_result(result, version, name)
-    body = response(message["id"], result)
+        body = answer_line(message["id"], result, version, name)
+    else:
+        body = response(message["id"], result)
     await send(
         {
             "type": "http.response.start",

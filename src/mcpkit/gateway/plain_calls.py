@@ -18,6 +18,7 @@ import mcp_types
 from mcp_types.methods import serialize_server_result
 
 from mcpkit.gateway import answers
+from mcpkit.results import plain_text_wire
 
 logger = logging.getLogger("mcpkit.gateway")
 
@@ -70,7 +71,28 @@ def wire_result(result: dict[str, Any], version: str, name: str) -> dict[str, An
         )
 
 
+def answer_line(request_id: str | int, result: dict[str, Any], version: str, name: str) -> bytes:
+    """The JSON-RPC response for a ``tools/call`` result, exactly as the SDK's path sends it.
+
+    A text result (the common case) is put on the wire directly (:func:`plain_text_wire`);
+    the encoder refuses non-finite numbers there, which the SDK's dump turns into null, so
+    such a result, like any other shape, takes :func:`wire_result`.
+    """
+    plain = plain_text_wire(result, version)
+    if plain is not None:
+        try:
+            return _encode(request_id, plain, allow_nan=False)
+        except ValueError:
+            pass
+    return response(request_id, wire_result(result, version, name))
+
+
 def response(request_id: str | int, result: dict[str, Any]) -> bytes:
     """The JSON-RPC response carrying ``result``, compact UTF-8 as the SDK writes it."""
+    return _encode(request_id, result, allow_nan=True)
+
+
+def _encode(request_id: str | int, result: dict[str, Any], *, allow_nan: bool) -> bytes:
     body = {"jsonrpc": "2.0", "id": request_id, "result": result}
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=allow_nan)
+    return text.encode("utf-8")

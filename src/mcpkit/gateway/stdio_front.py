@@ -32,7 +32,7 @@ import anyio
 
 from mcpkit.client import RawAnswer
 from mcpkit.gateway import answers
-from mcpkit.gateway.plain_calls import plain_request, response, wire_result
+from mcpkit.gateway.plain_calls import answer_line, plain_request
 
 if TYPE_CHECKING:
     from mcpkit.gateway.core import Gateway
@@ -209,7 +209,7 @@ class StdioFastLane:
         assert self._version is not None
         self.relayed += 1
         try:
-            self._write(response(request_id, wire_result(result, self._version, entry.public)) + b"\n")
+            self._write(answer_line(request_id, result, self._version, entry.public) + b"\n")
         except Exception as exc:  # stdout closed: the client is gone
             logger.debug("fast lane: answer to %r not written: %s", request_id, exc)
 

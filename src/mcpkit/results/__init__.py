@@ -10,6 +10,7 @@ checks any raw result (ours or another server's) against the protocol version in
 from mcpkit.results._chars import clean_xml_chars, scrub_surrogates
 from mcpkit.results._errors import ERROR_MESSAGE_LIMIT, error_result, one_line
 from mcpkit.results._paging import Window, page_of, text_page
+from mcpkit.results._plain import plain_text_wire
 from mcpkit.results._text import DEFAULT_TEXT_LIMIT, cap_text, text_result
 from mcpkit.results._validate import validate_result
 from mcpkit.results._wire import to_wire
@@ -31,6 +32,7 @@ __all__ = [
     "one_line",
     "page_of",
     "parse_xml",
+    "plain_text_wire",
     "render",
     "scrub_surrogates",
     "text_page",

@@ -22,6 +22,7 @@ from mcp_types.methods import validate_server_result
 
 from mcpkit.results._checks import Report, pointer
 from mcpkit.results._content import check_content_item, check_icons
+from mcpkit.results._plain import plain_text_wire
 from mcpkit.results._wire import to_wire
 from mcpkit.tools import flat_validator
 
@@ -65,7 +66,11 @@ def validate_result(
     _check_envelope(report, raw)
     if output_schema is not None and raw.get("isError") is not True:
         _check_structured(report, raw, output_schema)
-    if not report.problems and protocol_version in SDK_SCHEMA_ERAS:
+    if (
+        not report.problems
+        and protocol_version in SDK_SCHEMA_ERAS
+        and plain_text_wire(raw, protocol_version) is None  # the SDK accepts every such result
+    ):
         report.problems.extend(_sdk_opinion(raw, protocol_version))
     return report.problems
 

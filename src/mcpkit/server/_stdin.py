@@ -41,6 +41,7 @@ class CancellableLines:
         self._waiter: asyncio.Future[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._watchable = True
+        self._stray = False
 
     def __aiter__(self) -> CancellableLines:
         return self
@@ -89,6 +90,7 @@ class CancellableLines:
                 return
             self._loop = loop
         self._waiter = waiter
+        self._stray = False
         try:
             await waiter
         finally:
@@ -96,10 +98,14 @@ class CancellableLines:
 
     def _ready(self) -> None:
         waiter = self._waiter
-        if waiter is None:
-            self.close()  # nobody reads now: watched again when someone waits
-        elif not waiter.done():
+        if waiter is not None and not waiter.done():
             waiter.set_result(None)
+        elif self._stray:
+            self.close()  # nobody reads now: watched again when someone waits
+        else:
+            # The loop polls once more between waking the reader and the reader reading, so
+            # one wake-up with nobody waiting is normal; a second means input sits unread.
+            self._stray = True
 
     def close(self) -> None:
         """Stop watching the descriptor (before it is closed)."""

@@ -1,0 +1,53 @@
+"""The wire form of the commonest result, without the SDK's models.
+
+Most ``tools/call`` results are text content, perhaps ``structuredContent`` and ``isError``.
+Sending such a result the SDK's way (validate the ``CallToolResult`` model, dump it with its
+defaults, sieve it through the version's surface model) costs three pydantic passes, the
+largest part of what a gateway does per call. For that shape the outcome is known without
+them: the same keys in the surface model's order, ``isError`` spelled out. Anything else
+(other content types, annotations, ``_meta``, a ``"true"`` for a boolean, a protocol version
+with another result shape) gets None, and the caller takes the SDK's way.
+
+One difference is left to the caller: the SDK's JSON dump turns a non-finite float inside
+``structuredContent`` into null, so encode the result with ``allow_nan=False`` and take the
+SDK's way when that refuses (:func:`mcpkit.gateway.plain_calls.answer_line` does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+PLAIN_VERSIONS = frozenset({"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"})
+"""Versions whose result surface is the SDK's 2025-11-25 ``CallToolResult`` (the test suite
+checks this against the SDK for every version listed)."""
+
+_KEYS = frozenset({"content", "structuredContent", "isError"})
+
+
+def plain_text_wire(raw: Mapping[str, Any], version: str) -> dict[str, Any] | None:
+    """What the SDK would send for ``raw`` in ``version``, when ``raw`` is text content with an
+    optional ``structuredContent`` object and an optional boolean ``isError``; else None."""
+    if version not in PLAIN_VERSIONS or not _KEYS.issuperset(raw):
+        return None
+    content = raw.get("content")
+    if type(content) is not list:
+        return None
+    items = []
+    for item in content:
+        if type(item) is not dict or len(item) != 2 or item.get("type") != "text":
+            return None
+        text = item.get("text")
+        if type(text) is not str:
+            return None
+        items.append({"text": text, "type": "text"})
+    is_error = raw.get("isError", False)
+    if type(is_error) is not bool:
+        return None
+    wire: dict[str, Any] = {"content": items, "isError": is_error}
+    if "structuredContent" in raw:
+        structured = raw["structuredContent"]
+        if type(structured) is not dict:
+            return None
+        wire["structuredContent"] = structured
+    return wire
