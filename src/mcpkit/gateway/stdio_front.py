@@ -64,6 +64,7 @@ class StdioFastLane:
         self._calls: dict[tuple[bool, str | int], tuple[Downstream, int]] = {}
         self._idle = anyio.Event()
         self._idle.set()
+        self._profiles: tuple[str, ...] | None = None
         self.relayed = 0
         """Calls answered by the lane (for tests and status)."""
 
@@ -80,6 +81,8 @@ class StdioFastLane:
     async def wait_idle(self) -> None:
         """Until every call the lane relayed has been answered (or cancelled)."""
         while self._calls:
+            if self._idle.is_set():  # made here, not per call: only the drain at end of input waits
+                self._idle = anyio.Event()
             await self._idle.wait()
 
     def sent(self, line: str) -> None:
@@ -137,7 +140,9 @@ class StdioFastLane:
         if message is None or message["method"] != "tools/call":
             return False
         gateway = self._gateway
-        view = gateway.cached_view(gateway.profiles_for_query(self._client, None))
+        if self._profiles is None:  # one client per lane: its profiles are settled at initialize
+            self._profiles = gateway.profiles_for_query(self._client, None)
+        view = gateway.cached_view(self._profiles)
         params = message.get("params") or {}
         entry = gateway.routed(view, params["name"]) if view is not None else None
         if entry is None:
@@ -153,8 +158,6 @@ class StdioFastLane:
         if key in self._calls:
             return False  # an id still in flight, reused: the SDK's path deals with the client's error
         # Registered before the send: the answer may arrive while the send is still awaited.
-        if not self._calls:
-            self._idle = anyio.Event()
         self._calls[key] = (downstream, -1)
         answer = partial(self._answered, request_id, entry)
         try:
