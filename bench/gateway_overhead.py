@@ -6,7 +6,9 @@
    the same calls through a bare Python relay (bench/gateway_relay_floor.py: no SDK, no
    checks), the least any Python gateway can add.
 2. Latency, HTTP: the echo server on streamable HTTP; the client calls it directly, and
-   through a gateway on stateless HTTP whose downstream is that URL. Same goal.
+   through a gateway on stateless HTTP whose downstream is that URL. Same goal. Beside it,
+   the HTTP floor: the same calls through a bare uvicorn + httpx2 relay
+   (bench/gateway_http_relay_floor.py), one more HTTP server and client and nothing else.
 3. The gateway's own work per call, in-process (``--parts own``): ``Gateway.call`` against the
    echo server over stdio, minus the time spent in the downstream request itself (routing,
    argument translation, result validation; no transport in front).
@@ -48,6 +50,7 @@ from mcpkit.client import ServerConfig, Session
 ROOT = Path(__file__).resolve().parents[1]
 ECHO = ROOT / "bench" / "gateway_echo_server.py"
 FLOOR = ROOT / "bench" / "gateway_relay_floor.py"
+HTTP_FLOOR = ROOT / "bench" / "gateway_http_relay_floor.py"
 THIRD = ROOT / ".third-party"
 SAMPLE = ROOT / "src" / "mcpkit" / "archive" / "data" / "sample_twilog.csv"
 ARGS: dict[str, Any] = {"text": "hello"}
@@ -138,16 +141,20 @@ async def bench_stdio(tmp: Path, calls: int, rounds: int, work_ms: float) -> dic
 
 
 async def bench_http(tmp: Path, calls: int, rounds: int, work_ms: float) -> dict[str, float]:
-    echo_port, gw_port = free_port(), free_port()
+    echo_port, gw_port, floor_port = free_port(), free_port(), free_port()
     url = f"http://127.0.0.1:{echo_port}/mcp"
     config = write_config(tmp / "http.json", {"echo": {"url": url, "type": "http"}})
     with (
         child([sys.executable, str(ECHO), "--http", str(echo_port)], echo_port),
         child(gateway_argv(config, "--transport", "http", "--port", str(gw_port)), gw_port),
+        child([sys.executable, str(HTTP_FLOOR), str(floor_port), url], floor_port),
     ):
         direct = ServerConfig(name="echo", url=url, transport="http")
         through = ServerConfig(name="gateway", url=f"http://127.0.0.1:{gw_port}/mcp", transport="http")
-        return await paired(direct, through, calls, rounds, work_ms)
+        got = await paired(direct, through, calls, rounds, work_ms)
+        floor = ServerConfig(name="floor", url=f"http://127.0.0.1:{floor_port}/mcp", transport="http")
+        bare = await paired(direct, floor, calls, rounds, work_ms)
+        return {**got, "floor_p50_ms": bare["gateway_p50_ms"], "floor_ratio": bare["ratio"]}
 
 
 INIT = {
