@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any
+from typing import Any, TypeGuard
 
 import mcp_types
 from mcp_types.methods import serialize_server_result
@@ -25,16 +25,26 @@ logger = logging.getLogger("mcpkit.gateway")
 FAST_METHODS = frozenset({"tools/call", "ping"})
 
 
-def plain_request(body: bytes | str) -> dict[str, Any] | None:
-    """The JSON-RPC request in ``body`` when a fast path may answer it, else None."""
+def json_object(body: bytes | str) -> dict[str, Any] | None:
+    """``body`` parsed, when it is one JSON object (else None: the SDK's path reports it)."""
     try:
         message = json.loads(body)
     except (ValueError, RecursionError):
         return None
-    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+    return message if isinstance(message, dict) else None
+
+
+def is_request_id(value: object) -> TypeGuard[str | int]:
+    """A JSON-RPC id the fast paths take: a string or an integer (not a bool)."""
+    return isinstance(value, str | int) and not isinstance(value, bool)
+
+
+def plain_request(body: bytes | str) -> dict[str, Any] | None:
+    """The JSON-RPC request in ``body`` when a fast path may answer it, else None."""
+    message = json_object(body)
+    if message is None or message.get("jsonrpc") != "2.0":
         return None
-    rid = message.get("id")
-    if isinstance(rid, bool) or not isinstance(rid, str | int) or message.get("method") not in FAST_METHODS:
+    if not is_request_id(message.get("id")) or message.get("method") not in FAST_METHODS:
         return None
     params = message.get("params", {})
     if params is None:

@@ -22,7 +22,6 @@ fast an answer comes, never what it says (tests/gateway/test_stdio_front.py).
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import AsyncIterable, AsyncIterator, Callable
 from functools import partial
@@ -32,7 +31,7 @@ import anyio
 
 from mcpkit.client import RawAnswer
 from mcpkit.gateway import answers
-from mcpkit.gateway.plain_calls import answer_line, plain_request
+from mcpkit.gateway.plain_calls import answer_line, is_request_id, json_object, plain_request
 
 if TYPE_CHECKING:
     from mcpkit.gateway.core import Gateway
@@ -89,11 +88,8 @@ class StdioFastLane:
         """Each line the SDK writes, seen until the handshake is done (its negotiated version)."""
         if self._version is not None or self._initialize_id is None or '"protocolVersion"' not in line:
             return
-        try:
-            message = json.loads(line)
-        except ValueError:
-            return
-        if not isinstance(message, dict) or message.get("id") != self._initialize_id:
+        message = json_object(line)
+        if message is None or message.get("id") != self._initialize_id:
             return
         result = message.get("result")
         version = result.get("protocolVersion") if isinstance(result, dict) else None
@@ -118,11 +114,8 @@ class StdioFastLane:
     def _watch_handshake(self, line: str) -> None:
         if '"initialize"' not in line and '"notifications/initialized"' not in line:
             return
-        try:
-            message = json.loads(line)
-        except (ValueError, RecursionError):
-            return
-        if not isinstance(message, dict):
+        message = json_object(line)
+        if message is None:
             return
         if message.get("method") == "initialize":
             params = message.get("params")
@@ -175,15 +168,12 @@ class StdioFastLane:
         return True
 
     def _cancel(self, line: str) -> bool:
-        try:
-            message = json.loads(line)
-        except (ValueError, RecursionError):
-            return False
-        if not isinstance(message, dict) or message.get("method") != "notifications/cancelled":
+        message = json_object(line)
+        if message is None or message.get("method") != "notifications/cancelled":
             return False
         params = message.get("params")
         request_id = params.get("requestId") if isinstance(params, dict) else None
-        if isinstance(request_id, bool) or not isinstance(request_id, str | int):
+        if not is_request_id(request_id):
             return False
         call = self._calls.get(_key(request_id))
         if call is None or call[1] < 0:
