@@ -22,7 +22,7 @@ import asyncio
 import itertools
 import json
 import logging
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from mcpkit.client._errors import CallTimeoutError, ClientError
@@ -57,20 +57,21 @@ class _Pending:
 class RawRequests:
     """The raw requests in flight on one stdio connection.
 
-    ``write`` puts bytes on the server's stdin; ``spawn`` runs a coroutine function in the
-    transport's task group (for the rare writes a callback cannot await: cancellations).
+    ``write`` puts one line on the server's stdin at once, without waiting, and says whether
+    it did: False when the pipe is backed up (the server is not reading) or closing. A
+    request that cannot be written now is not sent at all (the caller takes the SDK
+    session's path, which waits in its own task), so a full pipe never stalls the caller
+    and a request is never half sent; a cancellation notice is written regardless (``force``).
     """
 
     def __init__(
         self,
         name: str,
-        write: Callable[[bytes], Awaitable[None]],
-        spawn: Callable[[Callable[[], Coroutine[Any, Any, None]]], object],
+        write: Callable[[bytes, bool], bool],
         tracer: Tracer | None = None,
     ) -> None:
         self.name = name
         self._write = write
-        self._spawn = spawn
         self._tracer = tracer
         self._pending: dict[int, _Pending] = {}
         self._ids = itertools.count()
@@ -80,30 +81,34 @@ class RawRequests:
     def __len__(self) -> int:
         return len(self._pending)
 
-    async def send(
+    def send(
         self, method: str, params: Mapping[str, Any], answer: AnswerHandler, timeout: float | None
     ) -> int | None:
-        """Send one request; its answer goes to ``answer``. None when it could not be sent
-        (the connection is closing or its pipe broke): nothing was sent, nothing will answer."""
+        """Send one request now; its answer goes to ``answer``. None when nothing was sent
+        (closing, or the server's stdin is backed up): nothing will answer it then."""
         if self.closed:
             return None
         request_id = RAW_ID_BASE + next(self._ids) % RAW_ID_SPAN
         line = json.dumps(
             {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}, ensure_ascii=False
         )
+        try:
+            data = (line + "\n").encode("utf-8")
+            written = self._write(data, False)
+        except (OSError, RuntimeError, ValueError) as exc:  # a broken pipe; unencodable text
+            logger.debug("%s: raw %s not sent: %s", self.name, method, exc)
+            return None
+        if not written:
+            return None
         pending = _Pending(method, answer)
         if timeout is not None:
             pending.timer = asyncio.get_running_loop().call_later(timeout, self._expired, request_id, timeout)
-        self._pending[request_id] = pending  # before the write: the answer may come at once
+        # Registered right after the write, before any answer can be read: this runs without
+        # yielding to the loop, and answers are read by a task of the same loop.
+        self._pending[request_id] = pending
         self._sent = True
         if self._tracer is not None:
             self._tracer.line(self.name, "->", line)
-        try:
-            await self._write((line + "\n").encode("utf-8"))
-        except (OSError, Exception) as exc:
-            self._forget(request_id)
-            logger.debug("%s: raw %s not sent: %s", self.name, method, exc)
-            return None
         return request_id
 
     def cancel(self, request_id: int, reason: str | None = None) -> bool:
@@ -122,8 +127,8 @@ class RawRequests:
             message = json.loads(line)
         except (ValueError, RecursionError):
             return False
-        if not isinstance(message, dict) or "method" in message:
-            return False
+        if not isinstance(message, dict) or "method" in message or message.get("jsonrpc") != "2.0":
+            return False  # not an answer (the SDK session reads it, or reports it as garbage)
         request_id = message.get("id")
         if type(request_id) is not int:
             return False
@@ -167,16 +172,9 @@ class RawRequests:
         line = json.dumps({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params})
         if self._tracer is not None:
             self._tracer.line(self.name, "->", line)
-
-        async def send_it() -> None:
-            try:
-                await self._write((line + "\n").encode("utf-8"))
-            except Exception as exc:  # the server is going away; its exit reaches the callers
-                logger.debug("%s: cancellation not sent: %s", self.name, exc)
-
         try:
-            self._spawn(send_it)
-        except RuntimeError as exc:  # the transport is closing: nothing left to cancel
+            self._write((line + "\n").encode("utf-8"), True)
+        except (OSError, RuntimeError) as exc:  # the server is going away; its exit reaches the callers
             logger.debug("%s: cancellation not sent: %s", self.name, exc)
 
     def _deliver(self, pending: _Pending, answer: RawAnswer) -> None:

@@ -590,7 +590,7 @@ class Session:
         finally:
             self._inflight -= 1
 
-    async def send_raw(
+    def send_raw(
         self,
         method: str,
         params: Mapping[str, Any],
@@ -601,8 +601,9 @@ class Session:
         """Send a request beside the SDK session, for a relay: its answer, or the error
         :meth:`request` would raise, goes to ``answer`` (called once, from the reader).
 
-        Only a live stdio connection takes one; None means nothing was sent (HTTP, not
-        connected yet, restarting, closing): use :meth:`request`. See :mod:`mcpkit.client._raw`.
+        It is written at once, never waited for. Only a live stdio connection takes one;
+        None means nothing was sent (HTTP, not connected yet, restarting, closing, or the
+        server's stdin is backed up): use :meth:`request`. See :mod:`mcpkit.client._raw`.
         """
         link = self._link
         if link is None or link.stop.is_set() or self._dead is not None or link.transport is None:
@@ -611,7 +612,7 @@ class Session:
         if raw is None or raw.closed:
             return None
         seconds = self.timeout if isinstance(timeout, _Unset) else timeout
-        return await raw.send(method, params, answer, seconds)
+        return raw.send(method, params, answer, seconds)
 
     def cancel_raw(self, request_id: int, reason: str | None = None) -> bool:
         """Cancel a request from :meth:`send_raw` on the server; its ``answer`` is not called.

@@ -23,7 +23,7 @@ import logging
 import signal
 import sys
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 
@@ -107,7 +107,9 @@ class StdioTransport:
         stderr_done = anyio.Event()
         try:
             async with anyio.create_task_group() as tg:
-                self.raw = RawRequests(self.name, _stdin_writer(proc), tg.start_soon, self._tracer)
+                writer = _stdin_writer(proc)
+                if writer is not None:  # asyncio: raw requests are written straight to the pipe
+                    self.raw = RawRequests(self.name, writer, self._tracer)
                 tg.start_soon(self._read_stdout, proc, read_send, stdout_done)
                 tg.start_soon(self._read_stderr, proc, stderr_done)
                 tg.start_soon(self._write_stdin, proc, write_recv, read_send)
@@ -303,27 +305,24 @@ class StdioTransport:
             await proc.wait()
 
 
-def _stdin_writer(proc: anyio.abc.Process) -> Callable[[bytes], Awaitable[None]]:
-    """How raw requests reach the server's stdin.
+def _stdin_writer(proc: anyio.abc.Process) -> Callable[[bytes, bool], bool] | None:
+    """How raw requests reach the server's stdin: written to asyncio's pipe transport at once,
+    never waiting. Unless ``force``d, a write that would take the buffer past its high-water
+    mark (the server is not reading) or meet a closing pipe is not made, and says so with
+    False. None when the stream is not asyncio's (no raw requests then)."""
+    stream = getattr(proc.stdin, "_stream", None)
+    if not isinstance(stream, asyncio.StreamWriter):
+        return None
+    transport = stream.transport
 
-    anyio's ``send`` ends every write with a checkpoint (a turn of the event loop), which is
-    a good part of a relayed call's cost. On asyncio the line goes straight to the pipe
-    transport instead: ``drain`` only waits while the pipe is full and raises once it broke,
-    which is all the waiting a write needs.
-    """
-    stdin = proc.stdin
-    assert stdin is not None
-    stream = getattr(stdin, "_stream", None)
-    if isinstance(stream, asyncio.StreamWriter):
-        writer = stream
+    def write_now(data: bytes, force: bool) -> bool:
+        if transport.is_closing():
+            return False
+        if not force:
+            queued = transport.get_write_buffer_size()
+            if queued and queued + len(data) > transport.get_write_buffer_limits()[1]:
+                return False
+        transport.write(data)
+        return True
 
-        async def write_now(data: bytes) -> None:
-            writer.write(data)
-            await writer.drain()
-
-        return write_now
-
-    async def write(data: bytes) -> None:
-        await stdin.send(data)
-
-    return write
+    return write_now

@@ -322,7 +322,7 @@ class Downstream:
         travel that way, and a raw answer would overtake the last of them."""
         if self.config.fast_lane and session.server.kind == "stdio" and not _wants_progress(params):
             answer = _Answer()
-            sent = await session.send_raw(method, params, answer.set, timeout=seconds)
+            sent = session.send_raw(method, params, answer.set, timeout=seconds)
             if sent is not None:
                 try:
                     return await answer.get()
@@ -333,13 +333,13 @@ class Downstream:
 
     # -- the fast lane (see mcpkit.gateway.stdio_front) -------------------------------------
 
-    async def send_raw(
+    def send_raw(
         self, method: str, params: Mapping[str, Any], answer: Callable[[RawAnswer], None]
     ) -> int | None:
         """Send a request beside the SDK session when that can be done at once: the server is
-        up, on stdio, and a call slot is free. None otherwise (nothing sent: use :meth:`request`,
-        which waits for a slot or a restart). ``answer`` is called exactly once, unless the
-        request is cancelled with :meth:`cancel_raw`."""
+        up, on stdio, its stdin not backed up, and a call slot free. None otherwise (nothing
+        sent: use :meth:`request`, which waits for a slot or a restart). ``answer`` is called
+        exactly once, unless the request is cancelled with :meth:`cancel_raw`."""
         session = self._session
         if self.state != "ready" or session is None or self._dead(session):
             return None
@@ -355,11 +355,7 @@ class Downstream:
                 self._broken.set()
             answer(value)
 
-        try:
-            request_id = await session.send_raw(method, params, done, timeout=self.config.call_timeout)
-        except BaseException:
-            self._release()
-            raise
+        request_id = session.send_raw(method, params, done, timeout=self.config.call_timeout)
         if request_id is None:
             self._release()
         return request_id

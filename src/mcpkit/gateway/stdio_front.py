@@ -70,7 +70,7 @@ class StdioFastLane:
     async def lines(self, source: AsyncIterable[str]) -> AsyncIterator[str]:
         """``source`` without the lines the lane has taken."""
         async for line in source:
-            if not await self._took(line):
+            if not self._took(line):
                 yield line
 
     @property
@@ -99,14 +99,14 @@ class StdioFastLane:
 
     # -- taking lines -----------------------------------------------------------------------
 
-    async def _took(self, line: str) -> bool:
+    def _took(self, line: str) -> bool:
         if not self._open:
             self._watch_handshake(line)
             return False
         if len(line) > MAX_FAST_LINE:
             return False
         if '"tools/call"' in line:
-            return await self._relay(line)
+            return self._relay(line)
         if '"notifications/cancelled"' in line and self._calls:
             return self._cancel(line)
         return False
@@ -127,7 +127,7 @@ class StdioFastLane:
             self._initialized = True
             self._open = self._version is not None
 
-    async def _relay(self, line: str) -> bool:
+    def _relay(self, line: str) -> bool:
         """Send a plain call on; False (the SDK's turn) for anything the lane does not take."""
         message = plain_request(line)
         if message is None or message["method"] != "tools/call":
@@ -150,21 +150,16 @@ class StdioFastLane:
         key = _key(request_id)
         if key in self._calls:
             return False  # an id still in flight, reused: the SDK's path deals with the client's error
-        # Registered before the send: the answer may arrive while the send is still awaited.
-        self._calls[key] = (downstream, -1)
-        answer = partial(self._answered, request_id, entry)
-        try:
-            sent = await downstream.send_raw(
-                "tools/call", {"name": entry.route.tool, "arguments": arguments}, answer
-            )
-        except BaseException:
-            self._forget(request_id)
-            raise
+        sent = downstream.send_raw(
+            "tools/call",
+            {"name": entry.route.tool, "arguments": arguments},
+            partial(self._answered, request_id, entry),
+        )
         if sent is None:
-            self._forget(request_id)
             return False
-        if key in self._calls:  # not answered already
-            self._calls[key] = (downstream, sent)
+        # Registered after the send: the send does not yield, and the answer is read by
+        # another task of this loop, so it cannot come first.
+        self._calls[key] = (downstream, sent)
         return True
 
     def _cancel(self, line: str) -> bool:
@@ -176,8 +171,8 @@ class StdioFastLane:
         if not is_request_id(request_id):
             return False
         call = self._calls.get(_key(request_id))
-        if call is None or call[1] < 0:
-            return False  # not one of the lane's (or not sent yet): the SDK's path has it
+        if call is None:
+            return False  # not one of the lane's: the SDK's path has it
         self._forget(request_id)
         downstream, sent = call
         reason = params.get("reason") if isinstance(params, dict) else None
