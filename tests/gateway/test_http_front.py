@@ -195,7 +195,7 @@ async def test_a_client_that_goes_away_cancels_the_downstream_call(url: str) -> 
         optional={
             "params": st.none()
             | st.dictionaries(
-                st.sampled_from(["name", "arguments", "_meta"]),
+                st.sampled_from(["name", "arguments", "_meta", "task"]),
                 st.none() | st.text() | st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
             )
         },
@@ -212,6 +212,9 @@ def test_the_hot_path_takes_only_requests_it_fully_understands(value: Any) -> No
     if got["method"] == "tools/call":
         assert isinstance(params["name"], str)
         assert isinstance(params.get("arguments") or {}, dict)
+        assert set(params) <= {"name", "arguments", "_meta"}
+    else:
+        assert set(params) <= {"_meta"}
 
 
 @given(st.binary(max_size=200))

@@ -5,12 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 import hypothesis.strategies as st
+import mcp_types
 from hypothesis import given, settings
 
-from mcpkit.gateway.plain_calls import answer_line, response, wire_result
+from mcpkit.gateway.plain_calls import answer_line, wire_result
 
 values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=6),
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.sampled_from([1e-7, 1e-05, 2.5e-8])
+    | st.text(max_size=6),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
     max_leaves=10,
 )
@@ -33,18 +39,23 @@ results = st.fixed_dictionaries(
     version=st.sampled_from(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]),
 )
 def test_the_answer_is_the_sdk_paths_answer(raw: dict[str, Any], request_id: Any, version: str) -> None:
+    """Byte for byte what the SDK's stdio and HTTP writers put out for the same result."""
+    sdk = mcp_types.JSONRPCResponse(jsonrpc="2.0", id=request_id, result=wire_result(raw, version, "t"))
     try:
-        expected: bytes | type[Exception] = response(request_id, wire_result(raw, version, "t"))
-    except UnicodeEncodeError:  # a lone surrogate: neither path can encode it
-        expected = UnicodeEncodeError
+        expected: bytes | type[Exception] = sdk.model_dump_json(by_alias=True, exclude_unset=True).encode()
+    except ValueError:  # a lone surrogate: neither can write it
+        expected = ValueError
     try:
         got: bytes | type[Exception] = answer_line(request_id, raw, version, "t")
-    except UnicodeEncodeError:
-        got = UnicodeEncodeError
+    except ValueError:
+        got = ValueError
     assert got == expected
 
 
-def test_a_non_finite_number_becomes_null_as_on_the_sdk_path() -> None:
-    raw = {"content": [{"type": "text", "text": "x"}], "structuredContent": {"v": float("nan")}}
+def test_floats_are_spelled_as_the_sdk_spells_them() -> None:
+    raw = {
+        "content": [{"type": "text", "text": "x"}],
+        "structuredContent": {"v": float("nan"), "small": 1e-7, "big": 1e22, "tiny": 0.00001},
+    }
     line = answer_line(1, raw, "2025-11-25", "t")
-    assert b'"structuredContent":{"v":null}' in line
+    assert b'"structuredContent":{"v":null,"small":1e-7,"big":1e+22,"tiny":0.00001}' in line

@@ -32,6 +32,8 @@ class Wire:
     def __init__(self, process: anyio.abc.Process) -> None:
         self.process = process
         self.answers: dict[Any, dict[str, Any]] = {}
+        self.lines: dict[Any, bytes] = {}
+        """Each answer as the bytes of its line."""
         self.notifications: list[dict[str, Any]] = []
         self._arrived = anyio.Event()
         self.closed = anyio.Event()
@@ -54,6 +56,7 @@ class Wire:
                         key = (isinstance(message["id"], str), message["id"])
                         assert key not in self.answers, f"answered twice: {message}"
                         self.answers[key] = message
+                        self.lines[key] = line
                     elif "method" in message and "id" not in message:
                         self.notifications.append(message)
                     self._arrived.set()
@@ -145,11 +148,18 @@ SCENARIO: list[tuple[str, Any]] = [
     ("flaky_nope", {}),  # unknown: the SDK's path answers
     ("flaky_tree", {"root": {}}),  # quarantined for this client: the SDK's path answers
     ("flaky_echo", None),  # no arguments at all
+    ("flaky_odd", {}),  # a lone surrogate (U+FFFD in its place) and floats the SDK spells its way
+    ("flaky_fail", {"code": -32000}),  # a server's own error codes, not the SDK's "closed"
+    ("flaky_fail", {"code": -32001}),  # ... or "timed out"
+    ("flaky_fail", {"code": -32602}),
 ]
+BYTE_EQUAL = range(12, 16)
+"""The scenario's calls whose answers must be equal to the byte (the others may carry ids)."""
 
 
 async def test_plain_calls_take_the_lane_and_get_the_sdk_paths_answers(tmp_path: Path) -> None:
     answers: dict[bool, list[Any]] = {}
+    lines: dict[bool, list[bytes]] = {}
     for lane, config in configs(tmp_path, output_cap=20000).items():
         async with wire(config) as w:
             await w.handshake()
@@ -157,6 +167,7 @@ async def test_plain_calls_take_the_lane_and_get_the_sdk_paths_answers(tmp_path:
             for i, (name, arguments) in enumerate(SCENARIO):
                 got.append(comparable(await w.call(i + 1, name, arguments)))
             answers[lane] = got
+            lines[lane] = [w.lines[(False, i + 1)] for i in BYTE_EQUAL]
             ids = await w.seen_ids()
             relayed = [i for i in ids if i >= RAW_ID_BASE]
             if lane:  # every call that reached the server came by the lane
@@ -170,6 +181,11 @@ async def test_plain_calls_take_the_lane_and_get_the_sdk_paths_answers(tmp_path:
     assert texts[2] == "int:5" and texts[3] == "bool:True"
     assert answers[True][7]["result"]["isError"] and "flaky returned an invalid result" in texts[7]
     assert "readmore" in json.dumps(answers[True][8])
+    assert lines[True] == lines[False]
+    odd = answers[True][12]["result"]
+    assert odd["content"][0]["text"] == "a\ufffdb" and b'"small":1e-7' in lines[True][0]
+    for answer in answers[True][13:16]:  # the server's error, not a crash or a timeout
+        assert answer["result"]["isError"] and "the tool failed" in answer["result"]["content"][0]["text"]
 
 
 async def test_string_and_number_ids_are_different_calls(tmp_path: Path) -> None:
@@ -218,6 +234,29 @@ async def test_a_cancelled_call_is_stopped_on_the_server_and_not_answered(tmp_pa
                 await anyio.sleep(0.1)
         await anyio.sleep(0.3)
         assert (False, "slow") not in w.answers and (True, "slow") not in w.answers
+
+
+async def test_a_server_that_stops_reading_never_stalls_the_gateway(tmp_path: Path) -> None:
+    """A frozen server's stdin fills up: calls to it wait (on the SDK's path), while the
+    gateway keeps reading its client (a ping is answered meanwhile) and each call gets
+    exactly one answer, even one that timed out while its request was still queued."""
+    config = configs(tmp_path, call_timeout=1.5)[True]
+    big = "x" * 300_000  # more than a pipe holds
+    async with wire(config) as w:
+        await w.handshake()
+        await w.send(call("frozen", "flaky_freeze", {"seconds": 2.5}))
+        await anyio.sleep(0.3)  # the server is frozen now
+        await w.send(*(call(f"big{i}", "flaky_echo", {"text": big}) for i in range(3)))
+        await w.send({"jsonrpc": "2.0", "id": "ping", "method": "ping"})
+        assert (await w.answer("ping"))["result"] == {}
+        assert (True, "frozen") not in w.answers  # answered while the server was still frozen
+        results = [await w.answer(key) for key in ("frozen", "big0", "big1", "big2")]
+        await w.send(call("after", "flaky_echo", {"text": "fine"}))
+        after = await w.answer("after")
+    assert after["result"]["content"][0]["text"] == "fine"
+    for result in results:  # the answer or the timeout: one each (Wire refuses a second)
+        text = result["result"]["content"][0]["text"]
+        assert text in ("thawed", big) or "did not answer" in text, text[:200]
 
 
 async def test_timeouts_and_crashes_read_as_on_the_sdk_path(tmp_path: Path) -> None:

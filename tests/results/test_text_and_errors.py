@@ -119,3 +119,49 @@ def test_any_message_yields_one_valid_line(message: str) -> None:
     assert "Traceback (most recent call last)" not in text
     text.encode("utf-8")
     assert validate_result(raw) == []
+
+
+_any_text = st.text(alphabet=st.characters(codec=None, categories=None), max_size=6) | st.sampled_from(
+    ["\ud800", "a\udfffb", "\ud83d\ude00", "ok"]
+)
+_json_with_surrogates = st.recursive(
+    st.none() | st.integers() | _any_text,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_any_text, inner, max_size=3),
+    max_leaves=12,
+)
+
+
+@given(_json_with_surrogates)
+def test_scrub_surrogates_in_leaves_every_string_sendable_and_the_rest_alone(value: object) -> None:
+    from mcpkit.results import scrub_surrogates_in
+
+    scrubbed = scrub_surrogates_in(value)
+    json.dumps(scrubbed, ensure_ascii=False).encode("utf-8")  # never raises now
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        assert scrubbed != value
+    else:
+        assert scrubbed is value  # nothing to scrub: nothing copied
+    # Only strings changed, each surrogate into one U+FFFD: the same shape, the same lengths
+    # (unless two keys differing only in surrogates became one).
+    if _keys(scrubbed) == _keys(value):
+        assert _shape(scrubbed) == _shape(value)
+
+
+def _shape(value: object) -> object:
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, list):
+        return [_shape(v) for v in value]
+    if isinstance(value, dict):
+        return sorted(((len(k), _shape(v)) for k, v in value.items()), key=repr)
+    return value
+
+
+def _keys(value: object) -> int:
+    if isinstance(value, list):
+        return sum(_keys(v) for v in value)
+    if isinstance(value, dict):
+        return len(value) + sum(_keys(v) for v in value.values())
+    return 0

@@ -22,12 +22,14 @@ import asyncio
 import itertools
 import json
 import logging
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from mcpkit.client._errors import CallTimeoutError, ClientError
 from mcpkit.client._trace import Tracer
 from mcpkit.jsonrpc import JsonRpcError
+from mcpkit.results import scrub_surrogates_in
 
 logger = logging.getLogger("mcpkit.client._raw")
 
@@ -38,6 +40,18 @@ RAW_ID_SPAN = 10**11
 _MARK = b"90000"
 """Digits every raw id starts with: a line without them is not parsed here, so the SDK
 session's own answers (50 MB ones too) are not parsed twice."""
+
+_LONE_SURROGATE = re.compile(
+    rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+)
+
+
+def has_lone_surrogate(line: bytes) -> bool:
+    """Whether a JSON line escapes a lone surrogate (``"\\ud800"``): valid JSON text that no
+    UTF-8 writer can send on, and that the SDK's parser refuses outright."""
+    return _LONE_SURROGATE.search(line) is not None
+
 
 RawAnswer = dict[str, Any] | ClientError | JsonRpcError
 """A result object, or the error the session would have raised for the same request."""
@@ -132,6 +146,8 @@ class RawRequests:
         request_id = message.get("id")
         if type(request_id) is not int:
             return False
+        if has_lone_surrogate(line):  # answered with U+FFFD in their place, as the session does
+            message = scrub_surrogates_in(message)
         pending = self._forget(request_id)
         if pending is None:
             # A late answer to a request that timed out or was cancelled: ours, so it is

@@ -17,6 +17,7 @@ exact wire data to grade it.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -395,12 +396,11 @@ class Session:
     async def _connect_error(self, link: _Link, exc: BaseException) -> ClientError:
         """Say why the handshake failed, in terms a user can act on."""
         name = self.server.name
-        code = getattr(exc, "code", None)
-        if isinstance(exc, TimeoutError) or code == mcp_types.REQUEST_TIMEOUT:
+        if isinstance(exc, TimeoutError) or (isinstance(exc, MCPError) and _sdk_timeout(exc)):
             return ConnectError(f"{name}: no answer to initialize within {self.connect_timeout:g} s")
         if isinstance(exc, FileNotFoundError):
             return ConnectError(str(exc))
-        if code == mcp_types.CONNECTION_CLOSED and link.transport is not None:
+        if isinstance(exc, MCPError) and _sdk_closed(exc) and link.transport is not None:
             return ConnectError(f"{name}: {await self._exit_error(link)}")
         if isinstance(exc, MCPError):
             mapped = _http_error(exc)
@@ -577,10 +577,10 @@ class Session:
         try:
             return await link.dispatcher.send_raw_request(method, params, link.options(seconds))
         except MCPError as exc:
-            if exc.code == mcp_types.REQUEST_TIMEOUT and seconds is not None:
+            if _sdk_timeout(exc) and seconds is not None:
                 raise CallTimeoutError(method, seconds) from None
             mapped = _http_error(exc, self.server.url, self.max_body)
-            if mapped is None and exc.code == mcp_types.CONNECTION_CLOSED:
+            if mapped is None and _sdk_closed(exc):
                 raise await self._exit_error(link) from None
             if mapped is not None:
                 raise mapped from None
@@ -648,6 +648,22 @@ class Session:
         with anyio.move_on_after(EXIT_REPORT_WAIT):
             await t.exited.wait()
         return t.exit_error()
+
+
+def _sdk_timeout(exc: MCPError) -> bool:
+    """The SDK's own timeout, not a server's error answer that happens to use code -32001."""
+    return (
+        exc.code == mcp_types.REQUEST_TIMEOUT
+        and re.fullmatch(r"Request .* timed out", exc.message) is not None
+    )
+
+
+def _sdk_closed(exc: MCPError) -> bool:
+    """The SDK's word that the connection ended (or an HTTP answer stream broke off), not a
+    server's error answer with code -32000, the code servers use most for their own errors."""
+    return exc.code == mcp_types.CONNECTION_CLOSED and (
+        exc.message == "Connection closed" or exc.message.startswith("SSE stream ")
+    )
 
 
 def _http_error(exc: MCPError, url: str | None = None, max_body: int | None = None) -> ClientError | None:

@@ -19,6 +19,7 @@ top unchanged) and owns the process:
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import signal
 import sys
@@ -35,9 +36,10 @@ from mcp.shared.message import SessionMessage
 
 from mcpkit.client import _procgroup as procgroup
 from mcpkit.client._errors import ClientError, ServerExitedError
-from mcpkit.client._raw import RawRequests
+from mcpkit.client._raw import RawRequests, has_lone_surrogate
 from mcpkit.client._spawn import spawn_argv
 from mcpkit.client._trace import Tracer
+from mcpkit.results import scrub_surrogates_in
 
 logger = logging.getLogger("mcpkit.client._stdio")
 stderr_logger = logging.getLogger("mcpkit.client.server_stderr")
@@ -181,13 +183,33 @@ class StdioTransport:
         try:
             message = mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
         except ValueError:
-            self._garbage(line[:200].decode("utf-8", "replace"))
-            return True
+            scrubbed = self._scrubbed(line)
+            if scrubbed is None:
+                self._garbage(line[:200].decode("utf-8", "replace"))
+                return True
+            message = scrubbed
         try:
             await out.send(SessionMessage(message))
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             return False
         return True
+
+    def _scrubbed(self, line: bytes) -> mcp_types.JSONRPCMessage | None:
+        """A message whose only fault is a lone surrogate escape, with U+FFFD in its place
+        (a Python server writing a file name it decoded with ``surrogateescape`` sends one);
+        None for anything else. Refusing it would leave its request unanswered until the
+        timeout."""
+        if not has_lone_surrogate(line):
+            return None
+        try:
+            parsed = scrub_surrogates_in(json.loads(line))
+            message = mcp_types.jsonrpc_message_adapter.validate_python(parsed, by_name=False)
+        except (ValueError, RecursionError):
+            return None
+        logger.warning(
+            "%s wrote a lone surrogate in a message; passed on with U+FFFD in its place", self.name
+        )
+        return message
 
     def _garbage(self, sample: str) -> None:
         self.garbage_lines += 1

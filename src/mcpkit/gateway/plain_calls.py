@@ -5,7 +5,8 @@ stdio: :mod:`stdio_front`) answer a *plain* call without the SDK's server machin
 leave everything else to the SDK unchanged. One definition of "plain" serves both, so the
 two paths cannot drift: a single JSON-RPC request (not a batch, not a notification) with a
 string or integer id, ``params`` an object, a string ``name``, ``arguments`` an object or
-absent, and no progress token (progress is relayed by the SDK's path).
+absent, no other ``params`` field, and no progress token (progress is relayed by the SDK's
+path).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import logging
 from typing import Any, TypeGuard
 
 import mcp_types
+import pydantic_core
 from mcp_types.methods import serialize_server_result
 
 from mcpkit.gateway import answers
@@ -23,6 +25,7 @@ from mcpkit.results import plain_text_wire
 logger = logging.getLogger("mcpkit.gateway")
 
 FAST_METHODS = frozenset({"tools/call", "ping"})
+_PARAMS = {"tools/call": frozenset({"name", "arguments", "_meta"}), "ping": frozenset({"_meta"})}
 
 
 def json_object(body: bytes | str) -> dict[str, Any] | None:
@@ -54,6 +57,8 @@ def plain_request(body: bytes | str) -> dict[str, Any] | None:
     meta = params.get("_meta")
     if meta is not None and (not isinstance(meta, dict) or "progressToken" in meta):
         return None  # progress needs the SDK's path, which relays it
+    if not _PARAMS[message["method"]].issuperset(params):
+        return None  # fields the SDK's models check (a task, ...): its path judges them
     if message["method"] == "tools/call":
         arguments = params.get("arguments", {})
         if not isinstance(params.get("name"), str) or not isinstance(arguments, dict | None):
@@ -85,24 +90,15 @@ def answer_line(request_id: str | int, result: dict[str, Any], version: str, nam
     """The JSON-RPC response for a ``tools/call`` result, exactly as the SDK's path sends it.
 
     A text result (the common case) is put on the wire directly (:func:`plain_text_wire`);
-    the encoder refuses non-finite numbers there, which the SDK's dump turns into null, so
-    such a result, like any other shape, takes :func:`wire_result`.
+    any other shape takes :func:`wire_result`, the SDK's own models.
     """
     plain = plain_text_wire(result, version)
-    if plain is not None:
-        try:
-            return _encode(request_id, plain, allow_nan=False)
-        except ValueError:
-            pass
-    return response(request_id, wire_result(result, version, name))
+    return response(request_id, plain if plain is not None else wire_result(result, version, name))
 
 
 def response(request_id: str | int, result: dict[str, Any]) -> bytes:
-    """The JSON-RPC response carrying ``result``, compact UTF-8 as the SDK writes it."""
-    return _encode(request_id, result, allow_nan=True)
-
-
-def _encode(request_id: str | int, result: dict[str, Any], *, allow_nan: bool) -> bytes:
+    """The JSON-RPC response carrying ``result``, to the byte as the SDK writes a message: by
+    pydantic's JSON writer (compact UTF-8, its spelling of floats such as ``1e-7``,
+    non-finite numbers as null). Raises ``ValueError`` for text that cannot be UTF-8."""
     body = {"jsonrpc": "2.0", "id": request_id, "result": result}
-    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=allow_nan)
-    return text.encode("utf-8")
+    return pydantic_core.to_json(body, inf_nan_mode="null")

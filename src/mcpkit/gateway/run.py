@@ -66,6 +66,11 @@ class _LoopStdout:
         """Write one whole line now (lines never interleave: both writers run on the loop)."""
         self._writer.write(data)
 
+    def congested(self) -> bool:
+        """Whether more is waiting to be written than the pipe's high-water mark."""
+        transport = self._writer.transport
+        return transport.get_write_buffer_size() > transport.get_write_buffer_limits()[1]
+
     async def flush(self) -> None:
         await self._writer.drain()
 
@@ -100,7 +105,7 @@ async def run_stdio(gateway: Gateway, status_path: Path | None = None) -> None:
             stdout = await _LoopStdout.open()
             source: Any = lines
             if lines is not None and stdout is not None and gateway.config.fast_lane:
-                lane = StdioFastLane(gateway, stdout.write_line)
+                lane = StdioFastLane(gateway, stdout.write_line, stdout.congested)
                 stdout.observer = lane.sent
                 source = lane.lines(lines)
             async with stdio_server(stdin=source, stdout=cast(Any, stdout)) as (

@@ -31,7 +31,8 @@ import anyio
 
 from mcpkit.client import RawAnswer
 from mcpkit.gateway import answers
-from mcpkit.gateway.plain_calls import answer_line, is_request_id, json_object, plain_request
+from mcpkit.gateway.plain_calls import answer_line, is_request_id, json_object, plain_request, response
+from mcpkit.results import scrub_surrogates
 
 if TYPE_CHECKING:
     from mcpkit.gateway.core import Gateway
@@ -50,11 +51,21 @@ def _key(request_id: str | int) -> tuple[bool, str | int]:
 
 
 class StdioFastLane:
-    """Relays plain calls from the lines of stdin; ``write`` puts one answer line on stdout."""
+    """Relays plain calls from the lines of stdin; ``write`` puts one answer line on stdout.
 
-    def __init__(self, gateway: Gateway, write: Callable[[bytes], None]) -> None:
+    While ``congested()`` (answers pile up unread on stdout) no call is taken: they go the
+    SDK's way, whose writer waits for the client, so unread answers cannot grow without end.
+    """
+
+    def __init__(
+        self,
+        gateway: Gateway,
+        write: Callable[[bytes], None],
+        congested: Callable[[], bool] = lambda: False,
+    ) -> None:
         self._gateway = gateway
         self._write = write
+        self._congested = congested  # the client is not reading its answers: let the SDK's writer wait
         self._client: str | None = None
         self._initialize_id: Any = None
         self._version: str | None = None
@@ -103,7 +114,7 @@ class StdioFastLane:
         if not self._open:
             self._watch_handshake(line)
             return False
-        if len(line) > MAX_FAST_LINE:
+        if len(line) > MAX_FAST_LINE or self._congested():
             return False
         if '"tools/call"' in line:
             return self._relay(line)
@@ -184,21 +195,21 @@ class StdioFastLane:
     def _answered(self, request_id: str | int, entry: Entry, value: RawAnswer) -> None:
         if self._forget(request_id) is None:
             return  # cancelled by the client meanwhile: a cancelled request is not answered
+        assert self._version is not None
         try:
             if isinstance(value, dict):
                 result = self._gateway.finished(entry, value)
             else:
                 result = self._gateway.failed(entry.route, value)
-        except Exception as exc:  # never a traceback to the client: one line, logged in full
+            line = answer_line(request_id, result, self._version, entry.public)
+        except Exception as exc:  # never a traceback to the client, never no answer: one line
             logger.exception("tools/call %s failed inside the gateway", entry.public)
-            result = answers.failure(
-                f"The gateway failed on {entry.public}: {type(exc).__name__}: {exc}"[:500]
-            )
-        assert self._version is not None
+            message = f"The gateway failed on {entry.public}: {type(exc).__name__}: {exc}"[:500]
+            line = response(request_id, answers.failure(scrub_surrogates(message)))
         self.relayed += 1
         try:
-            self._write(answer_line(request_id, result, self._version, entry.public) + b"\n")
-        except Exception as exc:  # stdout closed: the client is gone
+            self._write(line + b"\n")
+        except (OSError, RuntimeError) as exc:  # stdout closed: the client is gone
             logger.debug("fast lane: answer to %r not written: %s", request_id, exc)
 
     def _forget(self, request_id: str | int) -> tuple[Downstream, int] | None:

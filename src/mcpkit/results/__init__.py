@@ -7,7 +7,7 @@ checks any raw result (ours or another server's) against the protocol version in
 :func:`to_wire` gives the exact JSON a client receives, so tests check what goes on the wire.
 """
 
-from mcpkit.results._chars import clean_xml_chars, scrub_surrogates
+from mcpkit.results._chars import clean_xml_chars, scrub_surrogates, scrub_surrogates_in
 from mcpkit.results._errors import ERROR_MESSAGE_LIMIT, error_result, one_line
 from mcpkit.results._paging import Window, page_of, text_page
 from mcpkit.results._plain import plain_text_wire
@@ -35,6 +35,7 @@ __all__ = [
     "plain_text_wire",
     "render",
     "scrub_surrogates",
+    "scrub_surrogates_in",
     "text_page",
     "text_result",
     "to_wire",

@@ -14,6 +14,7 @@ Two different hazards, two functions:
 from __future__ import annotations
 
 import re
+from typing import Any
 
 # XML 1.0 (5th ed.) production [2] Char, negated: everything a document may not contain.
 _NOT_XML_CHAR = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -34,3 +35,25 @@ def scrub_surrogates(text: str) -> str:
     single code points), so every surrogate code point found here is a lone one.
     """
     return _SURROGATE.sub(REPLACEMENT, text)
+
+
+def scrub_surrogates_in(value: Any) -> Any:
+    """A JSON value (parsed) with :func:`scrub_surrogates` applied to every string in it, keys
+    included; the value itself when it has none (nothing is copied then).
+
+    ``json.loads`` turns a ``"\\ud800"`` escape into a lone surrogate where stricter parsers
+    (pydantic's, so the SDK's) refuse the whole message: a relay that reads such an answer
+    scrubs it rather than losing it.
+    """
+    if isinstance(value, str):
+        return _SURROGATE.sub(REPLACEMENT, value) if _SURROGATE.search(value) else value
+    if isinstance(value, list):
+        items = [scrub_surrogates_in(item) for item in value]
+        return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
+    if isinstance(value, dict):
+        pairs = [(scrub_surrogates_in(k), scrub_surrogates_in(v)) for k, v in value.items()]
+        changed = any(
+            k is not k0 or v is not v0 for (k, v), (k0, v0) in zip(pairs, value.items(), strict=True)
+        )
+        return dict(pairs) if changed else value
+    return value

@@ -8,9 +8,9 @@ them: the same keys in the surface model's order, ``isError`` spelled out. Anyth
 (other content types, annotations, ``_meta``, a ``"true"`` for a boolean, a protocol version
 with another result shape) gets None, and the caller takes the SDK's way.
 
-One difference is left to the caller: the SDK's JSON dump turns a non-finite float inside
-``structuredContent`` into null, so encode the result with ``allow_nan=False`` and take the
-SDK's way when that refuses (:func:`mcpkit.gateway.plain_calls.answer_line` does).
+The values inside ``structuredContent`` are passed as they are: write the message with
+pydantic's JSON writer, as the SDK does (``pydantic_core.to_json(..., inf_nan_mode="null")``),
+and the bytes are the SDK's, non-finite numbers included (null).
 """
 
 from __future__ import annotations
