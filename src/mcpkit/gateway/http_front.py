@@ -30,7 +30,6 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from mcpkit.gateway import answers
 from mcpkit.gateway.plain_calls import answer_line, plain_request, response
-from mcpkit.results import scrub_surrogates
 
 if TYPE_CHECKING:
     from mcpkit.gateway.core import Gateway
@@ -157,12 +156,7 @@ async def _answer(
             tg.cancel_scope.cancel()
         if not answered:
             return  # the client went away (its call was cancelled downstream): nobody to answer
-        try:
-            body = answer_line(message["id"], result, version, name)
-        except ValueError as exc:  # text no UTF-8 writer can send (a lone surrogate of ours)
-            logger.exception("tools/call %s: the answer could not be written", name)
-            problem = scrub_surrogates(f"The answer of {name} could not be written: {exc}"[:300])
-            body = response(message["id"], answers.failure(problem))
+        body = answer_line(message["id"], result, version, name)
     else:
         body = response(message["id"], result)
     await send(

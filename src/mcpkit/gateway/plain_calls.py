@@ -20,7 +20,7 @@ import pydantic_core
 from mcp_types.methods import serialize_server_result
 
 from mcpkit.gateway import answers
-from mcpkit.results import plain_text_wire
+from mcpkit.results import plain_text_wire, scrub_surrogates
 
 logger = logging.getLogger("mcpkit.gateway")
 
@@ -90,10 +90,16 @@ def answer_line(request_id: str | int, result: dict[str, Any], version: str, nam
     """The JSON-RPC response for a ``tools/call`` result, exactly as the SDK's path sends it.
 
     A text result (the common case) is put on the wire directly (:func:`plain_text_wire`);
-    any other shape takes :func:`wire_result`, the SDK's own models.
+    any other shape takes :func:`wire_result`, the SDK's own models. Never raises: an answer
+    that cannot be written becomes one line saying so.
     """
     plain = plain_text_wire(result, version)
-    return response(request_id, plain if plain is not None else wire_result(result, version, name))
+    try:
+        return response(request_id, plain if plain is not None else wire_result(result, version, name))
+    except ValueError as exc:  # text no UTF-8 writer can send (a lone surrogate of the gateway's own)
+        logger.warning("tools/call %s: the answer could not be written: %s", name, exc)
+        problem = scrub_surrogates(f"The answer of {name} could not be written: {exc}"[:300])
+        return response(request_id, answers.failure(problem))
 
 
 def response(request_id: str | int, result: dict[str, Any]) -> bytes:

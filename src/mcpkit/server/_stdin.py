@@ -81,7 +81,6 @@ class CancellableLines:
 
     async def _readable(self) -> None:
         loop = asyncio.get_running_loop()
-        waiter: asyncio.Future[None] = loop.create_future()
         if self._loop is None:
             try:
                 loop.add_reader(self._fd, self._ready)
@@ -89,6 +88,7 @@ class CancellableLines:
                 self._watchable = False  # a regular file: always readable, never waited for
                 return
             self._loop = loop
+        waiter: asyncio.Future[None] = loop.create_future()
         self._waiter = waiter
         self._stray = False
         try:
