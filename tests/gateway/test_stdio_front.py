@@ -37,6 +37,9 @@ class Wire:
         self.notifications: list[dict[str, Any]] = []
         self._arrived = anyio.Event()
         self.closed = anyio.Event()
+        self.reading = anyio.Event()
+        """Cleared, the test stops reading the gateway's stdout (a client that reads nothing)."""
+        self.reading.set()
 
     async def send(self, *messages: dict[str, Any]) -> None:
         assert self.process.stdin is not None
@@ -47,7 +50,12 @@ class Wire:
         assert self.process.stdout is not None
         buffer = b""
         try:
-            async for chunk in self.process.stdout:
+            while True:
+                await self.reading.wait()
+                try:
+                    chunk = await self.process.stdout.receive()
+                except anyio.EndOfStream:
+                    break
                 buffer += chunk
                 *lines, buffer = buffer.split(b"\n")
                 for line in lines:
@@ -257,6 +265,33 @@ async def test_a_server_that_stops_reading_never_stalls_the_gateway(tmp_path: Pa
     for result in results:  # the answer or the timeout: one each (Wire refuses a second)
         text = result["result"]["content"][0]["text"]
         assert text in ("thawed", big) or "did not answer" in text, text[:200]
+
+
+async def test_a_client_that_stops_reading_can_still_cancel_a_lane_call(tmp_path: Path) -> None:
+    """Unread answers pile up on stdout: new calls go the SDK's way meanwhile, but the
+    cancellation of a call the lane already carries must still reach the server."""
+    config = configs(tmp_path)[True]
+    async with wire(config) as w:
+        await w.handshake()
+        await w.send(call("slow", "flaky_sleep", {"seconds": 30}))
+        await anyio.sleep(0.3)
+        w.reading = anyio.Event()  # the client stops reading
+        await w.send(*(call(f"long{i}", "flaky_long", {"lines": 20_000}) for i in range(8)))
+        await anyio.sleep(1)  # about 2 MB of answers now wait, unread
+        await w.send(
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": {"requestId": "slow", "reason": "x"},
+            }
+        )
+        await anyio.sleep(0.5)
+        w.reading.set()
+        for i in range(8):
+            assert "line 19999" in (await w.answer(f"long{i}"))["result"]["content"][0]["text"]
+        stats = json.loads((await w.call("st", "flaky_stats", {}))["result"]["content"][0]["text"])
+        assert stats["cancelled"] == 1
+        assert (True, "slow") not in w.answers
 
 
 async def test_timeouts_and_crashes_read_as_on_the_sdk_path(tmp_path: Path) -> None:

@@ -114,10 +114,10 @@ class StdioFastLane:
         if not self._open:
             self._watch_handshake(line)
             return False
-        if len(line) > MAX_FAST_LINE or self._congested():
+        if len(line) > MAX_FAST_LINE:
             return False
         if '"tools/call"' in line:
-            return self._relay(line)
+            return not self._congested() and self._relay(line)
         if '"notifications/cancelled"' in line and self._calls:
             return self._cancel(line)
         return False
