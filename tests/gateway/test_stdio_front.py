@@ -196,6 +196,19 @@ async def test_plain_calls_take_the_lane_and_get_the_sdk_paths_answers(tmp_path:
         assert answer["result"]["isError"] and "the tool failed" in answer["result"]["content"][0]["text"]
 
 
+async def test_a_servers_own_tool_name_is_answered_with_the_gateways_name(tmp_path: Path) -> None:
+    """Servers' texts name their own tools ("call get_x with offset=..."): a model that follows
+    one is told the name the tool has here."""
+    async with wire(configs(tmp_path)[True]) as w:
+        await w.handshake()
+        got = (await w.call(1, "echo", {"text": "a"}))["result"]
+        unknown = (await w.call(2, "no_such_tool", {}))["result"]
+    assert got["isError"] and got["content"][0]["text"] == (
+        "Unknown tool 'echo'; on this gateway it is called 'flaky_echo'."
+    )
+    assert unknown["isError"] and "tools/list has the tools" in unknown["content"][0]["text"]
+
+
 async def test_string_and_number_ids_are_different_calls(tmp_path: Path) -> None:
     config = configs(tmp_path, max_concurrent=200)[True]
     async with wire(config) as w:

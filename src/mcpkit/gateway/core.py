@@ -293,7 +293,7 @@ class Gateway:
                 return answers.failure(
                     f"Tool {name} is quarantined for this client: {view.quarantined[name]}"[:500]
                 )
-            return answers.failure(f"Unknown tool {name!r}; tools/list has the tools of this gateway.")
+            return _unknown(view, name, "tools/list has the tools of this gateway")
         route = entry.route
         downstream = self.downstreams[route.server]
         request: dict[str, Any] = {"name": route.tool, "arguments": entry.restore(arguments)}
@@ -324,7 +324,7 @@ class Gateway:
             why = view.quarantined.get(target)
             if why:
                 return answers.failure(f"Tool {target} is quarantined for this client: {why}"[:500])
-            return answers.failure(f"Unknown tool {target!r}; search tools lists the tools.")
+            return _unknown(view, target, "search tools lists the tools")
         if name == metatools.DESCRIBE:
             return {
                 "content": [{"type": "text", "text": json.dumps(entry.adapted, ensure_ascii=False, indent=1)}]
@@ -744,6 +744,15 @@ def _query_profile(ctx: Ctx) -> str | None:
 def _subscribes(downstream: Downstream) -> bool:
     resources = downstream.capabilities.get("resources")
     return isinstance(resources, dict) and resources.get("subscribe") is True
+
+
+def _unknown(view: View, name: str, where: str) -> dict[str, Any]:
+    """The answer for a tool name this client does not have. A server's own name (its texts
+    say "call get_x with offset=...") gets the name the tool has here."""
+    same = [public for public, entry in view.entries.items() if entry.route.tool == name]
+    if len(same) == 1:
+        return answers.failure(f"Unknown tool {name!r}; on this gateway it is called {same[0]!r}.")
+    return answers.failure(f"Unknown tool {name!r}; {where}.")
 
 
 def _downstream_version(downstream: Downstream) -> str:
