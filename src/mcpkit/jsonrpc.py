@@ -1,4 +1,4 @@
-"""JSON-RPC 2.0 error codes and the one error type every part raises or receives.
+"""JSON-RPC 2.0 error codes, and the error type every part raises or receives.
 
 Three parts speak JSON-RPC (the MCP client, the archive's WebSocket server and client, the
 archive API that both faces share) and each used to carry its own copy of the codes and its own
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpkit.errors import McpkitError
+from mcpkit.errors import JsonRpcError
 
 __all__ = [
     "INTERNAL_ERROR",
@@ -32,37 +32,6 @@ INVALID_PARAMS = -32602
 """The method exists but its parameters are wrong; the message says which and why."""
 INTERNAL_ERROR = -32603
 """The server failed; the message is one line for a human, the details are in its log."""
-
-
-class JsonRpcError(McpkitError):
-    """A JSON-RPC error object: ``code``, a one-line ``message`` and optional ``data``.
-
-    Raised by a server-side API to be put on the wire unchanged, and by a client when a peer
-    answered with an error.
-    """
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.data = data
-
-    @classmethod
-    def internal(cls, message: str) -> JsonRpcError:
-        """An internal error (-32603) with ``message``."""
-        return cls(INTERNAL_ERROR, message)
-
-    @classmethod
-    def invalid_params(cls, message: str) -> JsonRpcError:
-        """A parameter error (-32602) with ``message``."""
-        return cls(INVALID_PARAMS, message)
-
-    def wire(self) -> dict[str, Any]:
-        """The ``error`` member of a response, in wire form."""
-        out: dict[str, Any] = {"code": self.code, "message": self.message}
-        if self.data is not None:
-            out["data"] = self.data
-        return out
 
 
 def error_fields(exc: BaseException) -> tuple[int, str, Any] | None:

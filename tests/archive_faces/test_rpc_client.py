@@ -7,15 +7,8 @@ import socket
 
 import pytest
 
-from mcpkit.archive.rpc import (
-    RpcClient,
-    RpcServer,
-    ServerDownError,
-    ServerOptions,
-    ServerTimeoutError,
-)
-from mcpkit.archive.rpc.client import HandshakeRefusedError
-from mcpkit.jsonrpc import JsonRpcError
+from mcpkit.archive.rpc import RpcClient, RpcServer, ServerOptions
+from mcpkit.errors import CallTimeoutError, ConnectError, HttpError, JsonRpcError
 from tests.archive_faces.tiny_api import TinyAPI
 from tests.archive_faces.upstream_client import upstream_send_request, upstream_vector_search_merge
 
@@ -63,7 +56,7 @@ async def test_client_reconnects_after_server_restart(tiny_api: TinyAPI) -> None
     try:
         async with RpcServer(tiny_api, ServerOptions(port=port)):
             assert await client.call("add", {"a": 1, "b": 1}) == 2
-        with pytest.raises(ServerDownError):
+        with pytest.raises(ConnectError):
             await client.call("add", {"a": 1, "b": 1})
         async with RpcServer(tiny_api, ServerOptions(port=port)):
             assert await client.call("add", {"a": 2, "b": 2}) == 4
@@ -76,7 +69,7 @@ async def test_connect_timeout_when_handshake_never_completes() -> None:
     server = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     try:
-        with pytest.raises(ServerTimeoutError):
+        with pytest.raises(CallTimeoutError):
             await RpcClient(f"ws://127.0.0.1:{port}", connect_timeout=0.3).call("add")
     finally:
         server.close()
@@ -84,7 +77,7 @@ async def test_connect_timeout_when_handshake_never_completes() -> None:
 
 async def test_token_sent_by_client(tiny_api: TinyAPI) -> None:
     async with RpcServer(tiny_api, ServerOptions(port=0, token="tok")) as server:
-        with pytest.raises(HandshakeRefusedError):
+        with pytest.raises(HttpError):
             await RpcClient(server.url, token="").call("add", {"a": 1, "b": 1})
         async with RpcClient(server.url, token="tok") as client:
             assert await client.call("add", {"a": 1, "b": 1}) == 2

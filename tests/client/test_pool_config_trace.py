@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mcpkit.client import (
-    ClientError,
+    CallError,
     Pool,
     ServerConfig,
     ServerConfigError,
@@ -126,7 +126,7 @@ async def test_pool_calls_server_dot_tool(tmp_path: Path, which: str) -> None:
         assert (await pool.call("raw.echo", {"text": "a"})).text == "a"
         assert (await pool.call("echo.sdk.echo", {"text": "b"})).text == "b"  # server names may hold dots
         assert set(await pool.list_tools()) == {"raw", "echo.sdk"}
-        with pytest.raises(ClientError, match=r"not 'server\.tool'"):
+        with pytest.raises(CallError, match=r"not 'server\.tool'"):
             await pool.call("nosuch.echo", {})
         pids = [(await pool.session(n)).pid for n in pool.names]
     assert wait_gone([p or 0 for p in pids]) == []
@@ -177,7 +177,7 @@ async def test_streamable_http_with_auth_header(http_server: int, tmp_path: Path
     ) as s:
         assert s.server_info["name"] == "sdk-echo"
         assert (await s.call("echo", {"text": "over http"})).text == "over http"
-        with pytest.raises(ClientError):
+        with pytest.raises(CallError):
             await s.call("nope", {})
     assert "tok-123456" not in trace.read_text() and "connect http" in trace.read_text()
 

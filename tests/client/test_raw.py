@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from mcpkit.client import (
     CallTimeoutError,
-    ClientError,
+    CallError,
     JsonRpcError,
     ServerConfig,
     ServerExitedError,
@@ -220,7 +220,7 @@ def test_only_an_answer_to_a_pending_id_is_taken(line: bytes) -> None:
             if isinstance(message.get("result"), dict):
                 assert answer == message["result"]
             else:
-                assert isinstance(answer, JsonRpcError | ClientError)
+                assert isinstance(answer, JsonRpcError | CallError)
 
     anyio.run(run)
 

@@ -24,7 +24,7 @@ def _loads_the_sdk(code: str) -> bool:
 
 
 def test_reading_configs_and_spawning_do_not_load_the_sdk() -> None:
-    assert not _loads_the_sdk("from mcpkit.client import ServerConfig, load_config, spawn, ClientError")
+    assert not _loads_the_sdk("from mcpkit.client import ServerConfig, load_config, spawn, CallError")
     # the root still gives every name it lists, the session among them
     assert _loads_the_sdk("from mcpkit.client import Session")
 

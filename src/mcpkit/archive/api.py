@@ -224,7 +224,7 @@ class ArchiveAPI:
             raise
         except ValidationError as exc:
             raise JsonRpcError(INVALID_PARAMS, str(exc)) from exc
-        except (ArchiveError, McpkitError) as exc:
+        except McpkitError as exc:
             raise JsonRpcError(INTERNAL_ERROR, str(exc)) from exc
         except sqlite3.Error as exc:  # a database fault, in the user's terms
             raise JsonRpcError(INTERNAL_ERROR, describe_db_error(self.engine.store.path, exc)) from exc

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from mcpkit.archive.errors import ArchiveError
-from mcpkit.archive.rpc.client import ArchiveConnectionError, RpcClient
+from mcpkit.archive.rpc.client import RpcClient
+from mcpkit.errors import CallError
 
 ENV_STATE = "MCPKIT_ARCHIVE_STATE"
 PID_NAME = "archive-server.pid"
@@ -82,7 +83,7 @@ async def _probe(url: str, token: str | None, timeout: float) -> dict[str, Any] 
     try:
         result = await client.call("get_status", {})
         return result if isinstance(result, dict) else {"result": result}
-    except (ArchiveConnectionError, OSError):
+    except (CallError, OSError):  # down, refused, gone or timed out: nothing answers
         return None
     finally:
         await client.aclose()

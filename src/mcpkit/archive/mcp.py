@@ -20,13 +20,8 @@ import anyio
 from mcpkit import __version__
 from mcpkit.archive import texts
 from mcpkit.archive.rpc.api_port import ArchivePort
-from mcpkit.archive.rpc.client import (
-    ConnectionLostError,
-    RpcClient,
-    ServerDownError,
-    ServerTimeoutError,
-)
-from mcpkit.errors import McpkitError
+from mcpkit.archive.rpc.client import RpcClient
+from mcpkit.errors import CallTimeoutError, ConnectError, HttpError, McpkitError, ServerExitedError
 from mcpkit.jsonrpc import error_fields
 from mcpkit.results import Window, text_page
 from mcpkit.tools import Handler, ToolContext, ToolSpec, params
@@ -53,12 +48,14 @@ class ToolFailedError(McpkitError):
 
 def describe_failure(exc: BaseException) -> str:
     """The inner part of upstream's error text for a failed call."""
-    if isinstance(exc, ServerDownError):
-        return MSG_SERVER_DOWN
-    if isinstance(exc, ServerTimeoutError):
+    if isinstance(exc, HttpError):  # the handshake was refused: say why, not "not running"
+        return f"WebSocket接続エラー: {exc}"
+    if isinstance(exc, CallTimeoutError):
         return MSG_TIMEOUT
-    if isinstance(exc, ConnectionLostError):
+    if isinstance(exc, ServerExitedError):
         return MSG_CLOSED
+    if isinstance(exc, ConnectError):
+        return MSG_SERVER_DOWN
     fields = error_fields(exc)
     if fields is not None:
         return f"サーバーエラー: {fields[1]}"

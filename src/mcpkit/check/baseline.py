@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from mcpkit.check.model import CheckFinding, CheckReport
-from mcpkit.errors import McpkitError
+from mcpkit.errors import ConfigError
 
 FORMAT = "mcpkit-check-baseline/1"
 
 
-class BaselineError(McpkitError):
+class BaselineError(ConfigError):
     """The baseline file exists but cannot be read as a baseline."""
 
 

@@ -4,7 +4,8 @@ A declared capability's list method must answer, with pages that match the schem
 ``nextCursor`` chain that ends; ``logging`` means ``logging/setLevel`` works and
 ``completions`` means ``completion/complete`` does. A method of a capability the server did
 not declare must answer -32601 (method not found): a server that quietly serves it has a
-handler its declaration hides (seed 003). ``ping`` must always answer an empty result.
+handler its declaration hides (a server that served resources and prompts it never declared
+left clients unable to trust its capabilities). ``ping`` must always answer an empty result.
 
 An empty capability object such as ``"tools": {}`` is the normal declaration (every field
 in it is optional), so it is not reported: no client is known to misread it.
@@ -21,7 +22,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from mcpkit.check.listing import PROMPTS, RESOURCES, TEMPLATES, TOOLS, ListKind, walk
 from mcpkit.check.model import CheckFinding, CheckReport
-from mcpkit.client import ClientError, JsonRpcError, Session
+from mcpkit.client import CallError, JsonRpcError, Session
 
 LISTS: dict[str, ListKind] = {"tools": TOOLS, "resources": RESOURCES, "prompts": PROMPTS}
 _VARIABLE = re.compile(r"\{[+#./;?&]?([A-Za-z0-9_]+)")
@@ -57,7 +58,7 @@ async def _declared(
 ) -> list[dict[str, Any]] | None:
     try:
         return await walk(session, kind, report, timeout)
-    except (ClientError, JsonRpcError) as exc:
+    except CallError as exc:
         if kind is TEMPLATES and isinstance(exc, JsonRpcError) and exc.code == METHOD_NOT_FOUND:
             return []  # many servers (the SDKs' low-level ones) serve no templates at all
         report.add(
@@ -88,7 +89,7 @@ async def _undeclared(session: Session, report: CheckReport, name: str, method: 
                 )
             )
         return
-    except ClientError as exc:
+    except CallError as exc:
         report.add(
             CheckFinding(
                 "undeclared-method-fails",
@@ -143,7 +144,7 @@ async def _empty_result(session: Session, method: str, params: dict[str, Any] | 
     """'' when ``method`` answers an empty result, else what went wrong."""
     try:
         result = await session.request(method, params, timeout=timeout)
-    except (ClientError, JsonRpcError) as exc:
+    except CallError as exc:
         return f"failed: {_say(exc)}"
     extra = {k for k in result if k != "_meta"}
     return f"answered {sorted(extra)} instead of an empty result" if extra else ""
@@ -164,7 +165,7 @@ async def _complete(
             f"completion/complete for {params['ref']} answered error {exc.code}: {exc.message}",
         )
         return
-    except ClientError as exc:
+    except CallError as exc:
         _completion(report, "error", f"completion/complete for {params['ref']} failed: {exc}")
         return
     try:

@@ -10,11 +10,10 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from mcpkit.check.baseline import BaselineError
 from mcpkit.check.model import CheckFinding, CheckOptions, CheckReport
 from mcpkit.check.render import render_json, render_sarif, render_table
 from mcpkit.check.run import check, describe_target
-from mcpkit.client import ClientError, SignalledError, run_command
+from mcpkit.client import CallError, SignalledError, run_command
 from mcpkit.client.target_cli import (
     ConfigOpt,
     EnvOpt,
@@ -28,6 +27,7 @@ from mcpkit.client.target_cli import (
     usage,
 )
 from mcpkit.compat import DEFAULT_PROFILES, PROFILES
+from mcpkit.errors import McpkitError
 
 
 def register(app: typer.Typer) -> None:
@@ -113,11 +113,11 @@ def check_command(
                 report = run_command(main)
         else:
             report = run_command(main)
-    except (ClientError, BaselineError) as exc:
+    except McpkitError as exc:
         # Still one document on stdout for --json and --sarif, with the reason in it.
         report = CheckReport(target=describe_target(target), source=target.source, line=target.line)
         report.error = str(exc)
-        if isinstance(exc, ClientError):
+        if isinstance(exc, CallError):
             report.add(
                 CheckFinding(
                     "server-unreachable",

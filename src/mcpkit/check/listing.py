@@ -15,7 +15,7 @@ from mcp_types.methods import validate_server_result
 from pydantic import ValidationError as PydanticValidationError
 
 from mcpkit.check.model import CheckFinding, CheckReport
-from mcpkit.client import ClientError, JsonRpcError, Session
+from mcpkit.client import CallError, JsonRpcError, Session
 
 MAX_PAGES = 1000
 
@@ -47,7 +47,7 @@ async def walk(
         params = {"cursor": cursor} if cursor is not None else None
         try:
             page = await session.request(kind.method, params, timeout=timeout)
-        except (ClientError, JsonRpcError) as exc:
+        except CallError as exc:
             if page_number == 1:
                 raise
             _broken(report, kind, f"page {page_number} (cursor {cursor!r}) failed: {exc}")

@@ -21,7 +21,7 @@ from typing import Any
 
 from mcpkit.check.argsgen import example_arguments
 from mcpkit.check.model import CheckFinding, CheckReport, CheckSeverity
-from mcpkit.client import CallTimeoutError, ClientError, JsonRpcError, ServerExitedError, Session
+from mcpkit.client import CallTimeoutError, CallError, JsonRpcError, ServerExitedError, Session
 from mcpkit.errors import McpkitError
 from mcpkit.results import validate_result
 
@@ -146,7 +146,7 @@ class Prober:
                 )
             )
             return None
-        except ClientError as exc:
+        except CallError as exc:
             self.report.add(CheckFinding("call-failed", "error", "results", str(exc), "", tool=name))
             return None
         self._validate(name, raw)
@@ -214,7 +214,7 @@ class Prober:
         except CallTimeoutError as exc:
             self._add("probe-timeout", "warning", "a call with an unexpected argument got no answer", name)
             raise _ServerBrokenError from exc
-        except ClientError:
+        except CallError:
             return
         self._validate(name, raw)
         if raw.get("isError") is not True:
@@ -243,7 +243,7 @@ class Prober:
                 "probe-timeout", "warning", "a call of an unknown tool got no answer; server restarted", name
             )
             raise _ServerBrokenError from exc
-        except ClientError:
+        except CallError:
             return None
         self._validate(name, raw)
         return raw

@@ -27,15 +27,6 @@ if TYPE_CHECKING:
         parse_config,
         resolve_target,
     )
-    from mcpkit.client._errors import (
-        CallTimeoutError,
-        ClientError,
-        ConnectError,
-        HttpError,
-        ResponseTooLargeError,
-        ServerExitedError,
-        ToolError,
-    )
     from mcpkit.client._handlers import ClientHandlers
     from mcpkit.client._http import DEFAULT_MAX_BODY
     from mcpkit.client._outcome import Outcome, describe_content, join_contents
@@ -45,7 +36,16 @@ if TYPE_CHECKING:
     from mcpkit.client._signals import SignalledError, run_command
     from mcpkit.client._spawn import spawn
     from mcpkit.client._trace import Tracer
-    from mcpkit.jsonrpc import JsonRpcError
+    from mcpkit.errors import (
+        CallError,
+        CallTimeoutError,
+        ConnectError,
+        HttpError,
+        JsonRpcError,
+        ResponseTooLargeError,
+        ServerExitedError,
+        ToolError,
+    )
 
 _WHERE: dict[str, str] = {
     "ServerConfig": "._config",
@@ -54,13 +54,13 @@ _WHERE: dict[str, str] = {
     "load_config": "._config",
     "parse_config": "._config",
     "resolve_target": "._config",
-    "CallTimeoutError": "._errors",
-    "ClientError": "._errors",
-    "ConnectError": "._errors",
-    "HttpError": "._errors",
-    "ResponseTooLargeError": "._errors",
-    "ServerExitedError": "._errors",
-    "ToolError": "._errors",
+    "CallTimeoutError": "mcpkit.errors",
+    "CallError": "mcpkit.errors",
+    "ConnectError": "mcpkit.errors",
+    "HttpError": "mcpkit.errors",
+    "ResponseTooLargeError": "mcpkit.errors",
+    "ServerExitedError": "mcpkit.errors",
+    "ToolError": "mcpkit.errors",
     "ClientHandlers": "._handlers",
     "DEFAULT_MAX_BODY": "._http",
     "Outcome": "._outcome",
@@ -75,14 +75,14 @@ _WHERE: dict[str, str] = {
     "run_command": "._signals",
     "spawn": "._spawn",
     "Tracer": "._trace",
-    "JsonRpcError": "mcpkit.jsonrpc",
+    "JsonRpcError": "mcpkit.errors",
 }
 
 __all__ = [
     "DEFAULT_MAX_BODY",
     "DEFAULT_TIMEOUT",
     "CallTimeoutError",
-    "ClientError",
+    "CallError",
     "ClientHandlers",
     "ConnectError",
     "HttpError",

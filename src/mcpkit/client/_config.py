@@ -37,7 +37,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from mcpkit.client._errors import ConnectError
+from mcpkit.errors import ConfigError, ConnectError
 
 Transport = Literal["stdio", "http", "sse", "auto"]
 CONFIG_ENV = "MCPKIT_CONFIG"
@@ -45,7 +45,7 @@ _VAR = re.compile(r"\$\{([^}]*)\}")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-class ServerConfigError(ConnectError):
+class ServerConfigError(ConfigError, ConnectError):
     """The server configuration file is missing, unreadable or malformed."""
 
 

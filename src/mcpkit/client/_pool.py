@@ -16,7 +16,7 @@ import anyio
 import anyio.abc
 
 from mcpkit.client._config import ServerConfig, default_config_path, load_config
-from mcpkit.client._errors import ClientError, ConnectError
+from mcpkit.errors import CallError, ConnectError
 from mcpkit.client._outcome import Outcome
 from mcpkit.client._session import Session
 
@@ -67,9 +67,9 @@ class Pool:
     async def session(self, name: str) -> Session:
         """The open session for ``name``, connecting on first use."""
         if name not in self.servers:
-            raise ClientError(f"no server {name!r} in the pool (known: {', '.join(self.names) or 'none'})")
+            raise CallError(f"no server {name!r} in the pool (known: {', '.join(self.names) or 'none'})")
         if self._tg is None:
-            raise ClientError("pool is not open: use 'async with pool'")
+            raise CallError("pool is not open: use 'async with pool'")
         async with self._locks[name]:
             if name not in self._sessions:
                 self._sessions[name] = await self._tg.start(self._hold, name)
@@ -85,7 +85,7 @@ class Pool:
         for name in sorted(self.servers, key=len, reverse=True):
             if qualified.startswith(name + ".") and len(qualified) > len(name) + 1:
                 return name, qualified[len(name) + 1 :]
-        raise ClientError(f"{qualified!r} is not 'server.tool' with a known server ({', '.join(self.names)})")
+        raise CallError(f"{qualified!r} is not 'server.tool' with a known server ({', '.join(self.names)})")
 
     async def call(self, qualified: str, args: Mapping[str, Any] | None = None, **options: Any) -> Outcome:
         """Call ``"server.tool"``; options as for :meth:`Session.call`."""

@@ -9,9 +9,9 @@ run by the transport's reader, with no task per request.
 
 The contract matches ``Session.request``: an error answer arrives as
 :class:`~mcpkit.jsonrpc.JsonRpcError`, no answer within the timeout as
-:class:`~mcpkit.client._errors.CallTimeoutError` (the request is then cancelled on the
+:class:`~mcpkit.errors.CallTimeoutError` (the request is then cancelled on the
 server with ``notifications/cancelled``), a server that exits as
-:class:`~mcpkit.client._errors.ServerExitedError`. Every request gets exactly one answer.
+:class:`~mcpkit.errors.ServerExitedError`. Every request gets exactly one answer.
 Ids start at 9 * 10**15 so they never meet the SDK session's own counter on the same pipe; a
 line that does not answer one of these ids goes on to the SDK session untouched.
 """
@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from mcpkit.client._errors import CallTimeoutError, ClientError
+from mcpkit.errors import CallTimeoutError, CallError
 from mcpkit.client._trace import Tracer
 from mcpkit.jsonrpc import JsonRpcError
 from mcpkit.results import scrub_surrogates_in
@@ -55,7 +55,7 @@ def has_lone_surrogate(line: bytes) -> bool:
     return _LONE_SURROGATE.search(line) is not None
 
 
-RawAnswer = dict[str, Any] | ClientError | JsonRpcError
+RawAnswer = dict[str, Any] | CallError | JsonRpcError
 """A result object, or the error the session would have raised for the same request."""
 
 AnswerHandler = Callable[[RawAnswer], None]
@@ -160,7 +160,7 @@ class RawRequests:
         self._deliver(pending, _answer_of(message, self.name, pending.method))
         return True
 
-    def fail_all(self, error: ClientError) -> None:
+    def fail_all(self, error: CallError) -> None:
         """The connection ended: every request still waiting gets ``error``; no more are sent."""
         self.closed = True
         for request_id in list(self._pending):
@@ -216,4 +216,4 @@ def _answer_of(message: dict[str, Any], name: str, method: str) -> RawAnswer:
             text if isinstance(text, str) else "error without a message",
             error.get("data"),
         )
-    return ClientError(f"{name} answered {method} with neither a result object nor an error")
+    return CallError(f"{name} answered {method} with neither a result object nor an error")

@@ -41,9 +41,9 @@ from pydantic import ValidationError as PydanticValidationError
 
 from mcpkit import __version__
 from mcpkit.client._config import ServerConfig, resolve_target
-from mcpkit.client._errors import (
+from mcpkit.errors import (
     CallTimeoutError,
-    ClientError,
+    CallError,
     ConnectError,
     HttpError,
     ResponseTooLargeError,
@@ -176,7 +176,7 @@ class Session:
         self._tg: anyio.abc.TaskGroup | None = None
         self._link: _Link | None = None
         self._ready = anyio.Event()
-        self._dead: ClientError | None = None
+        self._dead: CallError | None = None
         self._closing = False
         self._tools: list[dict[str, Any]] | None = None
         self._inflight = 0
@@ -214,7 +214,7 @@ class Session:
                 await self._link.finished.wait()
         await _close_group(tg)
         if self._dead is None:
-            self._dead = ClientError("session closed")
+            self._dead = CallError("session closed")
 
     async def _open_any(self) -> _Link:
         """Open a link with the configured transport; ``auto`` HTTP falls back from streamable to SSE."""
@@ -247,7 +247,7 @@ class Session:
         """Own one connection for its whole life (anyio scopes must close in the task that opened them)."""
         transport = self._stdio() if kind == "stdio" else None
         link = _Link(kind, transport)
-        failure: ClientError | None = None
+        failure: CallError | None = None
         started = False
         try:
             async with AsyncExitStack() as stack:
@@ -270,7 +270,7 @@ class Session:
                 except Exception as exc:
                     # Raised here it would leave wrapped in the transport's task-group error;
                     # unwind the transport first, then raise it plain below.
-                    failure = exc if isinstance(exc, ClientError) else await self._connect_error(link, exc)
+                    failure = exc if isinstance(exc, CallError) else await self._connect_error(link, exc)
                     failure.__cause__ = exc
                 else:
                     async with anyio.create_task_group() as watch:
@@ -393,7 +393,7 @@ class Session:
         params = data.get("params")
         await self._on_notification(str(data.get("method")), params if isinstance(params, dict) else {})
 
-    async def _connect_error(self, link: _Link, exc: BaseException) -> ClientError:
+    async def _connect_error(self, link: _Link, exc: BaseException) -> CallError:
         """Say why the handshake failed, in terms a user can act on."""
         name = self.server.name
         if isinstance(exc, TimeoutError) or (isinstance(exc, MCPError) and _sdk_timeout(exc)):
@@ -450,7 +450,7 @@ class Session:
                     self._link = await self._open_any()
                     self._tools = None
                     await self._fetch_tools(self._link)
-                except (ClientError, JsonRpcError) as exc:
+                except CallError as exc:
                     logger.warning("%s: restart %d failed: %s", self.server.name, self.restarts, exc)
                     continue
                 logger.info("%s: restarted (%d)", self.server.name, self.restarts)
@@ -521,7 +521,7 @@ class Session:
 
     def _live(self) -> _Link:
         if self._link is None:
-            raise ClientError("session is not open")
+            raise CallError("session is not open")
         return self._link
 
     # ----- requests --------------------------------------------------------------------
@@ -565,7 +565,7 @@ class Session:
     async def request(
         self, method: str, params: Mapping[str, Any] | None = None, *, timeout: float | _Unset | None = UNSET
     ) -> dict[str, Any]:
-        """Send any JSON-RPC request and return its raw result; errors become ClientError subclasses."""
+        """Send any JSON-RPC request and return its raw result; errors become CallError subclasses."""
         seconds = self.timeout if isinstance(timeout, _Unset) else timeout
         return await self._request_on(await self._usable_link(seconds), method, params, seconds)
 
@@ -629,7 +629,7 @@ class Session:
     async def _usable_link(self, timeout: float | None) -> _Link:
         """The live link; during a restart wait for it (bounded by the call's timeout)."""
         if self._tg is None:
-            raise ClientError("session is closed")
+            raise CallError("session is closed")
         if not self._ready.is_set():
             with anyio.move_on_after(timeout):
                 await self._ready.wait()
@@ -640,7 +640,7 @@ class Session:
             raise ServerExitedError(None, detail=f"{self.server.name} is restarting")
         return link
 
-    async def _exit_error(self, link: _Link) -> ClientError:
+    async def _exit_error(self, link: _Link) -> CallError:
         """What to tell a caller whose request died with its connection."""
         t = link.transport
         if t is None:
@@ -666,7 +666,7 @@ def _sdk_closed(exc: MCPError) -> bool:
     )
 
 
-def _http_error(exc: MCPError, url: str | None = None, max_body: int | None = None) -> ClientError | None:
+def _http_error(exc: MCPError, url: str | None = None, max_body: int | None = None) -> CallError | None:
     """The client error for an HTTP failure the guard turned into a JSON-RPC error, else None."""
     problem = HttpProblem.from_data(exc.data) if exc.code == HTTP_FAILURE else None
     if problem is not None:

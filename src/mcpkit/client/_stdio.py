@@ -11,7 +11,7 @@ top unchanged) and owns the process:
 * stdout is split into lines without re-copying the buffer; a line that is not JSON-RPC is
   counted and logged, never fatal;
 * stderr is drained all the time (a chatty server never blocks on a full pipe) and its last
-  lines are kept for :class:`~mcpkit.client._errors.ServerExitedError`;
+  lines are kept for :class:`~mcpkit.errors.ServerExitedError`;
 * a watcher notices the exit within a tenth of a second and ends the read stream, which fails
   every in-flight request at once instead of at its timeout.
 """
@@ -35,7 +35,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import SessionMessage
 
 from mcpkit.client import _procgroup as procgroup
-from mcpkit.client._errors import ClientError, ServerExitedError
+from mcpkit.errors import CallError, ServerExitedError
 from mcpkit.client._raw import RawRequests, has_lone_surrogate
 from mcpkit.client._spawn import spawn_argv
 from mcpkit.client._trace import Tracer
@@ -124,7 +124,7 @@ class StdioTransport:
                     tg.cancel_scope.cancel()
         finally:
             if self.raw is not None:
-                self.raw.fail_all(ClientError(f"connection to {self.name} closed"))
+                self.raw.fail_all(CallError(f"connection to {self.name} closed"))
             with anyio.CancelScope(shield=True):
                 if proc.returncode is None:
                     procgroup.signal_group(proc.pid, signal.SIGKILL)

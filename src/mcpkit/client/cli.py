@@ -23,7 +23,7 @@ from rich.table import Table
 
 from mcpkit.client._args import parse_json_args, parse_pairs
 from mcpkit.client._config import ServerConfig
-from mcpkit.client._errors import ClientError, ToolError
+from mcpkit.errors import CallError, ToolError
 from mcpkit.client._session import DEFAULT_TIMEOUT, Session
 from mcpkit.client._signals import SignalledError, run_command
 from mcpkit.client.target_cli import (
@@ -80,10 +80,10 @@ def run_session(
     except SignalledError as exc:
         typer.echo(f"interrupted: {exc}", err=True)
         raise typer.Exit(exc.exit_code) from None
-    except ClientError as exc:
-        fail(str(exc))
     except JsonRpcError as exc:
         fail(f"the server answered JSON-RPC error {exc.code}: {exc.message}")
+    except CallError as exc:
+        fail(str(exc))
     except KeyboardInterrupt:
         typer.echo("interrupted", err=True)
         raise typer.Exit(130) from None
@@ -222,7 +222,7 @@ async def _shell(session: Session) -> None:
             typer.echo(f"error: {exc}", err=True)
         except JsonRpcError as exc:
             typer.echo(f"error: JSON-RPC error {exc.code}: {exc.message}", err=True)
-        except ClientError as exc:
+        except CallError as exc:
             typer.echo(f"error: {exc}", err=True)
             if not session.server.url and session.returncode is not None:
                 return

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from mcpkit.gateway.clients import CLIENTS, SAFE_SET, profiles_for
     from mcpkit.gateway.config import GatewayConfig, Supervision, load_gateway_config
     from mcpkit.gateway.core import Gateway
-    from mcpkit.gateway.errors import DownstreamUnavailableError, GatewayConfigError, GatewayError
+    from mcpkit.gateway.errors import DownstreamUnavailableError, GatewayConfigError
     from mcpkit.gateway.naming import NameMap, Route
 
 _WHERE: dict[str, str] = {
@@ -31,7 +31,6 @@ _WHERE: dict[str, str] = {
     "Gateway": ".core",
     "DownstreamUnavailableError": ".errors",
     "GatewayConfigError": ".errors",
-    "GatewayError": ".errors",
     "NameMap": ".naming",
     "Route": ".naming",
 }
@@ -43,7 +42,6 @@ __all__ = [
     "Gateway",
     "GatewayConfig",
     "GatewayConfigError",
-    "GatewayError",
     "NameMap",
     "Route",
     "Supervision",

@@ -15,9 +15,10 @@ import anyio
 import anyio.to_thread
 import typer
 
-from mcpkit.client import ServerConfigError, default_config_path
+from mcpkit.client import default_config_path
 from mcpkit.gateway.config import GatewayConfig, load_gateway_config
 from mcpkit.gateway.errors import GatewayConfigError
+from mcpkit.errors import ConfigError
 from mcpkit.gateway.status import default_status_path, read_live
 from mcpkit.log import setup_logging
 
@@ -52,7 +53,7 @@ def _config(path: Path | None) -> GatewayConfig:
         raise typer.Exit(2)
     try:
         return load_gateway_config(where)
-    except (ServerConfigError, GatewayConfigError) as exc:
+    except ConfigError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
 

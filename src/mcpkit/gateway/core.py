@@ -28,7 +28,7 @@ from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPError
 
 from mcpkit import __version__
-from mcpkit.client import CallTimeoutError, ClientError, ClientHandlers
+from mcpkit.client import CallTimeoutError, CallError, ClientHandlers
 from mcpkit.gateway import answers, metatools, overflow
 from mcpkit.gateway.clients import profiles_for
 from mcpkit.gateway.config import GatewayConfig
@@ -186,7 +186,7 @@ class Gateway:
             for uri in [u for u, owner in self._subscribed.items() if owner == downstream.name]:
                 try:
                     await downstream.request("resources/subscribe", {"uri": uri})
-                except (ClientError, JsonRpcError, DownstreamUnavailableError) as exc:
+                except CallError as exc:
                     logger.warning(
                         "%s: renewing the subscription to %s failed: %s", downstream.name, uri, exc
                     )
@@ -302,7 +302,7 @@ class Gateway:
             request["_meta"] = {"progressToken": token}
         try:
             raw = await downstream.request("tools/call", request)
-        except (DownstreamUnavailableError, ClientError, JsonRpcError) as exc:
+        except CallError as exc:
             return self.failed(route, exc)
         finally:
             if token is not None:
@@ -400,7 +400,7 @@ class Gateway:
             return
         try:
             await downstream.request("logging/setLevel", {"level": self._log_level})
-        except (ClientError, JsonRpcError, DownstreamUnavailableError) as exc:
+        except CallError as exc:
             logger.warning("%s: logging/setLevel %s refused: %s", downstream.name, self._log_level, exc)
 
     async def _relay_log(self, downstream: Downstream, params: dict[str, Any]) -> None:
@@ -535,7 +535,7 @@ class Gateway:
         for downstream in self._serving("resources"):  # a URI made from a template: whoever knows it
             try:
                 raw = await downstream.request("resources/read", {"uri": uri})
-            except (ClientError, JsonRpcError):
+            except CallError:
                 continue
             self._resources[uri] = downstream.name
             return mcp_types.ReadResourceResult.model_validate(raw)
@@ -602,7 +602,7 @@ class Gateway:
         for _ in range(100):
             try:
                 page = await downstream.request(method, {"cursor": cursor} if cursor else {})
-            except (ClientError, JsonRpcError) as exc:
+            except CallError as exc:
                 logger.warning("%s: %s failed: %s", downstream.name, method, exc)
                 break
             items += [i for i in page.get(key) or [] if isinstance(i, dict)]
@@ -616,7 +616,7 @@ class Gateway:
             return await self.downstreams[server].request(method, params)
         except JsonRpcError as exc:
             raise MCPError(code=exc.code, message=f"{server}: {exc.message}") from None
-        except ClientError as exc:
+        except CallError as exc:
             raise MCPError(code=-32603, message=f"{server}: {exc}") from None
 
     # -- the SDK server ------------------------------------------------------------------------

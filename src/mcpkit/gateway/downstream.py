@@ -20,7 +20,7 @@ import anyio.abc
 
 from mcpkit.client import (
     CallTimeoutError,
-    ClientError,
+    CallError,
     ClientHandlers,
     RawAnswer,
     ServerConfig,
@@ -123,7 +123,7 @@ class Downstream:
                 self._wake()
             try:
                 await self._hold_one(started)
-            except (ClientError, JsonRpcError, DownstreamUnavailableError) as exc:
+            except CallError as exc:
                 self.error = str(exc)
                 logger.warning("%s: %s", self.name, exc)
             except Exception as exc:  # one server's surprise must not end the gateway
@@ -234,7 +234,7 @@ class Downstream:
             self._relist = anyio.Event()
             try:
                 self.tools = await session.list_tools(refresh=True)
-            except (ClientError, JsonRpcError) as exc:
+            except CallError as exc:
                 logger.warning("%s: re-listing tools failed: %s", self.name, exc)
                 continue
             logger.info("%s: tool list changed, now %d tools", self.name, len(self.tools))
@@ -266,7 +266,7 @@ class Downstream:
             return
         try:
             await session.notify(method, params)
-        except (ClientError, JsonRpcError) as exc:
+        except CallError as exc:
             logger.debug("%s: %s not delivered: %s", self.name, method, exc)
 
     async def _ready_session(self, timeout: float | None) -> Session:
@@ -293,7 +293,7 @@ class Downstream:
     async def request(
         self, method: str, params: Mapping[str, Any], timeout: float | None = None
     ) -> dict[str, Any]:
-        """Send one request, at most ``max_concurrent`` at a time; raises ClientError subclasses."""
+        """Send one request, at most ``max_concurrent`` at a time; raises CallError subclasses."""
         seconds = self.config.call_timeout if timeout is None else timeout
         session = await self._ready_session(seconds)
         async with self._limit:
@@ -305,7 +305,7 @@ class Downstream:
                 raise
             except (JsonRpcError, CallTimeoutError):
                 raise  # the server answered, or is slow: the connection itself is fine
-            except ClientError:
+            except CallError:
                 if self.server.kind != "stdio":
                     self._broken.set()  # a URL that stopped answering: reconnect with backoff
                 raise

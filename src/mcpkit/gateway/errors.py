@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from mcpkit.errors import McpkitError
+from mcpkit.errors import ConfigError, ConnectError
 
 
-class GatewayError(McpkitError):
-    """Base class of the gateway's own failures."""
-
-
-class GatewayConfigError(GatewayError):
+class GatewayConfigError(ConfigError):
     """The gateway configuration is unusable (colliding prefixes, a bad name override, ...)."""
 
 
-class DownstreamUnavailableError(GatewayError):
-    """A downstream server is not running (failed to start, restarting, or given up on)."""
+class DownstreamUnavailableError(ConnectError):
+    """A downstream server is not running (failed to start, restarting, or given up on).
+
+    A :class:`~mcpkit.errors.ConnectError`, so the one ``except CallError`` around a relayed
+    call covers it with the downstream's own errors.
+    """

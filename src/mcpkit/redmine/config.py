@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from mcpkit.errors import McpkitError, ValidationError
+from mcpkit.errors import ConfigError, McpkitError, ValidationError
 from mcpkit.tools.coerce import as_bool, as_int
 
 DEFAULT_TIMEOUT = 30.0
@@ -23,7 +23,7 @@ DEFAULT_TEXT_LIMIT = 500  # excerpt of each long text in a list; one entity show
 _KEY_SHAPE = re.compile(r"^[A-Za-z0-9_-]{8,128}$")
 
 
-class RedmineConfigError(McpkitError):
+class RedmineConfigError(ConfigError):
     """The environment does not describe a usable Redmine connection."""
 
 

@@ -5,10 +5,12 @@ requests concurrently on it and routes answers by id. When the server restarts, 
 call notices the closed connection and dials again, so a long-lived MCP face survives server
 restarts without being restarted itself (seed 001's "automatic recovery").
 
-Failures are typed so each face can word them its own way: :class:`ServerDownError`
-(nothing listens), :class:`ServerTimeoutError` (the connection could not be opened in time),
-:class:`ConnectionLostError` (the server went away mid-request) and
-:class:`~mcpkit.jsonrpc.JsonRpcError` (the server answered with a JSON-RPC error).
+Failures are the MCP client's own classes from :mod:`mcpkit.errors`, so every face words them
+from one tree: :class:`~mcpkit.errors.ConnectError` (nothing listens),
+:class:`~mcpkit.errors.HttpError` (the handshake was refused: a bad token, a forbidden origin),
+:class:`~mcpkit.errors.CallTimeoutError` (no connection or no answer in time),
+:class:`~mcpkit.errors.ServerExitedError` (the server went away mid-request) and
+:class:`~mcpkit.errors.JsonRpcError` (the server answered with a JSON-RPC error).
 """
 
 from __future__ import annotations
@@ -25,10 +27,10 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
 
-from mcpkit.archive.errors import ArchiveError
 from mcpkit.archive.rpc.api_port import Params
 from mcpkit.archive.rpc.protocol import dumps, request_message
-from mcpkit.jsonrpc import INTERNAL_ERROR, JsonRpcError
+from mcpkit.errors import CallTimeoutError, ConnectError, HttpError, JsonRpcError, ServerExitedError
+from mcpkit.jsonrpc import INTERNAL_ERROR
 
 logger = logging.getLogger("mcpkit.archive.rpc.client")
 
@@ -44,26 +46,6 @@ def default_url() -> str:
 
 def _wire_params(params: Params) -> dict[str, Any] | list[Any]:
     return list(params) if isinstance(params, list) else dict(params or {})
-
-
-class ArchiveConnectionError(ArchiveError):
-    """The server could not be reached or went away; the face decides how to word it."""
-
-
-class ServerDownError(ArchiveConnectionError):
-    """Nothing accepts connections at the URL (connection refused, unknown host)."""
-
-
-class ServerTimeoutError(ArchiveConnectionError):
-    """The WebSocket connection was not established within the connect timeout."""
-
-
-class ConnectionLostError(ArchiveConnectionError):
-    """The connection closed before the answer (or the last streamed chunk) arrived."""
-
-
-class HandshakeRefusedError(ArchiveConnectionError):
-    """The server refused the handshake (bad token, forbidden origin)."""
 
 
 _CLOSED = object()
@@ -138,12 +120,14 @@ class RpcClient:
                     try:
                         message = await asyncio.wait_for(queue.get(), self.request_timeout)
                     except TimeoutError:
-                        raise ServerTimeoutError(
-                            f"no answer to {method} within {self.request_timeout:g} s"
+                        raise CallTimeoutError(
+                            method,
+                            self.request_timeout,
+                            f"no answer to {method} within {self.request_timeout:g} s",
                         ) from None
                 if message is _CLOSED:
-                    raise ConnectionLostError(
-                        f"the connection to {self.url} closed before the answer to {method}"
+                    raise ServerExitedError(
+                        None, detail=f"the connection to {self.url} closed before the answer to {method}"
                     )
                 if "error" in message:
                     err = message["error"] if isinstance(message["error"], dict) else {}
@@ -167,7 +151,7 @@ class RpcClient:
             except ConnectionClosed:
                 await self._drop(ws)
                 if attempt == 2:
-                    raise ConnectionLostError(f"the connection to {self.url} closed") from None
+                    raise ServerExitedError(None, detail=f"the connection to {self.url} closed") from None
 
     async def _connection(self) -> ClientConnection:
         async with self._connect_lock:
@@ -196,16 +180,20 @@ class RpcClient:
                 self.connect_timeout,
             )
         except TimeoutError:
-            raise ServerTimeoutError(
-                f"could not connect to {self.url} within {self.connect_timeout:g} s"
+            raise CallTimeoutError(
+                "connect",
+                self.connect_timeout,
+                f"could not connect to {self.url} within {self.connect_timeout:g} s",
             ) from None
         except InvalidStatus as exc:
             status = exc.response.status_code
-            raise HandshakeRefusedError(f"{self.url} refused the connection with HTTP {status}") from None
+            raise HttpError(
+                f"{self.url} refused the connection with HTTP {status}", url=self.url, kind="status", status=status
+            ) from None
         except InvalidURI as exc:
-            raise ServerDownError(f"invalid server URL {self.url}: {exc}") from None
+            raise ConnectError(f"invalid server URL {self.url}: {exc}") from None
         except (OSError, InvalidHandshake) as exc:
-            raise ServerDownError(f"no archive server answers at {self.url} ({type(exc).__name__})") from None
+            raise ConnectError(f"no archive server answers at {self.url} ({type(exc).__name__})") from None
 
     async def _read(self, ws: ClientConnection) -> None:
         try:
