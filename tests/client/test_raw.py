@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcpkit.client import (
-    CallTimeoutError,
     CallError,
+    CallTimeoutError,
     JsonRpcError,
     ServerConfig,
     ServerExitedError,

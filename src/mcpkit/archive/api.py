@@ -62,7 +62,6 @@ import anyio.to_thread
 
 from mcpkit.archive.embedders import Embedder
 from mcpkit.archive.engine import Engine
-from mcpkit.archive.errors import ArchiveError
 from mcpkit.archive.limits import InputLimits, check_depth, check_text
 from mcpkit.archive.settings import (
     LIMIT_MAX,

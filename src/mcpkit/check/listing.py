@@ -15,7 +15,7 @@ from mcp_types.methods import validate_server_result
 from pydantic import ValidationError as PydanticValidationError
 
 from mcpkit.check.model import CheckFinding, CheckReport
-from mcpkit.client import CallError, JsonRpcError, Session
+from mcpkit.client import CallError, Session
 
 MAX_PAGES = 1000
 

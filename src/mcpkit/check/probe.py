@@ -21,7 +21,7 @@ from typing import Any
 
 from mcpkit.check.argsgen import example_arguments
 from mcpkit.check.model import CheckFinding, CheckReport, CheckSeverity
-from mcpkit.client import CallTimeoutError, CallError, JsonRpcError, ServerExitedError, Session
+from mcpkit.client import CallError, CallTimeoutError, JsonRpcError, ServerExitedError, Session
 from mcpkit.errors import McpkitError
 from mcpkit.results import validate_result
 

@@ -81,8 +81,8 @@ _WHERE: dict[str, str] = {
 __all__ = [
     "DEFAULT_MAX_BODY",
     "DEFAULT_TIMEOUT",
-    "CallTimeoutError",
     "CallError",
+    "CallTimeoutError",
     "ClientHandlers",
     "ConnectError",
     "HttpError",

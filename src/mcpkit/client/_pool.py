@@ -16,9 +16,9 @@ import anyio
 import anyio.abc
 
 from mcpkit.client._config import ServerConfig, default_config_path, load_config
-from mcpkit.errors import CallError, ConnectError
 from mcpkit.client._outcome import Outcome
 from mcpkit.client._session import Session
+from mcpkit.errors import CallError, ConnectError
 
 
 class Pool:

@@ -26,8 +26,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from mcpkit.errors import CallTimeoutError, CallError
 from mcpkit.client._trace import Tracer
+from mcpkit.errors import CallError, CallTimeoutError
 from mcpkit.jsonrpc import JsonRpcError
 from mcpkit.results import scrub_surrogates_in
 

@@ -41,15 +41,6 @@ from pydantic import ValidationError as PydanticValidationError
 
 from mcpkit import __version__
 from mcpkit.client._config import ServerConfig, resolve_target
-from mcpkit.errors import (
-    CallTimeoutError,
-    CallError,
-    ConnectError,
-    HttpError,
-    ResponseTooLargeError,
-    ServerExitedError,
-    ToolError,
-)
 from mcpkit.client._handlers import ClientHandlers
 from mcpkit.client._http import (
     DEFAULT_MAX_BODY,
@@ -69,6 +60,15 @@ from mcpkit.client._trace import (
     redact_env,
     redact_headers,
     secrets_of,
+)
+from mcpkit.errors import (
+    CallError,
+    CallTimeoutError,
+    ConnectError,
+    HttpError,
+    ResponseTooLargeError,
+    ServerExitedError,
+    ToolError,
 )
 from mcpkit.jsonrpc import JsonRpcError
 

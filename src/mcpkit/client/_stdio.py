@@ -35,10 +35,10 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import SessionMessage
 
 from mcpkit.client import _procgroup as procgroup
-from mcpkit.errors import CallError, ServerExitedError
 from mcpkit.client._raw import RawRequests, has_lone_surrogate
 from mcpkit.client._spawn import spawn_argv
 from mcpkit.client._trace import Tracer
+from mcpkit.errors import CallError, ServerExitedError
 from mcpkit.results import scrub_surrogates_in
 
 logger = logging.getLogger("mcpkit.client._stdio")

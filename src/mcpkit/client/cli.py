@@ -23,7 +23,6 @@ from rich.table import Table
 
 from mcpkit.client._args import parse_json_args, parse_pairs
 from mcpkit.client._config import ServerConfig
-from mcpkit.errors import CallError, ToolError
 from mcpkit.client._session import DEFAULT_TIMEOUT, Session
 from mcpkit.client._signals import SignalledError, run_command
 from mcpkit.client.target_cli import (
@@ -42,7 +41,7 @@ from mcpkit.client.target_cli import (
     split_pairs,
     usage,
 )
-from mcpkit.errors import ValidationError
+from mcpkit.errors import CallError, ToolError, ValidationError
 from mcpkit.jsonrpc import JsonRpcError
 
 T = TypeVar("T")

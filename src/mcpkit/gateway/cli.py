@@ -16,9 +16,9 @@ import anyio.to_thread
 import typer
 
 from mcpkit.client import default_config_path
+from mcpkit.errors import ConfigError
 from mcpkit.gateway.config import GatewayConfig, load_gateway_config
 from mcpkit.gateway.errors import GatewayConfigError
-from mcpkit.errors import ConfigError
 from mcpkit.gateway.status import default_status_path, read_live
 from mcpkit.log import setup_logging
 

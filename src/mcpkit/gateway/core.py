@@ -28,7 +28,7 @@ from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPError
 
 from mcpkit import __version__
-from mcpkit.client import CallTimeoutError, CallError, ClientHandlers
+from mcpkit.client import CallError, CallTimeoutError, ClientHandlers
 from mcpkit.gateway import answers, metatools, overflow
 from mcpkit.gateway.clients import profiles_for
 from mcpkit.gateway.config import GatewayConfig

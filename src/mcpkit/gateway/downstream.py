@@ -19,8 +19,8 @@ import anyio
 import anyio.abc
 
 from mcpkit.client import (
-    CallTimeoutError,
     CallError,
+    CallTimeoutError,
     ClientHandlers,
     RawAnswer,
     ServerConfig,

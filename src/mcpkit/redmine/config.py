@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from mcpkit.errors import ConfigError, McpkitError, ValidationError
+from mcpkit.errors import ConfigError, ValidationError
 from mcpkit.tools.coerce import as_bool, as_int
 
 DEFAULT_TIMEOUT = 30.0

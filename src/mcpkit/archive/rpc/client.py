@@ -188,7 +188,10 @@ class RpcClient:
         except InvalidStatus as exc:
             status = exc.response.status_code
             raise HttpError(
-                f"{self.url} refused the connection with HTTP {status}", url=self.url, kind="status", status=status
+                f"{self.url} refused the connection with HTTP {status}",
+                url=self.url,
+                kind="status",
+                status=status,
             ) from None
         except InvalidURI as exc:
             raise ConnectError(f"invalid server URL {self.url}: {exc}") from None
