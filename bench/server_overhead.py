@@ -19,6 +19,7 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,20 @@ async def _calls(script: Path, calls: int, concurrency: int) -> tuple[float, lis
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+def _usage_problem(opts: argparse.Namespace, environ: Mapping[str, str]) -> str | None:
+    """What is missing for the servers asked for, in one line; None when all can start."""
+    if opts.redmine:
+        missing = [name for name in ("REDMINE_URL", "REDMINE_API_KEY") if not environ.get(name)]
+        if missing:
+            return (
+                f"--redmine needs {' and '.join(missing)} in the environment "
+                "(e.g. set -a; . .redmine/env; set +a)"
+            )
+    if opts.archive_db and not Path(opts.archive_db).is_file():
+        return f"--archive-db {opts.archive_db}: no such file (make one with mcpkit archive import)"
+    return None
 
 
 async def startup(opts: argparse.Namespace) -> None:
@@ -147,4 +162,12 @@ if __name__ == "__main__":
     parser.add_argument("--startup-only", action="store_true", help="only measure spawn to initialize")
     parser.add_argument("--archive-db", help="also start `mcpkit archive mcp --db` on this archive")
     parser.add_argument("--redmine", action="store_true", help="also start `mcpkit redmine mcp` (env)")
-    anyio.run(main, parser.parse_args())
+    options = parser.parse_args()
+    problem = _usage_problem(options, os.environ)
+    if problem:
+        # One line and exit 2, as every mcpkit command does on a usage error: without its
+        # environment the Redmine server used to die at start and this script ended in a
+        # 40-line traceback from inside the SDK's stdio client.
+        print(f"server_overhead.py: {problem}", file=sys.stderr)
+        raise SystemExit(2)
+    anyio.run(main, options)
