@@ -7,6 +7,7 @@
 from mcpkit.server._arguments import ArgumentError, coerce_arguments
 from mcpkit.server._build import McpkitServer, ToolDefinitionError, build_server
 from mcpkit.server._build import _HonestServer as HonestServer
+from mcpkit.server._errors import as_sdk_error, sdk_errors
 from mcpkit.server._extras import PromptArgumentSpec, PromptSpec, ResourceSpec
 from mcpkit.server._filters import ToolFilter
 from mcpkit.server._http import Authorize, HttpOptions, HttpRefusal, serve_http
@@ -26,9 +27,11 @@ __all__ = [
     "ResourceSpec",
     "ToolDefinitionError",
     "ToolFilter",
+    "as_sdk_error",
     "build_server",
     "claimed_stdin",
     "coerce_arguments",
+    "sdk_errors",
     "serve",
     "serve_http",
     "wait_for_stop_signal",

@@ -25,9 +25,10 @@ from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 
 from mcpkit.compat import DEFAULT_PROFILES, Finding, lint
-from mcpkit.errors import McpkitError
+from mcpkit.errors import JsonRpcError, McpkitError
 from mcpkit.results import error_result, text_result
 from mcpkit.server._arguments import ArgumentError, ArgumentValidator
+from mcpkit.server._errors import sdk_errors
 from mcpkit.server._extras import PromptSpec, ResourceSpec
 from mcpkit.server._filters import ToolFilter
 from mcpkit.tools import ToolContext, ToolSpec
@@ -170,11 +171,11 @@ class McpkitServer:
         if self.resources:
             self._resources = {r.uri: r for r in self.resources}
             handlers["on_list_resources"] = self._list_resources
-            handlers["on_read_resource"] = self._read_resource
+            handlers["on_read_resource"] = sdk_errors(self._read_resource)
         if self.prompts:
             self._prompts = {p.name: p for p in self.prompts}
             handlers["on_list_prompts"] = self._list_prompts
-            handlers["on_get_prompt"] = self._get_prompt
+            handlers["on_get_prompt"] = sdk_errors(self._get_prompt)
         if client_logging:
             self._log_level = "info"
             handlers["on_set_logging_level"] = self._set_logging_level
@@ -332,11 +333,9 @@ class McpkitServer:
         )
 
     async def _read_resource(self, ctx: Ctx, params: mcp_types.ReadResourceRequestParams) -> Any:
-        from mcp.shared.exceptions import MCPError
-
         spec = self._resources.get(str(params.uri))
         if spec is None:
-            raise MCPError(code=-32002, message=f"Resource not found: {params.uri}")
+            raise JsonRpcError(-32002, f"Resource not found: {params.uri}")
         text = await spec.read()
         return mcp_types.ReadResourceResult(
             contents=[mcp_types.TextResourceContents(uri=spec.uri, mime_type=spec.mime_type, text=text)]
@@ -358,15 +357,13 @@ class McpkitServer:
         )
 
     async def _get_prompt(self, ctx: Ctx, params: mcp_types.GetPromptRequestParams) -> Any:
-        from mcp.shared.exceptions import MCPError
-
         spec = self._prompts.get(params.name)
         if spec is None:
-            raise MCPError(code=-32602, message=f"Unknown prompt: {params.name}")
+            raise JsonRpcError.invalid_params(f"Unknown prompt: {params.name}")
         args = dict(params.arguments or {})
         missing = [a.name for a in spec.arguments if a.required and a.name not in args]
         if missing:
-            raise MCPError(code=-32602, message=f"Missing required prompt arguments: {', '.join(missing)}")
+            raise JsonRpcError.invalid_params(f"Missing required prompt arguments: {', '.join(missing)}")
         text = await spec.render(args)
         return mcp_types.GetPromptResult(
             description=spec.description,
