@@ -298,8 +298,7 @@ class McpkitServer:
             return error_result(
                 f"Tool {name} failed with an internal error {type(exc).__name__}; the server log has details."
             )
-        result = text_result(out) if isinstance(out, str) else out
-        return self._checked(compiled, result)
+        return self._checked(compiled, _tool_result(name, out))
 
     def _checked(self, compiled: _CompiledTool, result: mcp_types.CallToolResult) -> mcp_types.CallToolResult:
         """Refuse to send a result that breaks the tool's own output schema (clients reject those)."""
@@ -422,6 +421,37 @@ class McpkitServer:
             tg.start_soon(self._warm_up)
             await serve_http(self.lowlevel, options, name=self.name)
             tg.cancel_scope.cancel()
+
+
+def _what(value: object) -> str:
+    """``value``'s kind for a one-line message: ``None``, ``a dict``, ``an int`` ..."""
+    if value is None or value is Ellipsis:
+        return repr(value)
+    kind = type(value).__name__
+    return ("an " if kind[:1].lower() in "aeiou" else "a ") + kind
+
+
+def _tool_result(name: str, out: object) -> mcp_types.CallToolResult:
+    """What a handler returned, as the result to send: text becomes a text result, a built
+    ``CallToolResult`` stays, and anything else is refused as an ``isError`` result.
+
+    A handler whose body was still ``...`` returned ``None``, which the SDK refused with JSON-RPC
+    -32603 "Handler returned an invalid result" and a pydantic traceback on stderr: the client got
+    no tool result at all, and the model no line naming the tool. A dict is refused even when it
+    has the wire shape of a result (``{"content": [...]}``): a handler that returns its data as a
+    dict meant structured content, and a dict that merely looks right would be sent unchecked;
+    build results with :mod:`mcpkit.results`, which cannot produce an invalid one.
+    """
+    if isinstance(out, str):
+        return text_result(out)
+    if isinstance(out, mcp_types.CallToolResult):
+        return out
+    what = _what(out)
+    logger.error("tool %s returned %s, not a tool result (text or a CallToolResult)", name, what)
+    return error_result(
+        f"Tool {name} returned {what} instead of a tool result; its handler must return text "
+        "or a result built with mcpkit.results."
+    )
 
 
 def _log_findings(findings: Sequence[Finding]) -> None:
