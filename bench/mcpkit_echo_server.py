@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcpkit.server import ToolFilter, build_server, serve
+from mcpkit.server import ServerOptions, build_server, serve
 from mcpkit.tools import ToolSpec
 from mcpkit.tools import params as p
 
@@ -21,4 +21,4 @@ if __name__ == "__main__":
         handler=echo,
         read_only=True,
     )
-    serve(build_server("mcpkit-echo", "0", [tool], tool_filter=ToolFilter()))
+    serve(build_server("mcpkit-echo", "0", [tool], options=ServerOptions()))

@@ -12,11 +12,12 @@ when there is something to serve.
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
 from mcpkit.errors import ValidationError
 from mcpkit.results import text_result
-from mcpkit.server import PromptArgumentSpec, PromptSpec, ResourceSpec, build_server, serve
+from mcpkit.server import PromptArgumentSpec, PromptSpec, ResourceSpec, ServerOptions, build_server, serve
 from mcpkit.tools import ToolSpec, coerce
 from mcpkit.tools import params as p
 
@@ -123,8 +124,11 @@ def main() -> None:
         if opts.prompts
         else None
     )
-    server = build_server("mcpkit-echo", "0.1.0", TOOLS, resources=resources, prompts=prompts)
-    serve(server, transport=opts.transport, host=opts.host, port=opts.port)
+    options = ServerOptions.from_environ(os.environ).with_http(host=opts.host, port=opts.port)
+    server = build_server(
+        "mcpkit-echo", "0.1.0", TOOLS, options=options, resources=resources, prompts=prompts
+    )
+    serve(server, opts.transport)
 
 
 if __name__ == "__main__":

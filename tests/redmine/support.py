@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from mcpkit.redmine.config import RedmineConfig
 from mcpkit.redmine.server import build
-from mcpkit.server import McpkitServer, ToolFilter
+from mcpkit.server import McpkitServer, ServerOptions
 
 KEY = "feedfacefeedfacefeedfacefeedfacefeedface"
 
@@ -87,7 +87,7 @@ def make_server(
         attachments_dir=attachments_dir,
         text_limit=text_limit,
     )
-    return build(config, tool_filter=ToolFilter(), transport=httpx2.MockTransport(recorder))
+    return build(config, options=ServerOptions(strict=True), transport=httpx2.MockTransport(recorder))
 
 
 TRICKY_STRINGS = st.sampled_from(

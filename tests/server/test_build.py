@@ -11,7 +11,7 @@ import pytest
 
 from mcpkit.errors import ValidationError
 from mcpkit.results import text_result, to_wire, validate_result
-from mcpkit.server import ToolDefinitionError, ToolFilter, build_server
+from mcpkit.server import ServerOptions, ToolDefinitionError, ToolFilter, build_server, default_options
 from mcpkit.tools import ToolSpec
 from mcpkit.tools import params as p
 
@@ -35,13 +35,13 @@ def tool(name: str = "ok", **kw: Any) -> ToolSpec:
 
 def test_duplicate_names_refused() -> None:
     with pytest.raises(ToolDefinitionError, match="duplicate tool name 'ok'"):
-        build_server("s", "1", [tool(), tool()], tool_filter=ToolFilter())
+        build_server("s", "1", [tool(), tool()], options=ServerOptions())
 
 
 def test_lint_errors_fail_fast_when_strict() -> None:
     bad = tool(description="List time_entries (admin only)")
     with pytest.raises(ToolDefinitionError) as info:
-        build_server("s", "1", [bad], strict=True, tool_filter=ToolFilter())
+        build_server("s", "1", [bad], options=ServerOptions(strict=True))
     assert info.value.findings
     assert all(f.tool == "ok" for f in info.value.findings)
 
@@ -49,26 +49,50 @@ def test_lint_errors_fail_fast_when_strict() -> None:
 def test_lint_errors_only_warn_when_not_strict(caplog: pytest.LogCaptureFixture) -> None:
     bad = tool(description="List time_entries (admin only)")
     with caplog.at_level(logging.WARNING, logger="mcpkit.server"):
-        server = build_server("s", "1", [bad], strict=False, tool_filter=ToolFilter())
+        server = build_server("s", "1", [bad], options=ServerOptions(strict=False))
         assert "tool definition problem" not in caplog.text, "linting waits until the server serves"
         assert [t.name for t in server.tools] == ["ok"]
         assert any(f.severity == "error" for f in server.findings)
     assert "tool definition problem" in caplog.text
 
 
-def test_strict_comes_from_the_environment_which_the_pytest_plugin_sets(
+def test_the_pytest_plugin_makes_strict_the_default_and_the_library_never_reads_the_environment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     assert os.environ.get("MCPKIT_STRICT") == "1", "the mcpkit.testing plugin turns strict mode on"
+    assert default_options().strict, "... and makes strict options the default of this process"
     with pytest.raises(ToolDefinitionError):
-        build_server("s", "1", [tool(description="a_b")], tool_filter=ToolFilter())
+        build_server("s", "1", [tool(description="a_b")])
     monkeypatch.setenv("MCPKIT_STRICT", "0")
-    server = build_server("s", "1", [tool(description="a_b")], tool_filter=ToolFilter())
+    monkeypatch.setenv("MCPKIT_READ_ONLY", "1")
+    with pytest.raises(ToolDefinitionError):  # the environment changed; the value given did not
+        build_server("s", "1", [tool(description="a_b")])
+    server = build_server("s", "1", [tool(description="a_b")], options=ServerOptions())
     assert [t.name for t in server.tools] == ["ok"]
 
 
+def test_options_from_the_environment_are_for_clis() -> None:
+    assert ServerOptions.from_environ({}) == ServerOptions()
+    env = {
+        "MCPKIT_TOOLS_INCLUDE": "a, b",
+        "MCPKIT_TOOLS_EXCLUDE": "b",
+        "MCPKIT_READ_ONLY": "yes",
+        "MCPKIT_STRICT": "on",
+        "MCPKIT_LOG": "DEBUG",
+    }
+    options = ServerOptions.from_environ(env)
+    assert options.tool_filter == ToolFilter.parse("a,b", "b", True)
+    assert options.read_only and options.strict and options.log_level == "debug"
+    assert ServerOptions.from_environ({"MCPKIT_STRICT": "maybe"}).strict is False
+    assert ServerOptions.from_environ(env, strict=False).strict is False, "a flag wins"
+    with pytest.raises(ValidationError):
+        ServerOptions.from_environ({"MCPKIT_READ_ONLY": "maybe"})
+    http = ServerOptions().with_http(port=9, stateless=True).http
+    assert (http.host, http.port, http.stateless) == ("127.0.0.1", 9, True)
+
+
 def test_capabilities_are_exactly_tools() -> None:
-    server = build_server("s", "1", [tool()], tool_filter=ToolFilter())
+    server = build_server("s", "1", [tool()], options=ServerOptions())
     assert server.capabilities() == {"tools": {"listChanged": False}}
 
 
@@ -92,7 +116,7 @@ async def test_handler_result_kinds_are_valid() -> None:
             tool("broken", handler=broken, output_schema=schema),
             tool("missing", handler=missing, output_schema=schema),
         ],
-        tool_filter=ToolFilter(),
+        options=ServerOptions(),
     )
     for name in ("plain", "structured", "broken", "missing"):
         raw = to_wire(await server.call(name, {}))
@@ -108,7 +132,7 @@ async def test_validation_error_message_reaches_client() -> None:
     async def picky(args: dict[str, Any]) -> str:
         raise ValidationError("Invalid value 'x': must be a number")
 
-    server = build_server("s", "1", [tool("picky", handler=picky)], tool_filter=ToolFilter())
+    server = build_server("s", "1", [tool("picky", handler=picky)], options=ServerOptions())
     result = await server.call("picky", {})
     assert result.is_error is True
     assert result.content[0].text == "Invalid value 'x': must be a number"  # type: ignore[union-attr]
@@ -119,8 +143,7 @@ def test_filter_parse_and_merge() -> None:
     assert f.include == frozenset({"a", "b"}) and f.exclude == frozenset({"b"}) and f.read_only
     g = ToolFilter.parse(None, "c", None).merged(f)
     assert g.exclude == frozenset({"b", "c"}) and g.include == frozenset({"a", "b"}) and g.read_only
-    assert ToolFilter.from_env({}) == ToolFilter()
-    assert ToolFilter.from_env({"MCPKIT_READ_ONLY": "0"}).read_only is False
+    assert ToolFilter.parse(None, None, "0") == ToolFilter()
 
 
 def test_filter_reasons() -> None:

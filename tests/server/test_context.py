@@ -11,7 +11,7 @@ import httpx2 as httpx
 import pytest
 from mcp import Client
 
-from mcpkit.server import build_server
+from mcpkit.server import ServerOptions, build_server
 from mcpkit.tools import ToolContext, ToolSpec
 from mcpkit.tools import params as p
 
@@ -143,11 +143,9 @@ async def _wait_listening(port: int) -> None:
 async def test_http_headers_reach_the_handler_and_foreign_origins_are_refused() -> None:
     port = _free_port()
     url = f"http://127.0.0.1:{port}/mcp"
-    server = _server()
+    server = _server(options=ServerOptions().with_http(port=port, stateless=True, bearer_token="s3cret"))
     async with anyio.create_task_group() as tg:
-        tg.start_soon(
-            lambda: server.run_http("127.0.0.1", port, "/mcp", stateless=True, bearer_token="s3cret")
-        )
+        tg.start_soon(server.run_http)
         await _wait_listening(port)
 
         refused = await _post(url, {"origin": "https://evil.example", "authorization": "Bearer s3cret"})

@@ -22,7 +22,7 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from mcpkit.results import text_result, to_wire, validate_result
-from mcpkit.server import ToolFilter, build_server
+from mcpkit.server import ServerOptions, build_server
 from mcpkit.tools import ToolSpec
 from mcpkit.tools import params as p
 from tests.support.env import REPO
@@ -59,7 +59,7 @@ def _returning(value: Any) -> ToolSpec:
 
 
 def _server(*tools: ToolSpec) -> Any:
-    return build_server("s", "1", list(tools), tool_filter=ToolFilter())
+    return build_server("s", "1", list(tools), options=ServerOptions())
 
 
 @pytest.mark.parametrize("case", sorted(WRONG))

@@ -680,7 +680,7 @@ def mcp_cmd(
 ) -> None:
     """Run the MCP server: a thin wrapper over the archive server, or in-process with --db."""
     from mcpkit.archive.mcp import build_archive_mcp
-    from mcpkit.server import serve
+    from mcpkit.server import ServerOptions, serve
 
     if websocket and db:
         raise _fail("give --websocket or --db, not both", 2)
@@ -693,8 +693,8 @@ def mcp_cmd(
     else:
         url = websocket or default_url()
         backend = RpcClient(url)
-    server = build_archive_mcp(backend, websocket_url=url)
-    serve(server, transport=transport.value, host=host, port=port)
+    options = ServerOptions.from_environ(os.environ).with_http(host=host, port=port)
+    serve(build_archive_mcp(backend, websocket_url=url, options=options), transport.value)
 
 
 if __name__ == "__main__":  # `python -m mcpkit.archive.cli`: works without the top-level mount

@@ -29,7 +29,7 @@ from mcpkit.tools import Handler, ToolContext, ToolSpec, params
 if TYPE_CHECKING:
     from mcp.types import CallToolResult
 
-    from mcpkit.server import McpkitServer
+    from mcpkit.server import McpkitServer, ServerOptions
 
 SERVER_NAME = "mcpkit-archive"
 UPSTREAM_DEFAULT_URL = "ws://localhost:8765"
@@ -315,8 +315,13 @@ def tool_specs(tools: ArchiveTools) -> list[ToolSpec]:
     ]
 
 
-def build_archive_mcp(backend: ArchivePort, *, websocket_url: str | None = None) -> McpkitServer:
-    """The MCP server over ``backend``; ``websocket_url`` names the server a remote backend talks to."""
+def build_archive_mcp(
+    backend: ArchivePort, *, websocket_url: str | None = None, options: ServerOptions | None = None
+) -> McpkitServer:
+    """The MCP server over ``backend``; ``websocket_url`` names the server a remote backend talks to.
+
+    ``options`` are the server options the CLI built (filters, strictness, HTTP address).
+    """
     from mcpkit.server import build_server
 
     tools = ArchiveTools(backend, websocket_url=websocket_url)
@@ -324,6 +329,7 @@ def build_archive_mcp(backend: ArchivePort, *, websocket_url: str | None = None)
         SERVER_NAME,
         __version__,
         tools.specs(),
+        options=options,
         instructions=(
             "Search a personal archive of short posts. Use search_similar for meaning, "
             "search_posts_by_text for exact words, and the stats tools for an overview."

@@ -38,7 +38,7 @@ from mcpkit.gateway.naming import NameMap, Route
 from mcpkit.gateway.overflow import Overflow
 from mcpkit.gateway.views import Entry, View, build_view
 from mcpkit.jsonrpc import JsonRpcError
-from mcpkit.server import HonestServer
+from mcpkit.server import SdkServer
 
 logger = logging.getLogger("mcpkit.gateway")
 
@@ -696,7 +696,7 @@ class Gateway:
         }
 
 
-class _GatewayServer(HonestServer):
+class _GatewayServer(SdkServer):
     """The honest low-level server, announcing ``tools.listChanged``: the gateway sends it."""
 
     def create_initialization_options(

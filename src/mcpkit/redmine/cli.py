@@ -6,6 +6,7 @@ Configuration errors are reported before any MCP traffic, on stderr, with exit c
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Annotated
 
@@ -52,18 +53,17 @@ def mcp(
     and each request may carry its sender's own key; REDMINE_API_KEY is then optional.
     """
     from mcpkit.redmine.server import build
-    from mcpkit.server import serve
+    from mcpkit.server import ServerOptions, serve
 
     http = transport == TransportChoice.http
     config = _config(require_key=not http)
-    serve(
-        build(config, team=http),
-        transport=transport.value,
+    options = ServerOptions.from_environ(os.environ).with_http(
         host=host,
         port=port,
         stateless=http,
         allowed_origins=tuple(allowed_origin or ()),
     )
+    serve(build(config, options=options, team=http), transport.value)
 
 
 @app.command("check-config")

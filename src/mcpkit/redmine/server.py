@@ -7,6 +7,8 @@ request may carry its sender's own key, and the call then runs as that user (see
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import httpx2
 
 from mcpkit import __version__
@@ -16,7 +18,7 @@ from mcpkit.redmine.keys import KeyedClients
 from mcpkit.redmine.team import key_check
 from mcpkit.redmine.tools import all_tools
 from mcpkit.redmine.xml import Formatter
-from mcpkit.server import McpkitServer, ToolFilter, build_server
+from mcpkit.server import McpkitServer, ServerOptions, ToolFilter, build_server, default_options
 
 NAME = "mcpkit-redmine"
 INSTRUCTIONS = (
@@ -32,25 +34,22 @@ INSTRUCTIONS = (
 def build(
     config: RedmineConfig,
     *,
-    tool_filter: ToolFilter | None = None,
+    options: ServerOptions | None = None,
     transport: httpx2.AsyncBaseTransport | None = None,
     team: bool = False,
 ) -> McpkitServer:
-    """A server for ``config``; read-only mode hides and refuses every write tool.
+    """A server for ``config`` run as ``options`` say; read-only mode hides and refuses every write tool.
 
-    ``tool_filter`` defaults to the toolkit's environment filter (``MCPKIT_TOOLS_INCLUDE``,
-    ``MCPKIT_TOOLS_EXCLUDE``, ``MCPKIT_READ_ONLY``) merged with ``REDMINE_READ_ONLY``.
-    ``team``: over HTTP, every request is checked for its own key first (see :mod:`.team`).
+    ``options`` (default: :func:`mcpkit.server.default_options`) is what the CLI built from its
+    flags and the ``MCPKIT_*`` environment; ``REDMINE_READ_ONLY`` (``config.read_only``) is
+    merged into its tool filter. ``team``: over HTTP, every request is checked for its own key
+    first (see :mod:`.team`).
     """
     clients = KeyedClients(RedmineClient(config, transport=transport), Formatter(config.text_limit))
-    base = tool_filter if tool_filter is not None else ToolFilter.from_env()
-    active = base.merged(ToolFilter(read_only=config.read_only))
-    server = build_server(
-        NAME,
-        __version__,
-        all_tools(clients.provide),
-        tool_filter=active,
-        instructions=INSTRUCTIONS,
-        http_authorize=key_check(clients) if team else None,
+    base = options if options is not None else default_options()
+    active = replace(base, tool_filter=base.tool_filter.merged(ToolFilter(read_only=config.read_only)))
+    if team:
+        active = active.with_http(authorize=key_check(clients))
+    return build_server(
+        NAME, __version__, all_tools(clients.provide), options=active, instructions=INSTRUCTIONS
     )
-    return server

@@ -7,7 +7,7 @@ key is checked against Redmine (remembered per key) so a refused or missing key 
 not a session that fails on every call. With ``REDMINE_API_KEY`` set, a request without a key
 acts as that user. Keys are never logged: refusals are logged without them.
 
-The check runs in the toolkit's HTTP guard (``build_server(http_authorize=...)``), after the
+The check runs in the toolkit's HTTP guard (``ServerOptions.http.authorize``), after the
 Origin check and before the MCP transport; stdio is untouched.
 """
 

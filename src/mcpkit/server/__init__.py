@@ -2,37 +2,95 @@
 
 >>> server = build_server("demo", "1.0", [ECHO])      # doctest: +SKIP
 >>> serve(server, transport="stdio")                   # doctest: +SKIP
+
+The names below are loaded on first use: ``ServerOptions``, ``HttpOptions`` and ``ToolFilter``
+import nothing of the MCP SDK, so a CLI that builds options (or only prints data, as
+``mcpkit archive search`` does) does not pay for the SDK's import.
 """
 
-from mcpkit.server._arguments import ArgumentError, coerce_arguments
-from mcpkit.server._build import McpkitServer, ToolDefinitionError, build_server
-from mcpkit.server._build import _HonestServer as HonestServer
-from mcpkit.server._errors import as_sdk_error, sdk_errors
-from mcpkit.server._extras import PromptArgumentSpec, PromptSpec, ResourceSpec
-from mcpkit.server._filters import ToolFilter
-from mcpkit.server._http import Authorize, HttpOptions, HttpRefusal, serve_http
-from mcpkit.server._runner import serve
-from mcpkit.server._signals import wait_for_stop_signal
-from mcpkit.server._stdin import claimed_stdin
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mcpkit.server._arguments import ArgumentError, coerce_arguments
+    from mcpkit.server._build import (
+        McpkitServer,
+        SdkServer,
+        ToolDefinitionError,
+        build_server,
+        default_options,
+        set_default_options,
+    )
+    from mcpkit.server._errors import as_sdk_error, sdk_errors
+    from mcpkit.server._extras import PromptArgumentSpec, PromptSpec, ResourceSpec
+    from mcpkit.server._filters import ToolFilter
+    from mcpkit.server._http import Authorize, HttpOptions, HttpRefusal, serve_http
+    from mcpkit.server._options import ServerOptions
+    from mcpkit.server._runner import serve
+    from mcpkit.server._signals import wait_for_stop_signal
+    from mcpkit.server._stdin import claimed_stdin
+
+_WHERE = {
+    "ArgumentError": "_arguments",
+    "coerce_arguments": "_arguments",
+    "McpkitServer": "_build",
+    "SdkServer": "_build",
+    "ToolDefinitionError": "_build",
+    "build_server": "_build",
+    "default_options": "_build",
+    "set_default_options": "_build",
+    "as_sdk_error": "_errors",
+    "sdk_errors": "_errors",
+    "PromptArgumentSpec": "_extras",
+    "PromptSpec": "_extras",
+    "ResourceSpec": "_extras",
+    "ToolFilter": "_filters",
+    "Authorize": "_http",
+    "HttpOptions": "_http",
+    "HttpRefusal": "_http",
+    "serve_http": "_http",
+    "ServerOptions": "_options",
+    "serve": "_runner",
+    "wait_for_stop_signal": "_signals",
+    "claimed_stdin": "_stdin",
+}
 
 __all__ = [
     "ArgumentError",
     "Authorize",
-    "HonestServer",
     "HttpOptions",
     "HttpRefusal",
     "McpkitServer",
     "PromptArgumentSpec",
     "PromptSpec",
     "ResourceSpec",
+    "SdkServer",
+    "ServerOptions",
     "ToolDefinitionError",
     "ToolFilter",
     "as_sdk_error",
     "build_server",
     "claimed_stdin",
     "coerce_arguments",
+    "default_options",
     "sdk_errors",
     "serve",
     "serve_http",
+    "set_default_options",
     "wait_for_stop_signal",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mcpkit.server' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"mcpkit.server.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

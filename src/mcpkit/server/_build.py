@@ -1,8 +1,9 @@
 """build_server: an MCP server on the SDK's low-level ``Server`` that only says what is true.
 
 Why not the SDK's high-level ``MCPServer``: it registers resource and prompt handlers even
-when there are none, so a tools-only server advertises capabilities it does not serve (the
-seed 003 bug). Here a capability exists exactly when its handler does.
+when there are none, so a tools-only server advertises capabilities it does not serve (a
+client then called ``resources/list`` on a server with no resources, and misread the empty
+capability objects). Here a capability exists exactly when its handler does.
 
 Every ``tools/call`` ends in a valid ``CallToolResult``: unknown or hidden tools, arguments
 that do not match the input schema, and handler exceptions all become ``isError`` results
@@ -13,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -24,20 +24,18 @@ import mcp_types
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 
-from mcpkit.compat import DEFAULT_PROFILES, Finding, lint
+from mcpkit.compat import Finding, lint
 from mcpkit.errors import JsonRpcError, McpkitError
 from mcpkit.results import error_result, text_result
 from mcpkit.server._arguments import ArgumentError, ArgumentValidator
 from mcpkit.server._errors import sdk_errors
 from mcpkit.server._extras import PromptSpec, ResourceSpec
-from mcpkit.server._filters import ToolFilter
+from mcpkit.server._options import ServerOptions
 from mcpkit.tools import ToolContext, ToolSpec
 from mcpkit.tools._context import takes_context
 
 if TYPE_CHECKING:
     from mcp.server.context import ServerRequestContext
-
-    from mcpkit.server._http import Authorize
 
     Ctx = ServerRequestContext[Any, Any]
 else:
@@ -61,18 +59,6 @@ class ToolDefinitionError(McpkitError):
                 + more
             )
         super().__init__(message)
-
-
-STRICT_ENV = "MCPKIT_STRICT"
-
-
-def strict_from_env() -> bool:
-    """``MCPKIT_STRICT=1`` makes lint errors fatal; the ``mcpkit.testing`` pytest plugin sets it.
-
-    Production servers warn instead of refusing to start, so one odd description never takes
-    a working server down; tests must fail on it, so a client-breaking definition never ships.
-    """
-    return os.environ.get(STRICT_ENV, "").strip().lower() in ("1", "true", "yes", "on")
 
 
 class _CompiledTool:
@@ -109,13 +95,14 @@ def _header_map(request: Any) -> dict[str, str]:
     return {str(k).lower(): str(v) for k, v in headers.items()}
 
 
-class _HonestServer(Server[Any]):
-    """The SDK's low-level server, minus one empty capability object.
+class SdkServer(Server[Any]):
+    """The SDK's low-level server as mcpkit runs it (its own servers and the gateway): minus one
+    empty capability object.
 
     mcp 2.3.0's ``create_initialization_options`` passes the server's (empty) extension map on
     explicitly, so every ``initialize`` answer carried ``"extensions": {}``: an empty capability
-    object, which is what made a client misread capabilities in seed 003. An empty map is now
-    left out; a server with real extensions still announces them.
+    object, the kind that made a client believe a server offered what it had no handler for. An
+    empty map is now left out; a server with real extensions still announces them.
     """
 
     def create_initialization_options(
@@ -148,11 +135,11 @@ class McpkitServer:
         instructions: str | None = None,
         findings: Sequence[Finding] | Callable[[], Sequence[Finding]] = (),
         client_logging: bool = False,
-        http_authorize: Authorize | None = None,
+        options: ServerOptions | None = None,
     ) -> None:
         self.name = name
         self.version = version
-        self.http_authorize = http_authorize
+        self.options = options if options is not None else ServerOptions()
         self.tools: list[ToolSpec] = list(tools)
         self.hidden: dict[str, str] = dict(hidden or {})
         self.resources = list(resources)
@@ -182,7 +169,7 @@ class McpkitServer:
         with warnings.catch_warnings():
             # logging/setLevel is deprecated from 2026-07-28 on, still served for older clients.
             warnings.filterwarnings("ignore", message="The logging capability is deprecated")
-            self.lowlevel: Server[Any] = _HonestServer(
+            self.lowlevel: Server[Any] = SdkServer(
                 name, version=version, instructions=instructions, **handlers
             )
 
@@ -395,31 +382,13 @@ class McpkitServer:
                 )
                 tg.cancel_scope.cancel()
 
-    async def run_http(
-        self,
-        host: str = "127.0.0.1",
-        port: int = 8000,
-        path: str = "/mcp",
-        *,
-        stateless: bool = False,
-        allowed_origins: Sequence[str] = (),
-        bearer_token: str | None = None,
-    ) -> None:
-        """Serve streamable HTTP at ``http://host:port/path`` until cancelled (see :mod:`.http`)."""
-        from mcpkit.server._http import HttpOptions, serve_http
+    async def run_http(self) -> None:
+        """Serve streamable HTTP as ``options.http`` says, until cancelled (see :mod:`._http`)."""
+        from mcpkit.server._http import serve_http
 
-        options = HttpOptions(
-            host=host,
-            port=port,
-            path=path,
-            stateless=stateless,
-            allowed_origins=tuple(allowed_origins),
-            bearer_token=bearer_token,
-            authorize=self.http_authorize,
-        )
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._warm_up)
-            await serve_http(self.lowlevel, options, name=self.name)
+            await serve_http(self.lowlevel, self.options.http, name=self.name)
             tg.cancel_scope.cancel()
 
 
@@ -467,45 +436,45 @@ def build_server(
     version: str,
     tools: Iterable[ToolSpec],
     *,
+    options: ServerOptions | None = None,
     resources: Sequence[ResourceSpec] | None = None,
     prompts: Sequence[PromptSpec] | None = None,
-    profiles: Sequence[str] = DEFAULT_PROFILES,
-    strict: bool | None = None,
-    tool_filter: ToolFilter | None = None,
     instructions: str | None = None,
     client_logging: bool = False,
-    http_authorize: Authorize | None = None,
 ) -> McpkitServer:
-    """Build an honest server from tool specs.
+    """Build an honest server from tool specs, run as ``options`` say (see :class:`ServerOptions`).
 
     - Tool names must be unique (:class:`ToolDefinitionError` otherwise).
-    - Definitions are linted against ``profiles``. When ``strict`` (``None``: ``MCPKIT_STRICT=1``,
-      which the ``mcpkit.testing`` pytest plugin sets) that happens here and errors raise
-      :class:`ToolDefinitionError`; otherwise it happens in the background once the server is
-      serving (or on first use of ``server.findings``) and errors are logged, so start-up is
-      not slowed by checks whose outcome is only a log line.
-    - ``http_authorize`` checks each HTTP request's headers before the MCP transport sees it
-      (a per-user key, for example); its :class:`HttpRefusal` becomes the HTTP answer.
+    - Definitions are linted against ``options.profiles``. When ``options.strict`` that happens
+      here and errors raise :class:`ToolDefinitionError`; otherwise it happens in the background
+      once the server is serving (or on first use of ``server.findings``) and errors are logged,
+      so start-up is not slowed by checks whose outcome is only a log line.
+    - ``options.tool_filter`` hides tools; hidden tools are refused on call with the reason.
+    - ``options.http.authorize`` checks each HTTP request's headers before the MCP transport
+      sees it (a per-user key, for example); its :class:`HttpRefusal` becomes the HTTP answer.
     - ``client_logging`` declares the logging capability: ``ToolContext.log`` then reaches the
       client too, at the level it sets with ``logging/setLevel``.
-    - ``tool_filter`` (default: from ``MCPKIT_TOOLS_INCLUDE``/``_EXCLUDE``/``MCPKIT_READ_ONLY``)
-      hides tools; hidden tools are refused on call with the reason.
     - Capabilities: tools always; resources and prompts only when some are given.
+
+    ``options`` defaults to :func:`default_options`: plain ``ServerOptions()``, or what the
+    ``mcpkit.testing`` pytest plugin set for a test run (strict, so a client-breaking definition
+    fails the tests). The environment is never read here.
     """
+    opts = options if options is not None else default_options()
     all_tools = list(tools)
     seen: set[str] = set()
     for tool in all_tools:
         if tool.name in seen:
             raise ToolDefinitionError(message=f"duplicate tool name {tool.name!r}: tool names must be unique")
         seen.add(tool.name)
-    active_filter = tool_filter if tool_filter is not None else ToolFilter.from_env()
-    visible, hidden = active_filter.apply(all_tools)
+    visible, hidden = opts.tool_filter.apply(all_tools)
+    profiles = list(opts.profiles)
 
     def run_lint() -> list[Finding]:
-        return lint(visible, list(profiles), server_name=name) if profiles else []
+        return lint(visible, profiles, server_name=name) if profiles else []
 
     findings: list[Finding] | Callable[[], list[Finding]] = run_lint
-    if strict if strict is not None else strict_from_env():
+    if opts.strict:
         findings = run_lint()
         errors = [f for f in findings if f.severity == "error"]
         if errors:
@@ -520,5 +489,23 @@ def build_server(
         instructions=instructions,
         findings=findings,
         client_logging=client_logging,
-        http_authorize=http_authorize,
+        options=opts,
     )
+
+
+_default = ServerOptions()
+
+
+def default_options() -> ServerOptions:
+    """The options :func:`build_server` uses when given none."""
+    return _default
+
+
+def set_default_options(options: ServerOptions) -> None:
+    """Make ``options`` what :func:`build_server` uses when given none, for this process.
+
+    For a test harness, not for servers: the ``mcpkit.testing`` pytest plugin sets strict
+    options for the whole test run, so every server a test builds in-process is checked.
+    """
+    global _default
+    _default = options

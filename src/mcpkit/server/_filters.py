@@ -8,18 +8,13 @@ cannot write. A filter decides visibility once, at build time; hidden tools are 
 from __future__ import annotations
 
 import logging
-import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from mcpkit.tools import ToolSpec
 from mcpkit.tools.coerce import as_bool
 
 logger = logging.getLogger(__name__)
-
-ENV_INCLUDE = "MCPKIT_TOOLS_INCLUDE"
-ENV_EXCLUDE = "MCPKIT_TOOLS_EXCLUDE"
-ENV_READ_ONLY = "MCPKIT_READ_ONLY"
 
 
 def _split(text: str | None) -> frozenset[str]:
@@ -54,12 +49,6 @@ class ToolFilter:
             read_only=as_bool(read_only) if read_only not in (None, "") else False,
         )
 
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> ToolFilter:
-        """The filter the environment asks for (``MCPKIT_TOOLS_INCLUDE`` and friends)."""
-        env = os.environ if environ is None else environ
-        return cls.parse(env.get(ENV_INCLUDE), env.get(ENV_EXCLUDE), env.get(ENV_READ_ONLY))
-
     def merged(self, other: ToolFilter) -> ToolFilter:
         """Both filters at once: the stricter of each setting."""
         if self.include is None:
@@ -83,8 +72,8 @@ class ToolFilter:
     def apply(self, tools: Sequence[ToolSpec]) -> tuple[list[ToolSpec], dict[str, str]]:
         """Split ``tools`` into the visible ones and a map of hidden name -> reason.
 
-        Category names that match no tool are logged as warnings: a typo in
-        ``MCPKIT_TOOLS_INCLUDE`` would otherwise hide everything without a word.
+        Category names that match no tool are logged as warnings: a typo in an include list
+        (``MCPKIT_TOOLS_INCLUDE``, say) would otherwise hide everything without a word.
         """
         known = {t.category for t in tools}
         for name in sorted(((self.include or frozenset()) | self.exclude) - known):

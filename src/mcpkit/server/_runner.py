@@ -7,7 +7,6 @@ half-written output.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Literal
 
 import anyio
@@ -31,37 +30,17 @@ async def _serve_stdio(server: McpkitServer) -> None:
         tg.cancel_scope.cancel()
 
 
-def serve(
-    server: McpkitServer,
-    transport: Transport = "stdio",
-    host: str = "127.0.0.1",
-    port: int = 8000,
-    path: str = "/mcp",
-    *,
-    stateless: bool = False,
-    allowed_origins: Sequence[str] = (),
-    bearer_token: str | None = None,
-) -> None:
+def serve(server: McpkitServer, transport: Transport = "stdio") -> None:
     """Serve ``server`` (blocking) on the chosen transport; returns on stdin close or a signal.
 
-    HTTP options (see :mod:`mcpkit.server._http`): ``stateless`` for replicas behind a load
-    balancer, ``allowed_origins`` besides local ones, and an optional ``bearer_token``.
+    Everything else comes from the options the server was built with (``server.options``): the
+    log level, and for ``http`` the address, path, statelessness, origins and token of
+    ``options.http`` (see :class:`~mcpkit.server.HttpOptions`).
     """
-    setup_logging()
+    setup_logging(server.options.log_level)
     if transport == "stdio":
         anyio.run(_serve_stdio, server)
     elif transport == "http":
-
-        async def run_http() -> None:
-            await server.run_http(
-                host,
-                port,
-                path,
-                stateless=stateless,
-                allowed_origins=allowed_origins,
-                bearer_token=bearer_token,
-            )
-
-        anyio.run(run_http)
+        anyio.run(server.run_http)
     else:  # pragma: no cover - typer restricts the choice
         raise ValueError(f"unknown transport {transport!r}: use stdio or http")
