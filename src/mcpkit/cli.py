@@ -9,7 +9,7 @@ and ``mcpkit redmine mcp`` should not pay for numpy.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 import typer.main
@@ -69,8 +69,21 @@ app = typer.Typer(
 )
 
 
+def _print_version(given: bool) -> None:
+    if given:
+        typer.echo(__version__)
+        raise typer.Exit(0)
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the mcpkit version and exit."
+        ),
+    ] = False,
+) -> None:
     """Dependable MCP servers and clients: lint tools, serve them honestly, call and grade any server."""
 
 

@@ -28,12 +28,22 @@ from mcpkit.archive.limits import DEFAULT_MAX_TEXT_CHARS, InputLimits
 from mcpkit.archive.rpc.api_port import ArchivePort
 from mcpkit.archive.rpc.client import ENV_URL, RpcClient, default_url
 from mcpkit.archive.rpc.security import ENV_TOKEN, SecurityConfigError, origins_from_env
+from mcpkit.cli_kit import (
+    AllowOriginOpt,
+    HostOpt,
+    JsonOpt,
+    ListenPortOpt,
+    MaxMessageBytesOpt,
+    PortOpt,
+    TraceFlagOpt,
+    TransportChoice,
+    TransportOpt,
+    fail,
+    print_json,
+)
 from mcpkit.errors import McpkitError, ValidationError
 from mcpkit.jsonrpc import error_fields
 from mcpkit.log import setup_logging
-from mcpkit.server.options import HostOpt as McpHostOpt
-from mcpkit.server.options import PortOpt as McpPortOpt
-from mcpkit.server.options import TransportChoice, TransportOpt
 
 if TYPE_CHECKING:
     from mcpkit.archive.api import ArchiveAPI
@@ -55,21 +65,11 @@ DbOpt = Annotated[
 ServerOpt = Annotated[
     str | None, typer.Option("--server", help=f"Server URL to use when it answers; default ${ENV_URL}.")
 ]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")]
 TokenOpt = Annotated[str | None, typer.Option("--token", help=f"Shared secret; default ${ENV_TOKEN}.")]
 
 
 def _err(message: str) -> None:
     typer.echo(message, err=True)
-
-
-def _fail(message: str, code: int = 1) -> typer.Exit:
-    _err(message)
-    return typer.Exit(code)
-
-
-def _print_json(value: Any) -> None:
-    typer.echo(json.dumps(value, ensure_ascii=False, indent=2))
 
 
 def _db_path(db: Path | None) -> Path:
@@ -88,12 +88,12 @@ def _open_api(path: Path, limits: InputLimits | None = None, *, create: bool = F
     try:
         return ArchiveAPI.open(path, limits=limits)
     except McpkitError as exc:
-        raise _fail(f"cannot open {path}: {exc}") from None
+        fail(f"cannot open {path}: {exc}")
 
 
 def require_archive(path: Path) -> None:
     if not path.exists():
-        raise _fail(f"no archive at {path}: run `mcpkit archive import FILE --db {path}` first")
+        fail(f"no archive at {path}: run `mcpkit archive import FILE --db {path}` first")
 
 
 def _run(coro: Coroutine[Any, Any, T]) -> T:
@@ -132,19 +132,19 @@ def _opened_store(db: Path | None, action: str, *, create: bool) -> Iterator[Sto
     path = _db_path(db)
     existed = path.exists()
     if not existed and not create:
-        raise _fail(f"no archive at {path}: run `mcpkit archive import FILE --db {path}` first")
+        fail(f"no archive at {path}: run `mcpkit archive import FILE --db {path}` first")
     try:
         store = Store(path)
     except McpkitError as exc:
-        raise _fail(f"{action} failed: {exc}") from None
+        fail(f"{action} failed: {exc}")
     done = False
     try:
         yield store
         done = True
     except sqlite3.Error as exc:
-        raise _fail(f"{action} failed: {describe_db_error(path, exc)}") from None
+        fail(f"{action} failed: {describe_db_error(path, exc)}")
     except McpkitError as exc:
-        raise _fail(f"{action} failed: {exc}", 2 if isinstance(exc, ValidationError) else 1) from None
+        fail(f"{action} failed: {exc}", 2 if isinstance(exc, ValidationError) else 1)
     finally:
         store.close()
         if not done and not existed:
@@ -176,7 +176,7 @@ def import_cmd(
         summary = import_csv(file, store, progress=progress, limits=ReadLimits(max_bytes, max_line_bytes))
     report = summary.as_dict()
     if as_json:
-        _print_json({"db": str(path), **report})
+        print_json({"db": str(path), **report})
         return
     typer.echo(
         f"{file}: {report['new']} new, {report['updated']} updated, {report['unchanged']} unchanged, "
@@ -202,7 +202,7 @@ def import_twilog_search_cmd(
     with _opened_store(db, "import", create=True) as store:
         report = import_twilog_search(directory, store, csv_path=csv_path)
     if as_json:
-        _print_json(report)
+        print_json(report)
         return
     typer.echo(json.dumps(report, ensure_ascii=False, indent=2, default=str))
     for bad in report.get("skipped_lines", [])[:20]:
@@ -230,7 +230,7 @@ def embed_cmd(
 
     setup_logging()
     if space not in SPACES:
-        raise _fail(f"--space must be one of {', '.join(SPACES)}, got {space!r}", 2)
+        fail(f"--space must be one of {', '.join(SPACES)}, got {space!r}", 2)
     with _opened_store(db, "embed", create=False) as store, _progress() as bar:
         embedder = create_embedder(model)
         if fresh and drop_space(vectors_root(store.path), space):
@@ -243,7 +243,7 @@ def embed_cmd(
             progress=lambda done, total: bar.update(task, completed=done, total=total),
         )
     if as_json:
-        _print_json(summary.as_dict())
+        print_json(summary.as_dict())
     else:
         typer.echo(
             f"{summary.space}: {summary.embedded} embedded, {summary.already} already, "
@@ -288,7 +288,7 @@ def enrich_cmd(
         if dry_run:
             report = {"endpoint": endpoint, "model": model, **plan.as_dict()}
             if as_json:
-                _print_json(report)
+                print_json(report)
             else:
                 typer.echo(
                     f"{report['due']:,} posts to enrich, {report['failed_before']:,} of them failed before "
@@ -314,7 +314,7 @@ def enrich_cmd(
         embedded = _embed_enrichments(store) if embed and summary.enriched else []
     report = {"endpoint": endpoint, "model": model, **summary.as_dict(), "embedded": embedded}
     if as_json:
-        _print_json(report)
+        print_json(report)
     else:
         rate = summary.enriched / summary.seconds if summary.seconds else 0.0
         typer.echo(
@@ -370,12 +370,6 @@ def _embed_enrichments(store: Store) -> list[dict[str, Any]]:
 # -- the server ---------------------------------------------------------------------------------
 
 
-HostOpt = Annotated[str, typer.Option("--host", help="Address to bind; loopback by default.")]
-PortOpt = Annotated[int, typer.Option("--port", min=0, max=65535, help="Port to listen on.")]
-OriginOpt = Annotated[
-    list[str] | None, typer.Option("--allow-origin", help="Browser origin allowed to connect (repeatable).")
-]
-MaxOpt = Annotated[int, typer.Option("--max-message-bytes", min=1024, help="Largest request accepted.")]
 TextCapOpt = Annotated[
     int, typer.Option("--max-text-chars", min=1, help="Longest query, search term or embed text.")
 ]
@@ -390,16 +384,16 @@ IdleOpt = Annotated[
 @app.command("serve")
 def serve_cmd(
     host: HostOpt = "127.0.0.1",
-    port: PortOpt = 8765,
+    port: ListenPortOpt = 8765,
     db: DbOpt = None,
     token: TokenOpt = None,
-    allow_origin: OriginOpt = None,
-    max_message_bytes: MaxOpt = 1 << 20,
+    allow_origin: AllowOriginOpt = None,
+    max_message_bytes: MaxMessageBytesOpt = 1 << 20,
     max_text_chars: TextCapOpt = DEFAULT_MAX_TEXT_CHARS,
     max_connections: ConnCapOpt = 256,
     max_batch: BatchOpt = 100,
     idle_timeout: IdleOpt = 300.0,
-    trace: Annotated[bool, typer.Option("--trace", help="Log every JSON-RPC message to stderr.")] = False,
+    trace: TraceFlagOpt = False,
     create: CreateOpt = False,
 ) -> None:
     """Serve the archive over WebSocket JSON-RPC 2.0 in the foreground."""
@@ -428,9 +422,9 @@ def serve_cmd(
             run_server(api, options, on_ready=lambda url: _err(f"archive server ready at {url} (db {path})"))
         )
     except SecurityConfigError as exc:
-        raise _fail(str(exc), 2) from None
+        fail(str(exc), 2)
     except OSError as exc:
-        raise _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
     finally:
         api.close()
 
@@ -444,10 +438,10 @@ def _probe_url(host: str, port: int) -> str:
 @app.command("start")
 def start_cmd(
     host: HostOpt = "127.0.0.1",
-    port: PortOpt = 8765,
+    port: ListenPortOpt = 8765,
     db: DbOpt = None,
     token: TokenOpt = None,
-    allow_origin: OriginOpt = None,
+    allow_origin: AllowOriginOpt = None,
     ready_timeout: Annotated[
         float, typer.Option("--ready-timeout", help="Seconds to wait for readiness.")
     ] = 120.0,
@@ -465,7 +459,7 @@ def start_cmd(
     try:
         AccessPolicy.for_bind(host, token)
     except SecurityConfigError as exc:
-        raise _fail(str(exc), 2) from None
+        fail(str(exc), 2)
     if not create:
         require_archive(_db_path(db))
     if token:
@@ -479,7 +473,7 @@ def start_cmd(
     try:
         state = daemon.start(args, _probe_url(host, port), token=token, ready_timeout=ready_timeout)
     except McpkitError as exc:
-        raise _fail(str(exc)) from None
+        fail(str(exc))
     typer.echo(f"archive server running at {state.url} (pid {state.pid}, log {state.log})")
 
 
@@ -490,7 +484,7 @@ def stop_cmd() -> None:
 
     state = daemon.stop()
     if state is None:
-        raise _fail("no archive server is running", 1)
+        fail("no archive server is running", 1)
     typer.echo(f"archive server stopped (pid {state.pid})")
 
 
@@ -501,7 +495,7 @@ def status_cmd(as_json: JsonOpt = False) -> None:
 
     info = daemon.status(token=os.environ.get(ENV_TOKEN) or None)
     if as_json:
-        _print_json(info)
+        print_json(info)
     elif not info["running"]:
         typer.echo("archive server: not running")
     else:
@@ -559,10 +553,10 @@ def _query(
     except Exception as exc:
         fields = error_fields(exc)
         if fields is not None:
-            raise _fail(f"error: {fields[1]}", 2 if fields[0] == -32602 else 1) from None
-        raise _fail(f"error: {exc}") from None
+            fail(fields[1], 2 if fields[0] == -32602 else 1)
+        fail(str(exc))
     if as_json:
-        _print_json(result)
+        print_json(result)
     else:
         typer.echo(render(result).rstrip("\n"))
 
@@ -673,8 +667,8 @@ def mcp_cmd(
     ] = None,
     db: DbOpt = None,
     transport: TransportOpt = TransportChoice.stdio,
-    host: McpHostOpt = "127.0.0.1",
-    port: McpPortOpt = 8000,
+    host: HostOpt = "127.0.0.1",
+    port: PortOpt = 8000,
     max_text_chars: TextCapOpt = DEFAULT_MAX_TEXT_CHARS,
     create: CreateOpt = False,
 ) -> None:
@@ -683,7 +677,7 @@ def mcp_cmd(
     from mcpkit.server import ServerOptions, serve
 
     if websocket and db:
-        raise _fail("give --websocket or --db, not both", 2)
+        fail("give --websocket or --db, not both", 2)
     backend: ArchivePort
     if db is not None:
         local = _open_api(db, InputLimits(max_text_chars=max_text_chars), create=create)

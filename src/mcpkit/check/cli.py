@@ -13,6 +13,7 @@ from rich.console import Console
 from mcpkit.check.model import CheckFinding, CheckOptions, CheckReport
 from mcpkit.check.render import render_json, render_sarif, render_table
 from mcpkit.check.run import check, describe_target
+from mcpkit.cli_kit import JsonOpt
 from mcpkit.client import CallError, SignalledError, run_command
 from mcpkit.client.target_cli import (
     ConfigOpt,
@@ -62,7 +63,7 @@ def check_command(
     probe_all: Annotated[
         bool, typer.Option("--probe-all", help="Also call tools that may write (careful).")
     ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    as_json: JsonOpt = False,
     sarif: Annotated[bool, typer.Option("--sarif", help="Print the report as SARIF 2.1.0.")] = False,
     fail_on: Annotated[str, typer.Option("--fail-on", help="error or warning.")] = "error",
     timeout: Annotated[

@@ -21,10 +21,13 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from mcpkit.cli_kit import JsonOpt, print_json
 from mcpkit.client._args import parse_json_args, parse_pairs
 from mcpkit.client._config import ServerConfig
-from mcpkit.client._session import DEFAULT_TIMEOUT, Session
+from mcpkit.client._options import DEFAULT_TIMEOUT, SessionOptions
+from mcpkit.client._session import Session
 from mcpkit.client._signals import SignalledError, run_command
+from mcpkit.client._wire import Tool
 from mcpkit.client.target_cli import (
     ConfigOpt,
     EnvOpt,
@@ -66,12 +69,12 @@ def run_session(
     quiet_logs(trace)
 
     async def main() -> T:
-        async with Session(
-            target,
+        options = SessionOptions(
             timeout=timeout,
             tracer=open_tracer(trace),
             max_body=int(max_body_mb * 1024 * 1024) if max_body_mb > 0 else None,
-        ) as session:
+        )
+        async with Session(target, options) as session:
             return await body(session)
 
     try:
@@ -95,7 +98,7 @@ def tools_command(
     config: ConfigOpt = None,
     header: HeaderOpt = None,
     env: EnvOpt = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the tool definitions as JSON.")] = False,
+    as_json: JsonOpt = False,
     trace: TraceOpt = None,
     timeout: TimeoutOpt = None,
     max_body: MaxBodyOpt = 64.0,
@@ -104,7 +107,7 @@ def tools_command(
     target = build_target(url, server, config, command or [], header, env)
     found = run_session(target, trace, timeout or DEFAULT_TIMEOUT, lambda s: s.list_tools(), max_body)
     if as_json:
-        typer.echo(json.dumps(found, indent=2, ensure_ascii=False))
+        print_json(found)
         return
     table = Table(title=f"{len(found)} tools")
     table.add_column("name", style="bold")
@@ -131,7 +134,7 @@ def call_command(
     config: ConfigOpt = None,
     header: HeaderOpt = None,
     env: EnvOpt = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")] = False,
+    as_json: JsonOpt = False,
     trace: TraceOpt = None,
     timeout: TimeoutOpt = None,
     max_body: MaxBodyOpt = 64.0,
@@ -166,7 +169,7 @@ def call_command(
 
     outcome = Outcome.from_raw(raw)
     if as_json:
-        typer.echo(json.dumps(raw, indent=2, ensure_ascii=False))
+        print_json(raw)
     elif not outcome.is_error:
         typer.echo(outcome.text)
     if outcome.is_error:
@@ -240,7 +243,7 @@ async def _shell_line(session: Session, line: str, history: _History) -> None:
             typer.echo(f"{i:4d}  {old}")
     elif word == "schema":
         listed = await session.list_tools()
-        found: dict[str, Any] | None = next((t for t in listed if t.get("name") == rest.strip()), None)
+        found: Tool | None = next((t for t in listed if t.get("name") == rest.strip()), None)
         typer.echo(json.dumps(found.get("inputSchema") if found else None, indent=2))
     else:
         if word == "call":

@@ -13,12 +13,13 @@ import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
 
+from mcpkit.cli_kit import TraceToOpt, fail, usage
 from mcpkit.client._config import ServerConfig, ServerConfigError, default_config_path, is_url, load_config
-from mcpkit.client._trace import Tracer
+from mcpkit.client._trace import Tracer, tracer_for
 from mcpkit.log import ENV_LOG, setup_logging
 
 UrlOpt = Annotated[str | None, typer.Option("--url", help="Server URL (streamable HTTP, SSE fallback).")]
@@ -33,9 +34,7 @@ HeaderOpt = Annotated[list[str] | None, typer.Option("--header", "-H", help="HTT
 EnvOpt = Annotated[
     list[str] | None, typer.Option("--env", "-e", help="Environment for the server, KEY=VALUE.")
 ]
-TraceOpt = Annotated[
-    str | None, typer.Option("--trace", help="Trace every JSON-RPC message to 'stderr' or a file path.")
-]
+TraceOpt = TraceToOpt
 TimeoutOpt = Annotated[
     float | None,
     typer.Option("--timeout", "-t", help="Seconds for start-up and for each call (default 60)."),
@@ -47,16 +46,23 @@ MaxBodyOpt = Annotated[
 _KV = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*=")
 
 
-def usage(message: str) -> NoReturn:
-    """A usage error: message on stderr, exit code 2."""
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(2)
-
-
-def fail(message: str) -> NoReturn:
-    """A failure: message on stderr, exit code 1."""
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(1)
+__all__ = [
+    "ConfigOpt",
+    "EnvOpt",
+    "HeaderOpt",
+    "MaxBodyOpt",
+    "ServerOpt",
+    "TimeoutOpt",
+    "TraceOpt",
+    "UrlOpt",
+    "build_target",
+    "fail",
+    "open_tracer",
+    "quiet_logs",
+    "split_pairs",
+    "stdout_is_terminal",
+    "usage",
+]
 
 
 def split_pairs(rest: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -130,7 +136,7 @@ def quiet_logs(trace: str | None) -> None:
 
 def open_tracer(trace: str | None) -> Tracer | None:
     """``--trace`` wins over ``MCPKIT_TRACE``."""
-    return Tracer.open(trace) if trace else Tracer.from_env()
+    return tracer_for(trace, os.environ)
 
 
 def stdout_is_terminal() -> bool:

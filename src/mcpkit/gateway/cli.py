@@ -6,7 +6,6 @@ or configuration error.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -15,6 +14,18 @@ import anyio
 import anyio.to_thread
 import typer
 
+from mcpkit.cli_kit import (
+    AllowOriginOpt,
+    HostOpt,
+    JsonOpt,
+    PortOpt,
+    TokenEnvOpt,
+    TransportChoice,
+    TransportOpt,
+    print_json,
+    token_from_env,
+    usage,
+)
 from mcpkit.client import default_config_path
 from mcpkit.errors import ConfigError
 from mcpkit.gateway.config import GatewayConfig, load_gateway_config
@@ -49,13 +60,11 @@ StatusOpt = Annotated[
 def _config(path: Path | None) -> GatewayConfig:
     where = path or default_config_path()
     if where is None:
-        typer.echo("error: no --config given and no default config file found", err=True)
-        raise typer.Exit(2)
+        usage("no --config given and no default config file found")
     try:
         return load_gateway_config(where)
     except ConfigError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        usage(str(exc))
 
 
 def _gateway(
@@ -66,8 +75,7 @@ def _gateway(
     try:
         return Gateway(config, profile=profile, spawned=spawned)
     except GatewayConfigError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        usage(str(exc))
 
 
 @app.callback(invoke_without_command=True)
@@ -77,37 +85,19 @@ def serve(
     profile: Annotated[
         str, typer.Option("--profile", help="auto: from clientInfo.name; or force one compat profile.")
     ] = "auto",
-    transport: Annotated[str, typer.Option("--transport", help="stdio or http.")] = "stdio",
-    host: Annotated[str, typer.Option("--host", help="Address to bind for --transport http.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port for --transport http.")] = 8000,
-    allow_origin: Annotated[
-        list[str] | None,
-        typer.Option("--allow-origin", help="An Origin browsers may call from (repeatable)."),
-    ] = None,
-    token_env: Annotated[
-        str | None,
-        typer.Option(
-            "--token-env", help="Name of an environment variable holding the bearer token to require."
-        ),
-    ] = None,
+    transport: TransportOpt = TransportChoice.stdio,
+    host: HostOpt = "127.0.0.1",
+    port: PortOpt = 8000,
+    allow_origin: AllowOriginOpt = None,
+    token_env: TokenEnvOpt = None,
     status_file: StatusOpt = None,
 ) -> None:
     """Serve the configured servers as one MCP server (stdio, or HTTP with --transport http)."""
     if ctx.invoked_subcommand is not None:
         return
-    import os
-
     if profile != "auto":  # only a forced profile needs the profiles loaded before the start
         _check_profile(profile)
-    if transport not in ("stdio", "http"):
-        typer.echo("error: --transport must be stdio or http", err=True)
-        raise typer.Exit(2)
-    token = None
-    if token_env:
-        token = os.environ.get(token_env)
-        if not token:
-            typer.echo(f"error: --token-env {token_env}: the variable is unset or empty", err=True)
-            raise typer.Exit(2)
+    token = token_from_env("--token-env", token_env)
     setup_logging()
     cfg = _config(config)
 
@@ -119,7 +109,7 @@ def serve(
         from mcpkit.gateway.run import run_http, run_stdio
 
         gateway = _gateway(cfg, profile, spawned)
-        if transport == "stdio":
+        if transport == TransportChoice.stdio:
             await run_stdio(gateway, status_file)
         else:
             await run_http(
@@ -138,8 +128,7 @@ def _check_profile(profile: str) -> None:
     try:
         check_forced(profile)
     except ValueError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        usage(str(exc))
 
 
 async def _once(gateway: Gateway, *, views: bool = True) -> dict[str, Any]:
@@ -158,14 +147,14 @@ async def _once(gateway: Gateway, *, views: bool = True) -> dict[str, Any]:
 @app.command("names")
 def names(
     config: ConfigOpt = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the map as JSON.")] = False,
+    as_json: JsonOpt = False,
 ) -> None:
     """Print every public tool name and the server and tool it leads to."""
     setup_logging()
     found = anyio.run(lambda: _once(_gateway(_config(config)), views=False))
     table: dict[str, dict[str, str]] = found["names"]
     if as_json:
-        typer.echo(json.dumps(table, indent=1))
+        print_json(table)
     else:
         for public, route in table.items():
             typer.echo(f"{public}\t{route['server']}\t{route['tool']}")
@@ -179,7 +168,7 @@ def names(
 @app.command("status")
 def status(
     config: ConfigOpt = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the status as JSON.")] = False,
+    as_json: JsonOpt = False,
     status_file: StatusOpt = None,
 ) -> None:
     """Each server's health, tool count and restarts, and quarantined tools per profile.
@@ -192,7 +181,7 @@ def status(
     data = live if live is not None else anyio.run(_once, _gateway(cfg))["status"]
     data = {"live": live is not None, **data}
     if as_json:
-        typer.echo(json.dumps(data, indent=1))
+        print_json(data)
     else:
         _print_status(data)
     if any(s["state"] != "ready" for s in data["servers"]):

@@ -5,17 +5,25 @@ Configuration errors are reported before any MCP traffic, on stderr, with exit c
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-from typing import Annotated
 
 import anyio
 import typer
 
+from mcpkit.cli_kit import (
+    AllowOriginOpt,
+    HostOpt,
+    JsonOpt,
+    PortOpt,
+    TransportChoice,
+    TransportOpt,
+    fail,
+    print_json,
+    usage,
+)
 from mcpkit.redmine.api import RedmineClient, RedmineError
 from mcpkit.redmine.config import RedmineConfig, RedmineConfigError
-from mcpkit.server.options import HostOpt, PortOpt, TransportChoice, TransportOpt
 
 app = typer.Typer(
     name="redmine",
@@ -30,14 +38,7 @@ def _config(*, require_key: bool = True) -> RedmineConfig:
     try:
         return RedmineConfig.from_env(require_key=require_key)
     except RedmineConfigError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
-
-
-AllowedOriginOpt = Annotated[
-    list[str] | None,
-    typer.Option("--allowed-origin", help="A web origin allowed to call the HTTP endpoint; repeat for more."),
-]
+        usage(str(exc))
 
 
 @app.command()
@@ -45,7 +46,7 @@ def mcp(
     transport: TransportOpt = TransportChoice.stdio,
     host: HostOpt = "127.0.0.1",
     port: PortOpt = 8000,
-    allowed_origin: AllowedOriginOpt = None,
+    allow_origin: AllowOriginOpt = None,
 ) -> None:
     """Serve the Redmine tools over stdio (default) or streamable HTTP for a whole team.
 
@@ -61,14 +62,14 @@ def mcp(
         host=host,
         port=port,
         stateless=http,
-        allowed_origins=tuple(allowed_origin or ()),
+        allowed_origins=tuple(allow_origin or ()),
     )
     serve(build(config, options=options, team=http), transport.value)
 
 
 @app.command("check-config")
 def check_config(
-    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    as_json: JsonOpt = False,
 ) -> None:
     """Check the environment and that Redmine accepts the API key; exit 1 when it does not."""
     config = _config()
@@ -85,12 +86,11 @@ def check_config(
         info = anyio.run(probe)
     except RedmineError as exc:
         if as_json:
-            typer.echo(json.dumps({"ok": False, "url": config.url, "error": str(exc)}))
-        else:
-            typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+            print_json({"ok": False, "url": config.url, "error": str(exc)})
+            raise typer.Exit(1) from None
+        fail(str(exc))
     if as_json:
-        typer.echo(json.dumps({"ok": True, **info, "read_only": config.read_only}))
+        print_json({"ok": True, **info, "read_only": config.read_only})
     else:
         role = "an administrator" if info["admin"] else "a regular user"
         mode = ", read-only mode" if config.read_only else ""

@@ -1,0 +1,133 @@
+"""The shared CLI kit: one spelling per option in every part, one exit rule, one JSON printer,
+and ``mcpkit --version``. In process, through typer's CliRunner."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+import click
+import pytest
+import typer
+import typer.main
+from hypothesis import given
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from mcpkit import __version__
+from mcpkit.cli import app as root
+from mcpkit.cli_kit import env_flag, env_value, fail, print_json, token_from_env, usage
+
+runner = CliRunner()
+
+
+def _command(*path: str) -> click.Command:
+    """The click command at ``mcpkit PATH...`` (parts load on first use, as in a real run)."""
+    group: Any = typer.main.get_command(root)
+    ctx = click.Context(group)
+    for name in path:
+        group = group.get_command(ctx, name)
+        assert group is not None, path
+    command: click.Command = group
+    return command
+
+
+def _flags(command: click.Command) -> set[str]:
+    return {opt for p in command.params if p.param_type_name == "option" for opt in p.opts}
+
+
+def test_version_flag_prints_the_version_and_exits_0() -> None:
+    done = runner.invoke(root, ["--version"])
+    assert done.exit_code == 0, done.output
+    assert done.stdout.strip() == __version__
+
+
+# Each server command that takes a browser origin spells it the same way (Redmine used to say
+# --allowed-origin, so a flag copied from the archive's docs was "No such option" there).
+@pytest.mark.parametrize(
+    "path", [("archive", "serve"), ("archive", "start"), ("gateway",), ("redmine", "mcp")]
+)
+def test_every_origin_flag_is_spelled_allow_origin(path: tuple[str, ...]) -> None:
+    flags = _flags(_command(*path))
+    assert "--allow-origin" in flags
+    assert "--allowed-origin" not in flags
+
+
+@pytest.mark.parametrize("path", [("archive", "mcp"), ("gateway",), ("redmine", "mcp")])
+def test_every_mcp_server_takes_the_same_transport_flags(path: tuple[str, ...]) -> None:
+    assert {"--transport", "--host", "--port"} <= _flags(_command(*path))
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        ("tools",),
+        ("call",),
+        ("check",),
+        ("archive", "search"),
+        ("archive", "stats"),
+        ("archive", "status"),
+        ("gateway", "names"),
+        ("gateway", "status"),
+        ("redmine", "check-config"),
+    ],
+)
+def test_every_command_that_prints_data_takes_json(path: tuple[str, ...]) -> None:
+    assert "--json" in _flags(_command(*path))
+
+
+def _kit_app() -> typer.Typer:
+    app = typer.Typer()
+
+    @app.command()
+    def go(kind: str) -> None:
+        if kind == "fail":
+            fail("the thing broke")
+        if kind == "usage":
+            usage("give --x")
+        print_json({"text": "猫", "n": 1, "path": __import__("pathlib").Path("/a/b")})
+
+    return app
+
+
+def test_fail_and_usage_are_one_line_on_stderr_with_exit_1_and_2() -> None:
+    failed = runner.invoke(_kit_app(), ["fail"])
+    assert failed.exit_code == 1
+    assert failed.stderr == "error: the thing broke\n" and failed.stdout == ""
+    wrong = runner.invoke(_kit_app(), ["usage"])
+    assert wrong.exit_code == 2 and wrong.stderr == "error: give --x\n"
+
+
+def test_the_json_printer_keeps_text_readable_and_writes_paths() -> None:
+    done = runner.invoke(_kit_app(), ["print"])
+    assert done.exit_code == 0
+    assert "猫" in done.stdout  # not \\u732b
+    assert json.loads(done.stdout) == {"text": "猫", "n": 1, "path": "/a/b"}
+
+
+@given(st.text(max_size=20))
+def test_env_value_is_none_only_when_unset_or_empty(value: str) -> None:
+    assert env_value("X", {"X": value}) == (value or None)
+    assert env_value("X", {}) is None
+    assert env_flag("X", {"X": value}) is (value not in ("", "0"))
+
+
+def test_token_from_env_refuses_an_empty_variable() -> None:
+    assert token_from_env("--token-env", None, {}) is None
+    assert token_from_env("--token-env", "T", {"T": "s3cret"}) == "s3cret"
+    with pytest.raises(typer.Exit) as raised:
+        token_from_env("--token-env", "T", {"T": ""})
+    assert raised.value.exit_code == 2
+
+
+def test_the_kit_and_the_archive_cli_load_no_mcp_sdk() -> None:
+    """``mcpkit archive search`` must not pay for the SDK: it once came in through the eager
+    ``mcpkit.server`` root because the archive took its option types from there."""
+    code = (
+        "import mcpkit.cli_kit, mcpkit.archive.cli, sys; "
+        "print([m for m in sys.modules if m == 'mcp' or m.startswith('mcp.')])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout
