@@ -7,9 +7,14 @@ these tests keep its list of private modules complete and check what a linter ca
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 import tomllib
 from collections import defaultdict
 from pathlib import Path
+
+import pytest
 
 from tests.support.env import REPO
 
@@ -113,3 +118,185 @@ def test_every_exception_ends_in_error_and_derives_from_mcpkit_error() -> None:
                 if not issubclass(value, McpkitError):
                     problems.append(f"{dotted}.{name}: does not derive from McpkitError")
     assert "\n".join(problems) == ""
+
+
+# -- docs/architecture.md, checked against the code ------------------------------------------------
+#
+# The page once claimed six false things (that `archive search` did not import the SDK when it
+# did, that the SDK was used only through server/ and client/, a `server -> client` arrow that
+# did not exist ...). Each claim it makes now is compared with the code here, so the page
+# fails a test the day it stops being true.
+
+ARCHITECTURE = REPO / "docs" / "architecture.md"
+BOTTOM = {"errors", "jsonrpc", "log", "cli_kit", "_lazy", "__init__", "__main__", "testing"}
+
+
+def _fenced_after(heading: str) -> list[str]:
+    """The lines of the first fenced block after ``heading`` on the page."""
+    text = ARCHITECTURE.read_text()
+    rest = text[text.index(heading) :]
+    start = rest.index("```\n") + 4
+    return rest[start : rest.index("```", start)].strip().splitlines()
+
+
+def _runtime_imports(path: Path) -> set[str]:
+    """Dotted names this module imports when it runs (``if TYPE_CHECKING:`` bodies left out)."""
+    names: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(path.read_text()))
+    return names
+
+
+def _parts_imported_by(part: str) -> set[str]:
+    files = [SRC / f"{part}.py"] if (SRC / f"{part}.py").exists() else list((SRC / part).rglob("*.py"))
+    found: set[str] = set()
+    for path in files:
+        for name in _runtime_imports(path):
+            pieces = name.split(".")
+            if pieces[0] == "mcpkit" and len(pieces) > 1 and pieces[1] not in BOTTOM | {part, "__version__"}:
+                found.add(pieces[1])
+    return found
+
+
+def test_the_dependency_picture_is_the_imports_of_the_code() -> None:
+    drawn: dict[str, set[str]] = {}
+    for line in _fenced_after("## Direction of dependencies"):
+        part, _, targets = line.partition("->")
+        listed = set() if "(" in targets else {t.strip() for t in targets.split(",") if t.strip()}
+        drawn[part.strip()] = listed
+    real = {part: _parts_imported_by(part) for part in drawn if part != "cli"}
+    assert {p: v for p, v in drawn.items() if p != "cli"} == real
+    parts = {p.name for p in SRC.iterdir() if p.is_dir() and not p.name.startswith("_")}
+    assert parts - set(drawn) == set(), "a part of src/mcpkit is missing from the picture"
+
+
+def test_the_list_of_sdk_imports_outside_server_and_client_is_the_code() -> None:
+    listed: dict[str, set[str]] = {}
+    for line in _fenced_after("### Where the MCP SDK is imported"):
+        part, _, modules = line.partition(":")
+        listed[part.strip()] = {m.strip() for m in modules.split(",")}
+    real: dict[str, set[str]] = defaultdict(set)
+    for path in _modules():
+        part = _part(path)
+        if part in {"server", "client"}:
+            continue
+        for name in _runtime_imports(path):
+            if name == "mcp" or name.startswith("mcp."):
+                real[part].add(name)
+    # `from mcp.x import Y` names both mcp.x and mcp.x.Y: keep the modules the page lists
+    modules = {part: {n for n in names if n.rsplit(".", 1)[0] not in names} for part, names in real.items()}
+    assert listed == modules
+
+
+def _modules_after(
+    code: str, *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> set[str]:
+    """Top-level package names loaded by a fresh interpreter that runs ``code`` (argv: ``args``)."""
+    probe = (
+        "import atexit, os, sys\n"
+        "def _dump():\n"
+        "    names = ' '.join(sorted({n.split('.')[0] for n in sys.modules}))\n"
+        "    os.write(int(os.environ['DOCS_MODULES_FD']), names.encode())\n"
+        "atexit.register(_dump)\n"
+        f"sys.argv = ['mcpkit', *{list(args)!r}]\n"
+        f"{code}\n"
+    )
+    read, write = os.pipe()
+    try:
+        subprocess.run(
+            [sys.executable, "-c", probe],
+            cwd=cwd,
+            env={**os.environ, **(env or {}), "DOCS_MODULES_FD": str(write)},
+            pass_fds=(write,),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=120,
+        )
+    finally:
+        os.close(write)
+    with os.fdopen(read) as pipe:
+        return set(pipe.read().split())
+
+
+RUN_CLI = "from mcpkit.cli import main\ntry:\n    main()\nexcept SystemExit:\n    pass"
+
+
+@pytest.fixture(scope="module")
+def sample_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("archive") / "archive.db"
+    sample = SRC / "archive" / "data" / "sample_twilog.csv"
+    done = subprocess.run(
+        [sys.executable, "-m", "mcpkit.archive.cli", "import", str(sample), "--db", str(db)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    return db
+
+
+@pytest.mark.parametrize(
+    "command", [["search", "猫が日向で寝ている"], ["text", "コーヒー"], ["stats"], ["users"]], ids=" ".join
+)
+def test_archive_query_commands_do_not_import_the_mcp_sdk(command: list[str], sample_db: Path) -> None:
+    loaded = _modules_after(
+        RUN_CLI, "archive", *command, "--db", str(sample_db), env={"MCPKIT_ARCHIVE_URL": "ws://127.0.0.1:9"}
+    )
+    assert "mcpkit" in loaded  # the command ran
+    assert loaded & {"mcp", "mcp_types"} == set()
+
+
+def test_redmine_mcp_does_not_import_numpy() -> None:
+    loaded = _modules_after(
+        RUN_CLI, "redmine", "mcp", env={"REDMINE_URL": "http://127.0.0.1:9", "REDMINE_API_KEY": "0" * 40}
+    )
+    assert "mcpkit" in loaded
+    assert "numpy" not in loaded
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import mcpkit.cli",
+        "import mcpkit.cli_kit",
+        "import mcpkit.errors",
+        "from mcpkit.client import ServerConfig, load_config, spawn",
+    ],
+)
+def test_these_imports_do_not_load_the_mcp_sdk(code: str) -> None:
+    loaded = _modules_after(code)
+    assert "mcpkit" in loaded
+    assert loaded & {"mcp", "mcp_types", "pydantic"} == set()
+
+
+def test_the_command_root_loads_no_part_until_a_command_runs() -> None:
+    code = "import mcpkit.cli, sys\nprint(sorted(n for n in sys.modules if n.startswith('mcpkit.')))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["['mcpkit.cli']"] or "archive" not in done.stdout, done.stdout
+    parts = {"archive", "redmine", "gateway", "check", "client", "server"}
+    assert not any(f"'mcpkit.{part}" in done.stdout for part in parts), done.stdout
+
+
+def test_the_public_modules_of_the_core_are_the_ones_the_page_names() -> None:
+    public = {
+        f"{package}.{path.stem}"
+        for package in CORE
+        for path in (SRC / package).glob("*.py")
+        if not path.name.startswith("_")
+    }
+    assert public == {"tools.params", "tools.coerce", "client.cli", "client.target_cli"}
+    text = ARCHITECTURE.read_text()
+    assert all(f"`{name}`" in text for name in public)

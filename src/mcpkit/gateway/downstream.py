@@ -269,22 +269,24 @@ class Downstream:
         except CallError as exc:
             logger.debug("%s: %s not delivered: %s", self.name, method, exc)
 
-    async def _ready_session(self, timeout: float | None) -> Session:
-        """The live session, waiting through a restart (bounded by ``timeout``)."""
-        with anyio.move_on_after(timeout):
-            while not self._stop.is_set():
-                if self.state in ("starting", "restarting"):
-                    await self._changed.wait()
-                elif self.state == "ready" and self._session is not None and self._dead(self._session):
-                    self._broken.set()  # exited since the last watch: wait for the restart
-                    await self._changed.wait()
-                else:
-                    break
+    async def _ready_session(self) -> Session:
+        """The live session, waiting through a restart (the caller's deadline bounds the wait)."""
+        while not self._stop.is_set():
+            if self.state in ("starting", "restarting"):
+                await self._changed.wait()
+            elif self.state == "ready" and self._session is not None and self._dead(self._session):
+                self._broken.set()  # exited since the last watch: wait for the restart
+                await self._changed.wait()
+            else:
+                break
         session = self._session
         if self.state != "ready" or session is None:
-            reason = f": {self.error}" if self.error else ""
-            raise DownstreamUnavailableError(f"server {self.name!r} is {self.state}{reason}")
+            raise self._unavailable()
         return session
+
+    def _unavailable(self) -> DownstreamUnavailableError:
+        reason = f": {self.error}" if self.error else ""
+        return DownstreamUnavailableError(f"server {self.name!r} is {self.state}{reason}")
 
     @staticmethod
     def _dead(session: Session) -> bool:
@@ -293,24 +295,36 @@ class Downstream:
     async def request(
         self, method: str, params: Mapping[str, Any], timeout: float | None = None
     ) -> dict[str, Any]:
-        """Send one request, at most ``max_concurrent`` at a time; raises CallError subclasses."""
+        """Send one request, at most ``max_concurrent`` at a time; raises CallError subclasses.
+
+        One deadline (``timeout``, else ``call_timeout``) bounds the whole call: waiting
+        through a restart, waiting for a call slot, writing, and waiting for the answer. A
+        call queued behind a stuck server's slots used to wait for each earlier call's own
+        timeout first (the 1000th answered after minutes); now it ends at its own deadline.
+        """
         seconds = self.config.call_timeout if timeout is None else timeout
-        session = await self._ready_session(seconds)
-        async with self._limit:
-            self._running += 1
-            try:
-                return await self._exchange(session, method, params, seconds)
-            except ServerExitedError:
-                self._broken.set()
-                raise
-            except (JsonRpcError, CallTimeoutError):
-                raise  # the server answered, or is slow: the connection itself is fine
-            except CallError:
-                if self.server.kind != "stdio":
-                    self._broken.set()  # a URL that stopped answering: reconnect with backoff
-                raise
-            finally:
-                self._running -= 1
+        deadline = anyio.current_time() + seconds
+        with anyio.move_on_after(seconds):
+            session = await self._ready_session()
+            async with self._limit:
+                self._running += 1
+                try:
+                    left = max(deadline - anyio.current_time(), 1e-3)
+                    return await self._exchange(session, method, params, left)
+                except ServerExitedError:
+                    self._broken.set()
+                    raise
+                except (JsonRpcError, CallTimeoutError):
+                    raise  # the server answered, or is slow: the connection itself is fine
+                except CallError:
+                    if self.server.kind != "stdio":
+                        self._broken.set()  # a URL that stopped answering: reconnect with backoff
+                    raise
+                finally:
+                    self._running -= 1
+        if self.state in ("starting", "restarting"):
+            raise self._unavailable()  # the deadline came during a restart: say so
+        raise CallTimeoutError(method, seconds)
 
     async def _exchange(
         self, session: Session, method: str, params: Mapping[str, Any], seconds: float | None
