@@ -53,12 +53,12 @@ def issue_with(journals: int, status: int = 1) -> dict[str, Any]:
 
 def test_get_issue_pages_its_journals_and_points_at_the_next_page() -> None:
     rc = ctx(lambda r: httpx2.Response(200, json={"issue": issue_with(60)}))
-    root = ET.fromstring(text_of(anyio.run(issues.get_issue, rc, {"id": 9, "journals_limit": 25})))
+    root = ET.fromstring(text_of(anyio.run(issues.get_issue, {"id": 9, "journals_limit": 25}, rc)))
     journals = root.find("journals")
     assert (
         journals is not None and journals.get("total_count") == "60" and journals.get("next_offset") == "25"
     )
-    last = ET.fromstring(text_of(anyio.run(issues.get_issue, rc, {"id": 9, "journals_offset": 50})))
+    last = ET.fromstring(text_of(anyio.run(issues.get_issue, {"id": 9, "journals_offset": 50}, rc)))
     page = last.find("journals")
     assert page is not None and page.get("next_offset") is None
     assert [j.findtext("notes") for j in page] == [f"note {n}" for n in range(50, 60)]
@@ -75,15 +75,15 @@ def test_update_issue_reports_a_status_redmine_kept() -> None:
         return httpx2.Response(200, json={"issue": issue_with(0)})
 
     rc = ctx(answer)
-    unknown = anyio.run(issues.update_issue, rc, {"id": 9, "status_id": 99})
+    unknown = anyio.run(issues.update_issue, {"id": 9, "status_id": 99}, rc)
     assert (
         unknown.is_error
         and "status_id asked 99 but kept 1 New" in text_of(unknown)
         and "no status 99" in text_of(unknown)
     )
-    workflow = anyio.run(issues.update_issue, rc, {"id": 9, "status_id": 5})
+    workflow = anyio.run(issues.update_issue, {"id": 9, "status_id": 5}, rc)
     assert workflow.is_error and "workflow" in text_of(workflow)
-    applied = anyio.run(issues.update_issue, rc, {"id": 9, "status_id": 1})
+    applied = anyio.run(issues.update_issue, {"id": 9, "status_id": 1}, rc)
     assert not applied.is_error
 
 
@@ -103,7 +103,7 @@ def test_create_issue_sends_several_custom_field_values() -> None:
 
     rc = ctx(answer)
     args = {"project": 2, "subject": "S", "custom_fields": [{"id": 4, "values": ["a", "b"]}]}
-    result = anyio.run(issues.create_issue, rc, args)
+    result = anyio.run(issues.create_issue, args, rc)
     assert not result.is_error, text_of(result)
     assert sent[0]["issue"]["custom_fields"] == [{"id": 4, "value": ["a", "b"]}]
 
@@ -153,5 +153,5 @@ def test_update_issue_refuses_a_description_read_from_a_list() -> None:
 
     excerpt = "Start of it … [excerpt: the first 500 of 9000 characters; call get_issue with id=9 to read it in full]"
     with pytest.raises(ValidationError, match="get issue"):
-        anyio.run(issues.update_issue, ctx(answer), {"id": 9, "description": excerpt})
+        anyio.run(issues.update_issue, {"id": 9, "description": excerpt}, ctx(answer))
     assert "PUT" not in sent

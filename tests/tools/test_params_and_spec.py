@@ -79,3 +79,39 @@ def test_with_definition_keeps_handler() -> None:
     spec = ToolSpec("a", "A.", p.object_schema(), _noop, output_schema=p.object_schema())
     other = spec.with_definition({"name": "b", "description": "B.", "inputSchema": {"type": "object"}})
     assert other.name == "b" and other.handler is _noop and other.output_schema is None
+
+
+@pytest.mark.anyio
+async def test_a_tool_with_an_application_context_is_served_only_once_bound() -> None:
+    from dataclasses import dataclass
+
+    from mcpkit.server import ServerOptions, ToolDefinitionError, build_server
+    from mcpkit.tools import ToolContext
+
+    @dataclass(frozen=True)
+    class Account:
+        owner: str
+
+    async def whoami(args: dict[str, Any], account: Account) -> str:
+        return f"{account.owner} asks for {args['what']}"
+
+    spec = ToolSpec.with_context(
+        whoami,
+        name="whoami",
+        description="Say who asks.",
+        input_schema=p.object_schema({"what": p.string()}, required=["what"]),
+    )
+    assert spec.needs_context
+    with pytest.raises(ToolDefinitionError, match="bind it"):
+        build_server("s", "1", [spec], options=ServerOptions())
+
+    async def provide(ctx: ToolContext) -> Account:
+        return Account(ctx.request_headers.get("x-user", "nobody"))
+
+    bound = spec.bind(provide)
+    assert bound.definition() == spec.definition() and not bound.needs_context
+    server = build_server("s", "1", [bound], options=ServerOptions())
+    result = await server.call("whoami", {"what": 12}, ToolContext(request_headers={"x-user": "ada"}))
+    assert result.content[0].text == "ada asks for 12"  # type: ignore[union-attr]
+    with pytest.raises(TypeError):
+        bound.bind(provide)

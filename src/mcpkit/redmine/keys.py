@@ -11,11 +11,11 @@ from __future__ import annotations
 import hashlib
 from collections import OrderedDict
 from collections.abc import Mapping
-from typing import Any
 
 from mcpkit.redmine.api import RedmineClient
 from mcpkit.redmine.tools import RedmineCtx
 from mcpkit.redmine.xml import Formatter
+from mcpkit.tools import ToolContext
 
 MAX_KEYS = 256
 
@@ -55,7 +55,6 @@ class KeyedClients:
             self._by_key.move_to_end(digest)
         return found
 
-    async def provide(self, ctx: Any) -> RedmineCtx:
+    async def provide(self, ctx: ToolContext) -> RedmineCtx:
         """The provider the tools are bound to: the request's key when it carries one."""
-        headers = getattr(ctx, "request_headers", None) or {}
-        return self.for_key(request_key(headers))
+        return self.for_key(request_key(ctx.request_headers))

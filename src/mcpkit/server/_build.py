@@ -464,6 +464,10 @@ def build_server(
     all_tools = list(tools)
     seen: set[str] = set()
     for tool in all_tools:
+        if tool.needs_context:
+            raise ToolDefinitionError(
+                message=f"tool {tool.name!r} needs an application context: bind it with ToolSpec.bind first"
+            )
         if tool.name in seen:
             raise ToolDefinitionError(message=f"duplicate tool name {tool.name!r}: tool names must be unique")
         seen.add(tool.name)

@@ -21,12 +21,14 @@ Tool modules import from here only, so every tool looks the same::
 from mcpkit.tools import coerce, params
 from mcpkit.tools._context import LOG_LEVELS, ToolContext
 from mcpkit.tools._flat import flat_validator
-from mcpkit.tools._spec import Handler, ToolResult, ToolSpec
+from mcpkit.tools._spec import ContextHandler, Handler, Provide, ToolResult, ToolSpec
 from mcpkit.tools.coerce import as_number_or_special
 
 __all__ = [
     "LOG_LEVELS",
+    "ContextHandler",
     "Handler",
+    "Provide",
     "ToolContext",
     "ToolResult",
     "ToolSpec",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import mcp_types
 
@@ -26,6 +26,15 @@ Handler = (
 """An async function from validated arguments (and optionally a :class:`ToolContext`) to a
 result; raise to report an error."""
 
+C = TypeVar("C")
+
+ContextHandler = Callable[[dict[str, Any], C], Awaitable[ToolResult]]
+"""A handler whose second argument is an application's own per-call context (a Redmine client
+for the caller's key, say) instead of the :class:`ToolContext`; :meth:`ToolSpec.bind` supplies it."""
+
+Provide = Callable[[ToolContext], Awaitable[C]]
+"""Makes an application's per-call context from the call's :class:`ToolContext`."""
+
 
 @dataclass(frozen=True)
 class ToolSpec:
@@ -35,6 +44,10 @@ class ToolSpec:
     filter; ``destructive`` defaults to "writes and is not idempotent" the way the spec's
     defaults do, so a write tool is assumed destructive unless it says otherwise.
     ``category`` groups tools for the include/exclude filters.
+
+    ``needs_context``: the handler is a :data:`ContextHandler`, whose second argument an
+    application makes per call; such a tool is served only once :meth:`bind` gave it the
+    maker (``build_server`` refuses it before), so a handler never receives the wrong context.
     """
 
     name: str
@@ -49,6 +62,31 @@ class ToolSpec:
     title: str | None = None
     output_schema: Mapping[str, Any] | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
+    needs_context: bool = False
+
+    @classmethod
+    def with_context(cls, handler: ContextHandler[C], **definition: Any) -> ToolSpec:
+        """A tool whose handler takes an application context, bound with :meth:`bind` when served.
+
+        Applications keep their handlers as plain functions ``handler(args, app_ctx)``, unit-
+        testable with a context built by hand, and still define one kind of tool: this one.
+        """
+        return cls(handler=cast(Handler, handler), needs_context=True, **definition)
+
+    def bind(self, provide: Provide[Any]) -> ToolSpec:
+        """This tool with its handler's context made by ``provide`` from each call's ToolContext.
+
+        Binding happens when a server is built (its clients and configuration exist then); the
+        definition, and so what ``tools/list`` shows, is unchanged.
+        """
+        if not self.needs_context:
+            raise TypeError(f"tool {self.name!r} takes no application context to bind")
+        handler = cast(ContextHandler[Any], self.handler)
+
+        async def run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+            return await handler(args, await provide(ctx))
+
+        return replace(self, handler=run, needs_context=False)
 
     @property
     def is_destructive(self) -> bool:

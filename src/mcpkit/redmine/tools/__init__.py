@@ -1,7 +1,8 @@
-"""The Redmine tools, one module per resource, each a ``TOOLS`` tuple of :class:`Tool` data.
+r"""The Redmine tools, one module per resource, each a ``TOOLS`` tuple of ``ToolSpec``\ s.
 
-:func:`all_tools` binds every tool to a provider of the Redmine context (see
-:mod:`mcpkit.redmine.server`); handlers stay module-level functions a test can call directly.
+Each handler takes the Redmine context (``handler(args, rc)``); :func:`all_tools` binds every
+tool to a provider of that context (see :mod:`mcpkit.redmine.server`), and handlers stay
+module-level functions a test can call directly.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from mcpkit.redmine.tools import (
     versions,
     wiki,
 )
-from mcpkit.redmine.tools.base import Provider, RedmineCtx, Tool
+from mcpkit.redmine.tools.base import Provider, RedmineCtx, redmine_tool
 from mcpkit.tools import ToolSpec
 
 MODULES = (
@@ -50,14 +51,14 @@ MODULES = (
 CATEGORIES = tuple(dict.fromkeys(t.category for m in MODULES for t in m.TOOLS))
 
 
-def tool_data() -> list[Tool]:
-    """Every Redmine tool as data, in a stable order."""
+def tool_data() -> list[ToolSpec]:
+    """Every Redmine tool, not yet bound to a context, in a stable order."""
     return [tool for module in MODULES for tool in module.TOOLS]
 
 
 def all_tools(provide: Provider) -> list[ToolSpec]:
     """Every Redmine tool bound to ``provide``."""
-    return [tool.spec(provide) for tool in tool_data()]
+    return [tool.bind(provide) for tool in tool_data()]
 
 
-__all__ = ["CATEGORIES", "MODULES", "Provider", "RedmineCtx", "Tool", "all_tools", "tool_data"]
+__all__ = ["CATEGORIES", "MODULES", "Provider", "RedmineCtx", "all_tools", "redmine_tool", "tool_data"]

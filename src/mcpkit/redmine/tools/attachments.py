@@ -17,7 +17,7 @@ import mcp_types
 
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.tools.args import num
-from mcpkit.redmine.tools.base import RedmineCtx, Tool
+from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.resource import Resource, delete_tool, get_tool, read
 from mcpkit.redmine.tools.results import done, entity_element
 from mcpkit.redmine.tools.schemas import ident
@@ -85,7 +85,7 @@ async def upload_file(rc: RedmineCtx, relative: str, filename: str | None) -> di
     }
 
 
-async def download_attachment(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def download_attachment(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     aid = num(args["id"])
     info = await read(rc, ATTACHMENT, aid)
     data, content_type = await rc.client.download(aid)
@@ -108,7 +108,7 @@ async def download_attachment(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types
     return xml_result(out)
 
 
-async def upload_attachment(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def upload_attachment(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     issue_id = num(args["issue_id"], "issue_id")
     item = await upload_file(rc, str(args["path"]), args.get("filename"))
     if args.get("description"):
@@ -136,7 +136,7 @@ TOOLS = (
         "Show the metadata of an attachment: file name, size, type, author and address.",
         CATEGORY,
     ),
-    Tool(
+    redmine_tool(
         "download_attachment",
         "Get the content of an attachment. Text is returned; binary files are saved\n"
         "in the attachments directory of the server, or refused when none is set.",
@@ -148,7 +148,7 @@ TOOLS = (
         CATEGORY,
         ("id",),
     ),
-    Tool(
+    redmine_tool(
         "upload_attachment",
         "Attach a file from the attachments directory of the server to an issue.",
         {

@@ -1,23 +1,22 @@
-"""A Redmine tool as data: what ``tools/list`` shows, and a module-level handler.
+"""A Redmine tool: mcpkit's ``ToolSpec`` with a module-level handler that takes the Redmine context.
 
-Handlers are plain module-level functions ``handler(rc, args)`` that take the Redmine context
+Handlers are plain module-level functions ``handler(args, rc)`` that take the Redmine context
 explicitly, so each one is unit-testable without a server: build a :class:`RedmineCtx` on a
-client and await the handler. :meth:`Tool.spec` binds a tool to a *provider*, which picks the
-context for each call: one fixed context over stdio, the caller's own key over HTTP.
+client and await the handler. The server binds each tool to a *provider* (``ToolSpec.bind``),
+which picks the context for each call: one fixed context over stdio, the caller's own key over
+HTTP. There used to be a Redmine ``Tool`` type beside ``ToolSpec``; now there is one kind of tool.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import mcp_types
-
 from mcpkit.redmine.api import RedmineClient
 from mcpkit.redmine.xml import Formatter
-from mcpkit.tools import ToolSpec
+from mcpkit.tools import ContextHandler, Provide, ToolSpec
 from mcpkit.tools import params as p
 
 
@@ -29,9 +28,10 @@ class RedmineCtx:
     fmt: Formatter
 
 
-Handler = Callable[[RedmineCtx, dict[str, Any]], Awaitable[mcp_types.CallToolResult | str]]
-Provider = Callable[[Any], Awaitable[RedmineCtx]]
-"""From the toolkit's per-call context (``None`` when it has none) to the Redmine context."""
+Handler = ContextHandler[RedmineCtx]
+"""``handler(args, rc)``: validated arguments and this call's Redmine context to a result."""
+Provider = Provide[RedmineCtx]
+"""From the toolkit's per-call :class:`ToolContext` to the Redmine context."""
 
 Kind = Literal["read", "write", "idempotent", "destructive"]
 _SAYS_ONLY_NUMBER = re.compile(r"^[A-Z][a-z]*( [a-z]+)? number$")
@@ -53,38 +53,30 @@ def compact(properties: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, 
     return out
 
 
-@dataclass(frozen=True)
-class Tool:
-    """One tool: name, description, parameter schemas, handler, filter category, and kind.
+def redmine_tool(
+    name: str,
+    description: str,
+    properties: Mapping[str, Mapping[str, Any]],
+    handler: Handler,
+    category: str,
+    required: tuple[str, ...] = (),
+    kind: Kind = "read",
+) -> ToolSpec:
+    """One Redmine tool: mcpkit's :class:`ToolSpec` whose handler takes the :class:`RedmineCtx`.
 
     ``kind`` is the honest answer to "what can a call do": ``read`` (read-only), ``write``
     (creates something each time), ``idempotent`` (the same call twice leaves the same state),
-    ``destructive`` (deletes; such tools preview unless called with confirm true).
+    ``destructive`` (deletes; such tools preview unless called with confirm true). The server
+    binds every tool to its provider of contexts (:meth:`ToolSpec.bind`).
     """
-
-    name: str
-    description: str
-    properties: Mapping[str, Mapping[str, Any]]
-    handler: Handler
-    category: str
-    required: tuple[str, ...] = ()
-    kind: Kind = "read"
-
-    def spec(self, provide: Provider) -> ToolSpec:
-        """The toolkit's ToolSpec, with the handler bound to ``provide``."""
-        handler = self.handler
-
-        async def run(args: dict[str, Any], ctx: Any = None) -> mcp_types.CallToolResult | str:
-            return await handler(await provide(ctx), args)
-
-        read_only = self.kind == "read"
-        return ToolSpec(
-            name=self.name,
-            description=self.description,
-            input_schema=p.object_schema(compact(self.properties), required=self.required),
-            handler=run,
-            category=self.category,
-            read_only=read_only,
-            destructive=None if read_only else self.kind == "destructive",
-            idempotent=True if read_only else self.kind in ("idempotent", "destructive"),
-        )
+    read_only = kind == "read"
+    return ToolSpec.with_context(
+        handler,
+        name=name,
+        description=description,
+        input_schema=p.object_schema(compact(properties), required=required),
+        category=category,
+        read_only=read_only,
+        destructive=None if read_only else kind == "destructive",
+        idempotent=True if read_only else kind in ("idempotent", "destructive"),
+    )

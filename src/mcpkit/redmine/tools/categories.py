@@ -8,7 +8,7 @@ import mcp_types
 
 from mcpkit.redmine.api import seg
 from mcpkit.redmine.tools.args import as_pos_int, as_text, confirmed, num, present, project_ref
-from mcpkit.redmine.tools.base import RedmineCtx, Tool
+from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.resource import Count, Resource, get_tool, impact_of, list_tool, read, update_record
 from mcpkit.redmine.tools.results import done, done_entity, entity_of, preview_result
 from mcpkit.redmine.tools.schemas import CONFIRM, PROJECT, ident
@@ -43,7 +43,7 @@ def category_fields(args: dict[str, Any]) -> dict[str, Any]:
     return present(args, {"name": as_text, "assigned_to_id": as_pos_int})
 
 
-async def create_issue_category(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def create_issue_category(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     ref = project_ref(args["project"])
     fields = category_fields(args)
     body = await rc.client.post(
@@ -58,11 +58,11 @@ async def create_issue_category(rc: RedmineCtx, args: dict[str, Any]) -> mcp_typ
     )
 
 
-async def update_issue_category(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def update_issue_category(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     return await update_record(rc, ISSUE_CATEGORY, num(args["id"]), category_fields(args))
 
 
-async def delete_issue_category(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def delete_issue_category(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     """Preview, or delete moving its issues to ``reassign_to_id`` (else they lose their category)."""
     cid = num(args["id"])
     target = num(args["reassign_to_id"], "reassign_to_id") if args.get("reassign_to_id") is not None else None
@@ -83,7 +83,7 @@ TOOLS = (
     get_tool(
         ISSUE_CATEGORY, "get_issue_category", "Show one issue category with its default assignee.", CATEGORY
     ),
-    Tool(
+    redmine_tool(
         "create_issue_category",
         "Create an issue category in a project, optionally with a default assignee.",
         {
@@ -96,7 +96,7 @@ TOOLS = (
         ("project", "name"),
         "write",
     ),
-    Tool(
+    redmine_tool(
         "update_issue_category",
         "Rename an issue category or change its default assignee.",
         {
@@ -109,7 +109,7 @@ TOOLS = (
         ("id",),
         "idempotent",
     ),
-    Tool(
+    redmine_tool(
         "delete_issue_category",
         "Delete an issue category; its issues move to the category given, or lose their category.\n"
         "Without confirm true it only previews.",

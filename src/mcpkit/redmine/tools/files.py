@@ -10,7 +10,7 @@ from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import seg
 from mcpkit.redmine.tools.args import num, project_ref
 from mcpkit.redmine.tools.attachments import upload_file
-from mcpkit.redmine.tools.base import RedmineCtx, Tool
+from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.resource import Resource, list_tool
 from mcpkit.redmine.tools.results import done, entity_element
 from mcpkit.redmine.tools.schemas import PROJECT, ident
@@ -20,7 +20,7 @@ CATEGORY = "attachments"
 FILE = Resource("file", "files", "attachments/{id}", "projects/{project}/files")
 
 
-async def upload_project_file(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def upload_project_file(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     """Upload, attach to the project (or one of its versions), then find the file in the list."""
     ref = project_ref(args["project"])
     item = await upload_file(rc, str(args["path"]), args.get("filename"))
@@ -50,7 +50,7 @@ TOOLS = (
         CATEGORY,
         item_call="download_attachment with id={id}",
     ),
-    Tool(
+    redmine_tool(
         "upload_project_file",
         "Add a file from the attachments directory of the server to the files of a project.",
         {

@@ -7,7 +7,7 @@ from typing import Any
 import mcp_types
 
 from mcpkit.redmine.tools.args import as_text, ids, num, present, require_some
-from mcpkit.redmine.tools.base import RedmineCtx, Tool
+from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.resource import Resource, delete_tool, get_tool, list_tool, read
 from mcpkit.redmine.tools.results import done_entity, entity_of
 from mcpkit.redmine.tools.schemas import as_in_create, ident
@@ -35,7 +35,7 @@ def group_fields(args: dict[str, Any]) -> dict[str, Any]:
     return fields
 
 
-async def create_group(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def create_group(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     fields = group_fields(args)
     body = await rc.client.post("groups.json", what="the new group", json={"group": fields})
     group = await read(rc, GROUP, entity_of(body, "group").get("id"), ["users"])
@@ -45,7 +45,7 @@ async def create_group(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallTo
     )
 
 
-async def update_group(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def update_group(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     """Rename, replace the members, or add and remove single members; then check all of it."""
     gid = num(args["id"])
     fields = group_fields(args)
@@ -101,7 +101,7 @@ TOOLS = (
     get_tool(
         GROUP, "get_group", "Show one group, optionally with its users and project memberships.", CATEGORY
     ),
-    Tool(
+    redmine_tool(
         "create_group",
         "Create a group, optionally with its first members.",
         FIELDS,
@@ -110,7 +110,7 @@ TOOLS = (
         ("name",),
         "write",
     ),
-    Tool(
+    redmine_tool(
         "update_group",
         "Rename a group, replace all its members, or add and remove single members.",
         {

@@ -32,7 +32,7 @@ from mcpkit.redmine.tools.args import (
     require_some,
     user_or_me,
 )
-from mcpkit.redmine.tools.base import RedmineCtx, Tool
+from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.projects import project_id
 from mcpkit.redmine.tools.resource import Count, Resource, delete_tool, list_tool, read
 from mcpkit.redmine.tools.results import done, entity_element, entity_limit, entity_of, page_element
@@ -262,7 +262,7 @@ def issue_element(rc: RedmineCtx, issue: Mapping[str, Any], args: Mapping[str, A
     return element
 
 
-async def get_issue(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def get_issue(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     """One issue with its fields in full and its journals paged."""
     issue_id = num(args["id"])
     include = includes(args.get("include"), SHOW_INCLUDES, DEFAULT_SHOW)
@@ -275,7 +275,7 @@ async def get_issue(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolR
 # -- writing -------------------------------------------------------------------------------------
 
 
-async def create_issue(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def create_issue(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     """Create, then compare Redmine's answer with what was asked."""
     fields = await body_fields(rc, args)
     body = await rc.client.post("issues.json", what="the new issue", json={"issue": fields})
@@ -285,7 +285,7 @@ async def create_issue(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallTo
     return await verified(rc, fields, issue, message=message, success=success)
 
 
-async def update_issue(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def update_issue(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     """Change the given fields; Redmine answers 204, so read the issue back and compare."""
     issue_id = num(args["id"])
     fields = await body_fields(rc, args)
@@ -305,7 +305,7 @@ async def update_issue(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallTo
     return await verified(rc, fields, got, message=message, success=success)
 
 
-async def copy_issue(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def copy_issue(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     """Redmine's own copy (``copy_from``), optionally with subtasks and attachments, linked back."""
     source = num(args["id"])
     fields = await body_fields(rc, {k: v for k, v in args.items() if k in ("project", "subject")})
@@ -327,7 +327,7 @@ async def copy_issue(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallTool
     return await verified(rc, fields, issue, message=message, success=success)
 
 
-async def move_issues(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def move_issues(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     """Move each issue to the project; one failure does not stop the others, and all are reported."""
     targets = ids(args, "ids") or []
     if not targets:
@@ -362,7 +362,7 @@ async def watchers_of(rc: RedmineCtx, issue_id: int) -> list[Any]:
     return list((await read(rc, ISSUE, issue_id, ["watchers"])).get("watchers") or [])
 
 
-async def change_watcher(rc: RedmineCtx, args: dict[str, Any], *, add: bool) -> mcp_types.CallToolResult:
+async def change_watcher(args: dict[str, Any], rc: RedmineCtx, *, add: bool) -> mcp_types.CallToolResult:
     """Add or remove a watcher, then check the watcher list says so."""
     issue_id, user_id = num(args["issue_id"], "issue_id"), num(args["user_id"], "user_id")
     if add:
@@ -448,7 +448,7 @@ TOOLS = (
         properties=LIST_PROPERTIES,
         item_call="get_issue with id={id}",
     ),
-    Tool(
+    redmine_tool(
         "get_issue",
         "Show one issue in full with journals, children, relations, watchers and attachments.\n"
         "Journals are paged oldest first.",
@@ -465,7 +465,7 @@ TOOLS = (
         CATEGORY,
         ("id",),
     ),
-    Tool(
+    redmine_tool(
         "create_issue",
         "Create an issue in a project. Only project and subject are required.\n"
         "Find numbers with list trackers, list issue statuses and list issue priorities.",
@@ -475,7 +475,7 @@ TOOLS = (
         ("project", "subject"),
         "write",
     ),
-    Tool(
+    redmine_tool(
         "update_issue",
         "Change fields of an issue or add a note; fields as in create issue, only those given change.\n"
         "A field Redmine does not apply is an error naming it and the likely reason.",
@@ -491,7 +491,7 @@ TOOLS = (
         ("id",),
         "idempotent",
     ),
-    Tool(
+    redmine_tool(
         "copy_issue",
         "Copy an issue, optionally to another project, with its subtasks, attachments and watchers.\n"
         "The copy is linked to the original unless link is false.",
@@ -509,7 +509,7 @@ TOOLS = (
         ("id",),
         "write",
     ),
-    Tool(
+    redmine_tool(
         "move_issues",
         "Move issues to another project, optionally changing their tracker.\n"
         "The answer names any issue that did not move and why.",
@@ -530,7 +530,7 @@ TOOLS = (
         "Without confirm true it only previews.",
         CATEGORY,
     ),
-    Tool(
+    redmine_tool(
         "add_issue_watcher",
         "Add a user to the watchers of an issue.",
         {"issue_id": ident("Issue number"), "user_id": ident("User number")},
@@ -539,7 +539,7 @@ TOOLS = (
         ("issue_id", "user_id"),
         "idempotent",
     ),
-    Tool(
+    redmine_tool(
         "remove_issue_watcher",
         "Remove a user from the watchers of an issue.",
         {"issue_id": ident("Issue number"), "user_id": ident("User number")},

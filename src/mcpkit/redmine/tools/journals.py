@@ -16,7 +16,7 @@ import mcp_types
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import RedmineError
 from mcpkit.redmine.tools.args import as_flag, confirmed, num, uncut
-from mcpkit.redmine.tools.base import RedmineCtx, Tool
+from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.issues import ISSUE
 from mcpkit.redmine.tools.resource import read
 from mcpkit.redmine.tools.results import done, entity_element, preview_result
@@ -46,7 +46,7 @@ async def journal_of(rc: RedmineCtx, issue_id: int, journal_id: int) -> dict[str
     return found
 
 
-async def update_journal_note(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def update_journal_note(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     """Replace the note of a journal entry, optionally making it private or public."""
     issue_id, journal_id = num(args["issue_id"], "issue_id"), num(args["id"])
     await journal_of(rc, issue_id, journal_id)
@@ -63,7 +63,7 @@ async def update_journal_note(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types
     return await verified(rc, change, after, message=message, success=success, write_only=frozenset())
 
 
-async def delete_journal_note(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def delete_journal_note(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     """Preview the note; with confirm true, empty it so Redmine removes it."""
     issue_id, journal_id = num(args["issue_id"], "issue_id"), num(args["id"])
     journal = await journal_of(rc, issue_id, journal_id)
@@ -81,7 +81,7 @@ async def delete_journal_note(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types
 
 
 TOOLS = (
-    Tool(
+    redmine_tool(
         "update_journal_note",
         "Replace the note of one journal entry of an issue, or make it private or public.\n"
         "Find journal numbers with get issue.",
@@ -96,7 +96,7 @@ TOOLS = (
         ("issue_id", "id", "notes"),
         "idempotent",
     ),
-    Tool(
+    redmine_tool(
         "delete_journal_note",
         "Delete the note of one journal entry of an issue; field changes it records stay.\n"
         "Without confirm true it only previews.",

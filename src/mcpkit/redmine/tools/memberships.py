@@ -9,7 +9,7 @@ import mcp_types
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import seg
 from mcpkit.redmine.tools.args import ids, num, project_ref
-from mcpkit.redmine.tools.base import RedmineCtx, Tool
+from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.resource import Resource, delete_tool, list_tool, read
 from mcpkit.redmine.tools.results import done_entity, entity_of
 from mcpkit.redmine.tools.schemas import PROJECT, ident
@@ -41,7 +41,7 @@ def own_roles(membership: dict[str, Any]) -> dict[str, Any]:
     return {**membership, "roles": roles}
 
 
-async def add_project_membership(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def add_project_membership(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     ref = project_ref(args["project"])
     asked = {"user_id": num(args["user_id"], "user_id"), "role_ids": role_ids(args)}
     body = await rc.client.post(
@@ -58,7 +58,7 @@ async def add_project_membership(rc: RedmineCtx, args: dict[str, Any]) -> mcp_ty
     )
 
 
-async def update_project_membership(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def update_project_membership(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     mid = num(args["id"])
     asked = {"role_ids": role_ids(args)}
     await rc.client.put(f"memberships/{mid}.json", what=f"membership {mid}", json={"membership": asked})
@@ -76,7 +76,7 @@ TOOLS = (
         "List the users and groups of a project with their roles.",
         CATEGORY,
     ),
-    Tool(
+    redmine_tool(
         "add_project_membership",
         "Add a user or group to a project with one or more roles; see list roles for numbers.",
         {
@@ -89,7 +89,7 @@ TOOLS = (
         ("project", "user_id", "role_ids"),
         "write",
     ),
-    Tool(
+    redmine_tool(
         "update_project_membership",
         "Replace the roles of a membership; roles inherited from a group stay.",
         {

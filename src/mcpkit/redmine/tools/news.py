@@ -13,7 +13,7 @@ import mcp_types
 
 from mcpkit.redmine.api import RedmineError, seg
 from mcpkit.redmine.tools.args import as_text, num, present, project_ref
-from mcpkit.redmine.tools.base import RedmineCtx, Tool
+from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.resource import (
     Listing,
     Resource,
@@ -46,13 +46,13 @@ def news_fields(args: Mapping[str, Any]) -> dict[str, Any]:
     return present(args, {"title": as_text, "summary": as_text, "description": as_text})
 
 
-async def list_news(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def list_news(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     """News of one project, or of every project the key can see."""
     res = PROJECT_NEWS if args.get("project") is not None else NEWS
-    return await list_records(Listing(res, "list_news", item_call="get_news with id={id}"), rc, args)
+    return await list_records(Listing(res, "list_news", item_call="get_news with id={id}"), args, rc)
 
 
-async def create_news(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def create_news(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     ref = project_ref(args["project"])
     fields = news_fields(args)
     path = f"projects/{seg(ref)}/news.json"
@@ -73,7 +73,7 @@ async def create_news(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToo
     return await verified(rc, fields, news, message=message, success=done_entity(rc, message, "news", news))
 
 
-async def update_news(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def update_news(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     return await update_record(rc, NEWS, num(args["id"]), news_fields(args))
 
 
@@ -84,7 +84,7 @@ FIELDS: dict[str, dict[str, Any]] = {
 }
 
 TOOLS = (
-    Tool(
+    redmine_tool(
         "list_news",
         "List news, newest first, of one project or of every project the key can see.",
         {"project": PROJECT, **PAGING},
@@ -92,7 +92,7 @@ TOOLS = (
         CATEGORY,
     ),
     get_tool(NEWS, "get_news", "Show one news item, optionally with its comments and attachments.", CATEGORY),
-    Tool(
+    redmine_tool(
         "create_news",
         "Publish news in a project.",
         {"project": PROJECT, **FIELDS},
@@ -101,7 +101,7 @@ TOOLS = (
         ("project", "title", "description"),
         "write",
     ),
-    Tool(
+    redmine_tool(
         "update_news",
         "Change the title, summary or text of a news item; fields as in create news.",
         {"id": ident("News number"), **as_in_create(FIELDS)},

@@ -12,7 +12,7 @@ import mcp_types
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import RedmineClient, seg
 from mcpkit.redmine.tools.args import as_flag, as_text, custom_fields, ids, present, project_ref, require_some
-from mcpkit.redmine.tools.base import RedmineCtx, Tool
+from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.resource import (
     Count,
     Resource,
@@ -118,7 +118,7 @@ def _read_back_includes(fields: Mapping[str, Any]) -> list[str]:
     return wanted
 
 
-async def create_project(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def create_project(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     """Create, then read back with the includes needed to check trackers and modules."""
     fields = await with_parent(rc, args, project_fields(args))
     body = await rc.client.post("projects.json", what="the new project", json={"project": fields})
@@ -131,7 +131,7 @@ async def create_project(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.Call
     )
 
 
-async def update_project(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def update_project(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     """Change the given fields, read back, compare."""
     ref = project_ref(args["project"])
     fields = await with_parent(rc, args, project_fields(args))
@@ -145,7 +145,7 @@ async def update_project(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.Call
 
 
 async def change_status(
-    action: str, past: str, status: int, rc: RedmineCtx, args: dict[str, Any]
+    action: str, past: str, status: int, args: dict[str, Any], rc: RedmineCtx
 ) -> mcp_types.CallToolResult:
     """Archive, unarchive, close or reopen; then check the project's status says so."""
     ref = project_ref(args["project"])
@@ -190,7 +190,7 @@ TOOLS = (
         item_call="get_project with project={id}",
     ),
     get_tool(PROJECT_RESOURCE, "get_project", "Show one project by number or identifier.", CATEGORY),
-    Tool(
+    redmine_tool(
         "create_project",
         "Create a project. Name and identifier are required; the identifier cannot change later.",
         {
@@ -204,7 +204,7 @@ TOOLS = (
         ("name", "identifier"),
         "write",
     ),
-    Tool(
+    redmine_tool(
         "update_project",
         "Change fields of a project; fields as in create project, only those given change.",
         {"project": PROJECT, **as_in_create(FIELDS)},
@@ -214,7 +214,7 @@ TOOLS = (
         "idempotent",
     ),
     *(
-        Tool(
+        redmine_tool(
             name,
             description,
             {"project": PROJECT},

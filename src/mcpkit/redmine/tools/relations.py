@@ -8,7 +8,7 @@ import mcp_types
 
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.tools.args import num
-from mcpkit.redmine.tools.base import RedmineCtx, Tool
+from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.resource import Resource, delete_tool, list_tool
 from mcpkit.redmine.tools.results import done_entity, entity_of
 from mcpkit.redmine.tools.schemas import ident
@@ -38,7 +38,7 @@ RELATION = Resource(
 )
 
 
-async def create_issue_relation(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def create_issue_relation(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     """Relate two issues; the type is read from the first one."""
     issue_id = num(args["issue_id"], "issue_id")
     relation: dict[str, Any] = {
@@ -72,7 +72,7 @@ TOOLS = (
         CATEGORY,
         properties={"issue_id": ident("Issue number")},
     ),
-    Tool(
+    redmine_tool(
         "create_issue_relation",
         "Relate two issues. The type is read from the first issue, so blocks means it blocks the other.",
         {

@@ -18,7 +18,7 @@ import mcp_types
 
 from mcpkit.redmine.api import RedmineError, seg
 from mcpkit.redmine.tools.args import MAX_LIMIT, includes, num, paging, project_ref, require_some
-from mcpkit.redmine.tools.base import RedmineCtx, Tool
+from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.results import (
     confirm_or_preview,
     done_entity,
@@ -30,6 +30,7 @@ from mcpkit.redmine.tools.results import (
 from mcpkit.redmine.tools.schemas import CONFIRM, PAGING, PROJECT, ident
 from mcpkit.redmine.tools.verify import verified
 from mcpkit.results import Element, Window
+from mcpkit.tools import ToolSpec
 from mcpkit.tools import params as p
 
 Filters = Callable[[Mapping[str, Any]], dict[str, Any]]
@@ -128,7 +129,7 @@ class Listing:
     pages: bool = True
 
 
-async def list_records(listing: Listing, rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def list_records(listing: Listing, args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     """A page of records: Redmine's own paging when it has it, else a slice of the whole list."""
     res = listing.res
     offset, limit = paging(args) if listing.pages else (0, MAX_LIMIT)
@@ -148,7 +149,7 @@ async def list_records(listing: Listing, rc: RedmineCtx, args: dict[str, Any]) -
     return page_result(rc, res.plural, items, window, tool=listing.tool, item_call=listing.item_call)
 
 
-async def get_record(res: Resource, rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def get_record(res: Resource, args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     """One record, with the includes asked for."""
     include = includes(args.get("include"), res.includes) if res.includes else None
     return entity_result(rc, res.singular, await read(rc, res, ref_of(res, args), include))
@@ -179,7 +180,7 @@ async def impact_of(rc: RedmineCtx, res: Resource, ref: Any) -> list[Element]:
     return [out]
 
 
-async def delete_record(res: Resource, rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def delete_record(res: Resource, args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     """Preview without ``confirm: true``; delete with it."""
     ref = ref_of(res, args)
 
@@ -201,7 +202,7 @@ def list_tool(
     properties: Mapping[str, Mapping[str, Any]] | None = None,
     item_call: str | None = None,
     pages: bool = True,
-) -> Tool:
+) -> ToolSpec:
     """A paged list tool; each placeholder of the collection path becomes a required argument."""
     props: dict[str, Mapping[str, Any]] = {}
     for placeholder in placeholders(res.collection):
@@ -211,7 +212,7 @@ def list_tool(
     if pages:
         props.update(PAGING)
     handler = partial(list_records, Listing(res, name, filters, item_call, pages))
-    return Tool(name, description, props, handler, category, required, "read")
+    return redmine_tool(name, description, props, handler, category, required, "read")
 
 
 def include_schema(names: tuple[str, ...]) -> dict[str, Any]:
@@ -219,17 +220,17 @@ def include_schema(names: tuple[str, ...]) -> dict[str, Any]:
     return p.array(p.enum("", names), "Extra data")
 
 
-def get_tool(res: Resource, name: str, description: str, category: str) -> Tool:
+def get_tool(res: Resource, name: str, description: str, category: str) -> ToolSpec:
     """A tool that shows one record, with an ``include`` choice when the resource has any."""
     props: dict[str, Mapping[str, Any]] = {res.id_param: res.id_schema}
     if res.includes:
         props["include"] = include_schema(res.includes)
-    return Tool(name, description, props, partial(get_record, res), category, (res.id_param,), "read")
+    return redmine_tool(name, description, props, partial(get_record, res), category, (res.id_param,), "read")
 
 
-def delete_tool(res: Resource, name: str, description: str, category: str) -> Tool:
+def delete_tool(res: Resource, name: str, description: str, category: str) -> ToolSpec:
     """A delete tool that previews unless called with confirm true."""
     props = {res.id_param: res.id_schema, "confirm": CONFIRM}
-    return Tool(
+    return redmine_tool(
         name, description, props, partial(delete_record, res), category, (res.id_param,), "destructive"
     )

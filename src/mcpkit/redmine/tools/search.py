@@ -10,7 +10,7 @@ import mcp_types
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import seg
 from mcpkit.redmine.tools.args import paging, project_ref
-from mcpkit.redmine.tools.base import RedmineCtx, Tool
+from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.results import page_result
 from mcpkit.redmine.tools.schemas import PAGING, PROJECT
 from mcpkit.results import Window
@@ -41,7 +41,7 @@ def search_params(args: Mapping[str, Any]) -> dict[str, Any]:
     return q
 
 
-async def search(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def search(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     offset, limit = paging(args)
     path = "search.json"
     if args.get("project") is not None:
@@ -53,7 +53,7 @@ async def search(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResu
 
 
 TOOLS = (
-    Tool(
+    redmine_tool(
         "search",
         "Full-text search across issues, wiki pages, news, documents, changesets, messages and projects.",
         {

@@ -14,7 +14,7 @@ from typing import Any
 import mcp_types
 
 from mcpkit.redmine.tools.args import project_ref
-from mcpkit.redmine.tools.base import RedmineCtx, Tool
+from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.projects import project_id
 from mcpkit.redmine.tools.schemas import PROJECT
 from mcpkit.results import Element, xml_result
@@ -70,7 +70,7 @@ def leaves_estimate(issues: list[dict[str, Any]]) -> float:
     return sum(float(i.get("estimated_hours") or 0) for i in issues if i.get("id") not in parents)
 
 
-async def get_project_summary(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def get_project_summary(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     ref = project_ref(args["project"])
     pid = await project_id(rc.client, ref)
     scope = {"project_id": pid, "status_id": "*"}
@@ -94,7 +94,7 @@ async def get_project_summary(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types
 
 
 TOOLS = (
-    Tool(
+    redmine_tool(
         "get_project_summary",
         "Summarise a project: open and closed issues by status, tracker, assignee and version,\n"
         "and estimated against spent hours.",

@@ -17,7 +17,7 @@ from mcpkit.redmine.tools.args import (
     present,
     project_ref,
 )
-from mcpkit.redmine.tools.base import RedmineCtx, Tool
+from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.projects import project_id
 from mcpkit.redmine.tools.resource import Resource, delete_tool, get_tool, list_tool, update_record
 from mcpkit.redmine.tools.results import done_entity, entity_of
@@ -86,7 +86,7 @@ async def numbered(rc: RedmineCtx, fields: dict[str, Any]) -> dict[str, Any]:
     return fields
 
 
-async def create_time_entry(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def create_time_entry(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     fields = await numbered(rc, time_fields(args, creating=True))
     body = await rc.client.post("time_entries.json", what="the new time entry", json={"time_entry": fields})
     entry = entity_of(body, "time_entry")
@@ -97,7 +97,7 @@ async def create_time_entry(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.C
     )
 
 
-async def update_time_entry(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def update_time_entry(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     tid = num(args["id"])
     return await update_record(rc, TIME_ENTRY, tid, await numbered(rc, time_fields(args, creating=False)))
 
@@ -130,7 +130,7 @@ TOOLS = (
         item_call="get_time_entry with id={id}",
     ),
     get_tool(TIME_ENTRY, "get_time_entry", "Show one time entry by number.", CATEGORY),
-    Tool(
+    redmine_tool(
         "create_time_entry",
         "Log spent time on an issue or a project. Give hours and an issue number or a project.\n"
         "Find activity numbers with list time entry activities.",
@@ -140,7 +140,7 @@ TOOLS = (
         ("hours",),
         "write",
     ),
-    Tool(
+    redmine_tool(
         "update_time_entry",
         "Change a time entry; fields as in create time entry, only those given change.",
         {"id": ident("Time entry number"), **as_in_create(FIELDS)},

@@ -9,7 +9,7 @@ import mcp_types
 
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.tools.args import as_flag, as_pos_int, as_text, includes, num, present
-from mcpkit.redmine.tools.base import RedmineCtx, Tool
+from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.resource import (
     Count,
     Resource,
@@ -79,18 +79,18 @@ def user_filters(args: Mapping[str, Any]) -> dict[str, Any]:
     return params
 
 
-async def get_user(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def get_user(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     include = includes(args.get("include"), INCLUDES)
     return entity_result(rc, "user", await read(rc, USER, user_ref(args["id"]), include))
 
 
-async def get_my_account(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def get_my_account(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     return entity_result(
         rc, "user", entity_of(await rc.client.get("my/account.json", what="your account"), "user")
     )
 
 
-async def create_user(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def create_user(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     fields = user_fields(args)
     if "password" not in fields and not fields.get("generate_password"):
         raise ValidationError("Give a password or set generate_password true")
@@ -100,7 +100,7 @@ async def create_user(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToo
     return await verified(rc, fields, user, message=message, success=done_entity(rc, message, "user", user))
 
 
-async def update_user(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def update_user(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     return await update_record(rc, USER, num(args["id"]), user_fields(args))
 
 
@@ -135,7 +135,7 @@ TOOLS = (
         },
         item_call="get_user with id={id}",
     ),
-    Tool(
+    redmine_tool(
         "get_user",
         "Show one user by number, or current for the key owner.",
         {
@@ -146,14 +146,14 @@ TOOLS = (
         CATEGORY,
         ("id",),
     ),
-    Tool(
+    redmine_tool(
         "get_my_account",
         "Show the account of the key owner, including preferences.",
         {},
         get_my_account,
         CATEGORY,
     ),
-    Tool(
+    redmine_tool(
         "create_user",
         "Create a user account. Needs an administrator key.\n"
         "Give login, names, email, and a password or generate password true.",
@@ -163,7 +163,7 @@ TOOLS = (
         ("login", "firstname", "lastname", "mail"),
         "write",
     ),
-    Tool(
+    redmine_tool(
         "update_user",
         "Change a user account; fields as in create user, only those given change. Needs an administrator key.",
         {"id": ident("User number"), **as_in_create(FIELDS)},

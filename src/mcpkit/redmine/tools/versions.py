@@ -9,7 +9,7 @@ import mcp_types
 
 from mcpkit.redmine.api import seg
 from mcpkit.redmine.tools.args import as_text, date_text, num, present, project_ref
-from mcpkit.redmine.tools.base import RedmineCtx, Tool
+from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.resource import (
     Count,
     Resource,
@@ -54,7 +54,7 @@ def version_fields(args: Mapping[str, Any]) -> dict[str, Any]:
     )
 
 
-async def create_version(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def create_version(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     ref = project_ref(args["project"])
     fields = version_fields(args)
     body = await rc.client.post(
@@ -67,7 +67,7 @@ async def create_version(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.Call
     )
 
 
-async def update_version(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def update_version(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     return await update_record(rc, VERSION, num(args["id"]), version_fields(args))
 
 
@@ -83,7 +83,7 @@ FIELDS: dict[str, dict[str, Any]] = {
 TOOLS = (
     list_tool(VERSION, "list_versions", "List the versions of a project, including shared ones.", CATEGORY),
     get_tool(VERSION, "get_version", "Show one version by number.", CATEGORY),
-    Tool(
+    redmine_tool(
         "create_version",
         "Create a version in a project. Only the name is required.",
         {"project": PROJECT, **FIELDS},
@@ -92,7 +92,7 @@ TOOLS = (
         ("project", "name"),
         "write",
     ),
-    Tool(
+    redmine_tool(
         "update_version",
         "Change fields of a version; fields as in create version, only those given change.",
         {"id": ident("Version number"), **as_in_create(FIELDS)},

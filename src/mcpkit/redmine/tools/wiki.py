@@ -10,7 +10,7 @@ import mcp_types
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import seg
 from mcpkit.redmine.tools.args import confirmed, num, project_ref, uncut
-from mcpkit.redmine.tools.base import RedmineCtx, Tool
+from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.resource import Resource, list_tool
 from mcpkit.redmine.tools.results import done, done_entity, entity_of, entity_result, preview_result
 from mcpkit.redmine.tools.schemas import CONFIRM, PROJECT
@@ -42,7 +42,7 @@ async def read_page(rc: RedmineCtx, path: str, what: str) -> dict[str, Any]:
     return entity_of(await rc.client.get(f"{path}.json", what=what), "wiki_page")
 
 
-async def get_wiki_page(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def get_wiki_page(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     path, what = page_path(args)
     if args.get("version") is not None:
         version = num(args["version"], "version")
@@ -50,7 +50,7 @@ async def get_wiki_page(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallT
     return entity_result(rc, "wiki_page", await read_page(rc, path, what))
 
 
-async def create_or_update_wiki_page(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def create_or_update_wiki_page(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     path, what = page_path(args)
     page: dict[str, Any] = {"text": uncut(str(args["text"]), "text")}
     if args.get("comments"):
@@ -67,7 +67,7 @@ async def create_or_update_wiki_page(rc: RedmineCtx, args: dict[str, Any]) -> mc
     )
 
 
-async def delete_wiki_page(rc: RedmineCtx, args: dict[str, Any]) -> mcp_types.CallToolResult:
+async def delete_wiki_page(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     path, what = page_path(args)
     page = await read_page(rc, path, what)
     out = Element("wiki_page", {"title": page.get("title")})
@@ -87,7 +87,7 @@ TOOLS = (
         "List the wiki pages of a project with their titles and versions.",
         CATEGORY,
     ),
-    Tool(
+    redmine_tool(
         "get_wiki_page",
         "Show a wiki page with its text, optionally an older version.",
         {"project": PROJECT, "title": TITLE, "version": p.integer("Older version number", minimum=1)},
@@ -95,7 +95,7 @@ TOOLS = (
         CATEGORY,
         ("project", "title"),
     ),
-    Tool(
+    redmine_tool(
         "create_or_update_wiki_page",
         "Create a wiki page or replace the text of an existing one; the old text stays in its history.",
         {
@@ -110,7 +110,7 @@ TOOLS = (
         ("project", "title", "text"),
         "idempotent",
     ),
-    Tool(
+    redmine_tool(
         "delete_wiki_page",
         "Delete a wiki page with its history and child pages. Cannot be undone.\n"
         "Without confirm true it only previews.",
