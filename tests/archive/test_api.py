@@ -195,12 +195,14 @@ def test_chunk_pairs_always_yields_one_chunk() -> None:
     assert chunk_pairs([]) == [{"data": [], "chunk": 1, "total_chunks": 1, "start_rank": 1}]
 
 
-def test_default_db_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("MCPKIT_ARCHIVE_DB", str(tmp_path / "x.db"))
-    assert default_db_path() == tmp_path / "x.db"
-    monkeypatch.delenv("MCPKIT_ARCHIVE_DB")
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
-    assert default_db_path() == tmp_path / "xdg" / "mcpkit" / "archive.db"
+def test_default_db_path(tmp_path: Path) -> None:
+    """From the environment the CLI passes: the variable, then the XDG data dir, then home."""
+    assert default_db_path({"MCPKIT_ARCHIVE_DB": str(tmp_path / "x.db")}) == tmp_path / "x.db"
+    assert (
+        default_db_path({"XDG_DATA_HOME": str(tmp_path / "xdg")})
+        == tmp_path / "xdg" / "mcpkit" / "archive.db"
+    )
+    assert default_db_path({}) == Path.home() / ".local" / "share" / "mcpkit" / "archive.db"
 
 
 async def test_weights_are_ignored_outside_the_average_mode(api: ArchiveAPI) -> None:

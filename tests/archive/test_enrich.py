@@ -15,6 +15,7 @@ from mcpkit.archive.embedders import create_embedder
 from mcpkit.archive.embedding import embed_missing
 from mcpkit.archive.enrich import EndpointError, EnrichClient, enrich, plan_enrichment
 from mcpkit.archive.enrich import prompt as prompt_module
+from mcpkit.archive.enrich.client import api_key_from
 from mcpkit.archive.enrich.prompt import MalformedAnswerError, parse_answer
 from mcpkit.archive.importers import import_csv
 from mcpkit.archive.posts import strip_content
@@ -157,14 +158,15 @@ async def test_dry_run_estimate(failing_store: Store) -> None:
 
 
 async def test_key_is_sent_and_never_shown(
-    llm: tuple[FakeLLM, str],
-    failing_store: Store,
-    monkeypatch: pytest.MonkeyPatch,
-    caplog: pytest.LogCaptureFixture,
+    llm: tuple[FakeLLM, str], failing_store: Store, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    monkeypatch.setenv("MCPKIT_ENRICH_API_KEY", "sk-very-secret")
-    summary = await _enrich(failing_store, llm[1])
+    key = api_key_from({"OPENAI_API_KEY": "sk-other", "MCPKIT_ENRICH_API_KEY": "sk-very-secret"})
+    client = _client(llm[1], api_key=key)
+    try:
+        summary = await enrich(failing_store, client, plan_enrichment(failing_store))
+    finally:
+        await client.aclose()
     assert "Bearer sk-very-secret" in llm[0].authorizations
     assert "sk-very-secret" not in caplog.text and "sk-very-secret" not in repr(summary)
 

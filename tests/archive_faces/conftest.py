@@ -1,16 +1,16 @@
-"""Fixtures for the archive faces: real servers on real loopback sockets, a real sample DB."""
+"""Fixtures for the archive faces: real servers on real loopback sockets, a real sample DB, the CLI in process."""
 
 from __future__ import annotations
 
-import os
 import socket
-import subprocess
-import sys
+import traceback
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from mcpkit.archive.rpc import RpcServer, ServerOptions
 from tests.archive_faces.tiny_api import TinyAPI
@@ -55,18 +55,27 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def cli(
-    *args: str, env: dict[str, str] | None = None, input: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    """Run ``mcpkit archive ARGS`` in a child process (the face as a user runs it)."""
-    full_env = dict(os.environ, **(env or {}))
-    full_env.setdefault("MCPKIT_ARCHIVE_URL", "ws://127.0.0.1:9")  # nothing listens: in-process unless told
-    return subprocess.run(
-        [sys.executable, "-m", "mcpkit.archive.cli", *args],
-        capture_output=True,
-        text=True,
-        env=full_env,
-        input=input,
-        timeout=180,
-        check=False,
-    )
+@dataclass(frozen=True)
+class Ran:
+    """What a command left behind, named as ``subprocess.CompletedProcess`` names it."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def cli(*args: str, env: dict[str, str] | None = None, input: str | None = None) -> Ran:
+    """Run ``mcpkit archive ARGS`` in this process through typer's CliRunner (the same parse,
+    exit codes and streams a user gets, without a child interpreter per command).
+
+    An exception the command did not turn into an exit code is written to ``stderr`` as its
+    traceback, as a child process would have: tests that demand one line catch it.
+    """
+    from mcpkit.archive.cli import app
+
+    full_env = {"MCPKIT_ARCHIVE_URL": "ws://127.0.0.1:9", **(env or {})}  # in-process unless told
+    done = CliRunner().invoke(app, list(args), env=full_env, input=input, catch_exceptions=True)
+    stderr = done.stderr
+    if done.exception is not None and not isinstance(done.exception, SystemExit):
+        stderr += "".join(traceback.format_exception(done.exception))
+    return Ran(done.exit_code, done.stdout, stderr)

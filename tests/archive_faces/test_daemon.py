@@ -61,3 +61,79 @@ def test_start_reports_a_server_that_dies(tmp_path: Path) -> None:
             env={"MCPKIT_ARCHIVE_STATE": str(tmp_path / "state")},
         )  # fmt: skip
     assert done.returncode == 1 and "exited" in done.stderr
+
+
+def _flags(command: str) -> set[str]:
+    import typer.main
+
+    from mcpkit.archive.cli import app
+
+    group = typer.main.get_command(app)
+    found = group.commands[command]  # type: ignore[attr-defined]
+    return {opt for p in found.params if p.param_type_name == "option" for opt in p.opts}
+
+
+def test_start_takes_every_serve_option() -> None:
+    """start once rebuilt serve's argv by hand and lacked --trace and --max-message-bytes."""
+    assert _flags("serve") <= _flags("start")
+    assert _flags("start") - _flags("serve") == {"--ready-timeout"}
+
+
+def test_the_spec_survives_its_trip_to_the_child() -> None:
+    from mcpkit.archive import daemon
+    from mcpkit.archive.cli import SPEC_COMMAND
+    from mcpkit.archive.daemon import ServeSpec
+    from mcpkit.archive.embedders import EmbedEndpoint
+    from mcpkit.archive.limits import InputLimits
+    from mcpkit.archive.rpc import ServerOptions
+
+    spec = ServeSpec(
+        db="/tmp/a.db",
+        server=ServerOptions(
+            host="::1", port=9, token="t", allowed_origins=("http://a",), max_message_bytes=4096, trace=True
+        ),
+        limits=InputLimits(max_text_chars=7),
+        create=True,
+        exact=True,
+        endpoint=EmbedEndpoint("http://e/v1", "sk-secret"),
+    )
+    assert ServeSpec.from_json(spec.to_json()) == spec
+    assert spec.url == "ws://[::1]:9"
+    assert "sk-secret" not in repr(spec) and "host=" in repr(spec)  # secrets stay out of logs
+    assert "token=" not in repr(spec)
+    assert SPEC_COMMAND == daemon.SPEC_COMMAND
+
+
+def test_start_with_trace_and_a_message_limit(sample_db: Path, tmp_path: Path) -> None:
+    """Every serve option reaches the background server: --trace logs the messages, the
+    --max-message-bytes limit refuses a bigger request, and the token stays out of argv."""
+    from mcpkit.errors import JsonRpcError
+
+    port = free_port()
+    url = f"ws://127.0.0.1:{port}"
+    state = tmp_path / "state"
+    env = {"MCPKIT_ARCHIVE_STATE": str(state), "MCPKIT_ARCHIVE_TOKEN": "tok-in-env"}
+    started = cli(
+        "start", "--port", str(port), "--db", str(sample_db), "--trace", "--max-message-bytes", "2048",
+        env=env,
+    )  # fmt: skip
+    assert started.returncode == 0, started.stderr
+    try:
+        pid = json.loads((state / "archive-server.pid").read_text())["pid"]
+        assert b"tok-in-env" not in Path(f"/proc/{pid}/cmdline").read_bytes()
+
+        async def exchange() -> None:
+            client = RpcClient(url, token="tok-in-env", connect_timeout=30)
+            try:
+                assert (await client.call("get_status", {}))["ready"] is True
+                with pytest.raises(JsonRpcError) as refused:
+                    await client.call("search_posts_by_text", {"search_term": "x" * 4000})
+                assert refused.value.code == -32600
+            finally:
+                await client.aclose()
+
+        asyncio.run(exchange())
+    finally:
+        assert cli("stop", env=env).returncode == 0
+    log = (state / "archive-server.log").read_text()
+    assert "<- " in log and "get_status" in log  # --trace reached the child

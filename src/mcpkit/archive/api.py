@@ -5,11 +5,13 @@ so a method behaves identically whichever way it is reached (seed 001's lesson).
 
 Decisions the faces rely on
 ---------------------------
-* ``default_db_path()``: ``$MCPKIT_ARCHIVE_DB``, else ``$XDG_DATA_HOME/mcpkit/archive.db``
-  (``~/.local/share/mcpkit/archive.db`` when XDG_DATA_HOME is unset). Vectors live next to it in
+* ``default_db_path(environ)``: ``MCPKIT_ARCHIVE_DB``, else ``$XDG_DATA_HOME/mcpkit/archive.db``
+  (``~/.local/share/mcpkit/archive.db`` when XDG_DATA_HOME is unset), read from the mapping the
+  CLI passes (library code never reads ``os.environ``). Vectors live next to it in
   ``<db>.vectors/<space>/``.
-* ``ArchiveAPI.open(db_path, embedder=None)`` opens (and migrates) the DB; the embedding model is
-  created lazily from the name each space records, on the first call that needs a query vector.
+* ``ArchiveAPI.open(db_path, embedder=None, exact=False, endpoint=None)`` opens (and migrates)
+  the DB; the embedding model is created lazily from the name each space records, on the first
+  call that needs a query vector.
 * Methods (upstream's names; params by name, or positionally in this order):
 
   ==================== ================================================= ==========================
@@ -50,7 +52,6 @@ Decisions the faces rely on
 from __future__ import annotations
 
 import logging
-import os
 import sqlite3
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
@@ -60,7 +61,7 @@ from typing import Any
 
 import anyio.to_thread
 
-from mcpkit.archive.embedders import Embedder
+from mcpkit.archive.embedders import Embedder, EmbedEndpoint
 from mcpkit.archive.engine import Engine
 from mcpkit.archive.limits import InputLimits, check_depth, check_text
 from mcpkit.archive.settings import (
@@ -78,6 +79,7 @@ from mcpkit.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, Jso
 logger = logging.getLogger("mcpkit.archive")
 
 __all__ = [
+    "ENV_DB",
     "STREAM_CHUNK_SIZE",
     "ArchiveAPI",
     "default_db_path",
@@ -86,12 +88,15 @@ __all__ = [
 STREAM_CHUNK_SIZE = 20_000
 
 
-def default_db_path() -> Path:
-    """Where the archive lives unless told otherwise: env, then the XDG data dir."""
-    explicit = os.environ.get("MCPKIT_ARCHIVE_DB")
+ENV_DB = "MCPKIT_ARCHIVE_DB"
+
+
+def default_db_path(environ: Mapping[str, str]) -> Path:
+    """Where the archive lives unless ``--db`` says: ``MCPKIT_ARCHIVE_DB``, then the XDG data dir."""
+    explicit = environ.get(ENV_DB)
     if explicit:
         return Path(explicit).expanduser()
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    base = environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base).expanduser() / "mcpkit" / "archive.db"
 
 
@@ -147,10 +152,19 @@ class ArchiveAPI:
 
     @classmethod
     def open(
-        cls, db_path: Path, *, embedder: Embedder | None = None, limits: InputLimits | None = None
+        cls,
+        db_path: Path,
+        *,
+        embedder: Embedder | None = None,
+        limits: InputLimits | None = None,
+        exact: bool = False,
+        endpoint: EmbedEndpoint | None = None,
     ) -> ArchiveAPI:
-        """Open (creating/migrating) the archive at ``db_path``; the model loads lazily."""
-        return cls(Engine.open(Path(db_path), embedder=embedder), limits)
+        """Open (creating/migrating) the archive at ``db_path``; the model loads lazily.
+
+        ``exact`` turns the quantised first pass off; ``endpoint`` serves ``openai:`` models."""
+        engine = Engine.open(Path(db_path), embedder=embedder, exact=exact, endpoint=endpoint)
+        return cls(engine, limits)
 
     def _text(self, args: Mapping[str, Any], name: str) -> str:
         return check_text(name, args.get(name), self.limits.max_text_chars)

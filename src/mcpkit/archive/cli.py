@@ -4,6 +4,11 @@ Data commands (import, embed) call the data modules directly; query commands (se
 stats, users, shell) go through the one API — over the server when one answers at
 ``--server``/``$MCPKIT_ARCHIVE_URL``, else in-process on the DB — and say which on stderr.
 Exit codes: 0 ok, 1 failure, 2 usage (bad flags or bad params).
+
+This module is the only reader of the archive's environment variables (the table in
+docs/archive.md): it turns each into a value the library takes, so a test or an embedding
+program sets an option by passing it, and a variable never changes a library call behind its
+caller's back.
 """
 
 from __future__ import annotations
@@ -23,11 +28,12 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from mcpkit.archive import texts
+from mcpkit.archive.embedders import EmbedEndpoint
 from mcpkit.archive.importers.export_file import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES
 from mcpkit.archive.limits import DEFAULT_MAX_TEXT_CHARS, InputLimits
 from mcpkit.archive.rpc.api_port import ArchivePort
-from mcpkit.archive.rpc.client import ENV_URL, RpcClient, default_url
-from mcpkit.archive.rpc.security import ENV_TOKEN, SecurityConfigError, origins_from_env
+from mcpkit.archive.rpc.client import DEFAULT_URL, ENV_URL, RpcClient
+from mcpkit.archive.rpc.security import ENV_ORIGINS, ENV_TOKEN, SecurityConfigError, parse_origins
 from mcpkit.cli_kit import (
     AllowOriginOpt,
     HostOpt,
@@ -38,6 +44,8 @@ from mcpkit.cli_kit import (
     TraceFlagOpt,
     TransportChoice,
     TransportOpt,
+    env_flag,
+    env_value,
     fail,
     print_json,
 )
@@ -47,6 +55,7 @@ from mcpkit.log import setup_logging
 
 if TYPE_CHECKING:
     from mcpkit.archive.api import ArchiveAPI
+    from mcpkit.archive.daemon import ServeSpec
     from mcpkit.archive.store import Store
 
 app = typer.Typer(
@@ -57,6 +66,7 @@ app = typer.Typer(
 )
 
 T = TypeVar("T")
+SPEC_COMMAND = "serve-spec"  # mcpkit.archive.daemon.SPEC_COMMAND, kept here so --help loads no daemon
 
 DbOpt = Annotated[
     Path | None,
@@ -72,10 +82,42 @@ def _err(message: str) -> None:
     typer.echo(message, err=True)
 
 
+# -- the environment: read here only, passed on as values ---------------------------------------
+
+ENV_EXACT = "MCPKIT_ARCHIVE_EXACT"
+ENV_EMBED_URL = "MCPKIT_EMBED_URL"
+ENV_EMBED_KEY = "MCPKIT_EMBED_API_KEY"
+ENV_ENRICH_URL = "MCPKIT_ENRICH_URL"
+ENV_ENRICH_MODEL = "MCPKIT_ENRICH_MODEL"
+
+
 def _db_path(db: Path | None) -> Path:
     from mcpkit.archive.api import default_db_path
 
-    return Path(db) if db is not None else default_db_path()
+    return Path(db) if db is not None else default_db_path(os.environ)
+
+
+def _state_dir() -> Path:
+    from mcpkit.archive.daemon import state_dir
+
+    return state_dir(os.environ)
+
+
+def _endpoint() -> EmbedEndpoint:
+    """Where ``openai:`` embedding models are served, and their key."""
+    return EmbedEndpoint(env_value(ENV_EMBED_URL), env_value(ENV_EMBED_KEY))
+
+
+def _exact() -> bool:
+    return env_flag(ENV_EXACT)
+
+
+def _server_url(given: str | None) -> str:
+    return given or env_value(ENV_URL) or DEFAULT_URL
+
+
+def _token(given: str | None = None) -> str | None:
+    return given or env_value(ENV_TOKEN)
 
 
 def _open_api(path: Path, limits: InputLimits | None = None, *, create: bool = False) -> ArchiveAPI:
@@ -86,7 +128,7 @@ def _open_api(path: Path, limits: InputLimits | None = None, *, create: bool = F
     if not create:
         require_archive(path)
     try:
-        return ArchiveAPI.open(path, limits=limits)
+        return ArchiveAPI.open(path, limits=limits, exact=_exact(), endpoint=_endpoint())
     except McpkitError as exc:
         fail(f"cannot open {path}: {exc}")
 
@@ -232,7 +274,7 @@ def embed_cmd(
     if space not in SPACES:
         fail(f"--space must be one of {', '.join(SPACES)}, got {space!r}", 2)
     with _opened_store(db, "embed", create=False) as store, _progress() as bar:
-        embedder = create_embedder(model)
+        embedder = create_embedder(model, _endpoint())
         if fresh and drop_space(vectors_root(store.path), space):
             _err(f"deleted the {space} vectors; embedding every post again with {embedder.name}")
         task = bar.add_task(f"embedding {space}", total=None)
@@ -279,10 +321,11 @@ def enrich_cmd(
     """Add reasoning, summary and tags to posts with an LLM (resumable, idempotent)."""
     from mcpkit.archive.enrich import DEFAULT_ENDPOINT, DEFAULT_MODEL, EnrichClient, plan_enrichment
     from mcpkit.archive.enrich import enrich as run_enrich
+    from mcpkit.archive.enrich.client import api_key_from
 
     setup_logging()
-    endpoint = endpoint or os.environ.get("MCPKIT_ENRICH_URL") or DEFAULT_ENDPOINT
-    model = model or os.environ.get("MCPKIT_ENRICH_MODEL") or DEFAULT_MODEL
+    endpoint = endpoint or env_value(ENV_ENRICH_URL) or DEFAULT_ENDPOINT
+    model = model or env_value(ENV_ENRICH_MODEL) or DEFAULT_MODEL
     with _opened_store(db, "enrich", create=False) as store:
         plan = plan_enrichment(store, limit)
         if dry_run:
@@ -297,7 +340,7 @@ def enrich_cmd(
                     f"{report['estimated_output_tokens']:,} output tokens with {model} at {endpoint}"
                 )
             return
-        client = EnrichClient(endpoint, model)
+        client = EnrichClient(endpoint, model, api_key=api_key_from(os.environ))
         with _enrich_progress() as bar:
             task = bar.add_task("enriching", total=len(plan.due), tokens=0)
 
@@ -359,7 +402,7 @@ def _embed_enrichments(store: Store) -> list[dict[str, Any]]:
     from mcpkit.archive.vectors import describe, vectors_root
 
     content = describe(vectors_root(store.path)).get("content")
-    embedder = create_embedder(content["model"] if content else None)
+    embedder = create_embedder(content["model"] if content else None, _endpoint())
     done = []
     for space in ("reasoning", "summary"):
         summary = embed_missing(store, space, embedder)
@@ -381,6 +424,84 @@ IdleOpt = Annotated[
 ]
 
 
+def _spec(
+    *,
+    host: str,
+    port: int,
+    db: Path | None,
+    token: str | None,
+    allow_origin: list[str] | None,
+    max_message_bytes: int,
+    max_text_chars: int,
+    max_connections: int,
+    max_batch: int,
+    idle_timeout: float,
+    trace: bool,
+    create: bool,
+) -> ServeSpec:
+    """The one value ``serve`` and ``start`` run, from their options and the environment; a
+    bind that others could reach without a token is refused here, before anything starts."""
+    from mcpkit.archive.daemon import ServeSpec
+    from mcpkit.archive.rpc.security import AccessPolicy
+    from mcpkit.archive.rpc.server import ServerOptions
+
+    options = ServerOptions(
+        host=host,
+        port=port,
+        token=_token(token),
+        allowed_origins=tuple(allow_origin or parse_origins(env_value(ENV_ORIGINS))),
+        max_message_bytes=max_message_bytes,
+        max_connections=max_connections,
+        max_batch=max_batch,
+        idle_timeout=idle_timeout,
+        trace=trace,
+    )
+    try:
+        AccessPolicy.for_bind(host, options.token)
+    except SecurityConfigError as exc:
+        fail(str(exc), 2)
+    path = _db_path(db)
+    if not create:
+        require_archive(path)
+    return ServeSpec(
+        db=str(path),
+        server=options,
+        limits=InputLimits(max_text_chars=max_text_chars),
+        create=create,
+        exact=_exact(),
+        endpoint=_endpoint(),
+    )
+
+
+def _serve(spec: ServeSpec) -> None:
+    """Run the server of ``spec`` in this process until it is stopped."""
+    from mcpkit.archive.api import ArchiveAPI
+    from mcpkit.archive.rpc.server import run_server
+
+    setup_logging("info")
+    logging.getLogger("faiss.loader").setLevel(logging.WARNING)  # which CPU build it picked
+    path = Path(spec.db)
+    if not spec.create:
+        require_archive(path)
+    try:
+        api = ArchiveAPI.open(path, limits=spec.limits, exact=spec.exact, endpoint=spec.endpoint)
+    except McpkitError as exc:
+        fail(f"cannot open {path}: {exc}")
+    api.warm_in_background()  # filter columns and vector indexes; queries meanwhile run exact
+    try:
+        _run(
+            run_server(
+                api, spec.server, on_ready=lambda url: _err(f"archive server ready at {url} (db {path})")
+            )
+        )
+    except SecurityConfigError as exc:
+        fail(str(exc), 2)
+    except OSError as exc:
+        fail(f"cannot listen on {spec.server.host}:{spec.server.port}: {exc.strerror or exc}")
+    finally:
+        api.close()
+
+
 @app.command("serve")
 def serve_cmd(
     host: HostOpt = "127.0.0.1",
@@ -397,42 +518,34 @@ def serve_cmd(
     create: CreateOpt = False,
 ) -> None:
     """Serve the archive over WebSocket JSON-RPC 2.0 in the foreground."""
-    from mcpkit.archive.rpc.server import ServerOptions, run_server
-
-    if not create:
-        require_archive(_db_path(db))
-    setup_logging("info")
-    logging.getLogger("faiss.loader").setLevel(logging.WARNING)  # which CPU build it picked
-    options = ServerOptions(
-        host=host,
-        port=port,
-        token=token or os.environ.get(ENV_TOKEN) or None,
-        allowed_origins=tuple(allow_origin or origins_from_env()),
-        max_message_bytes=max_message_bytes,
-        max_connections=max_connections,
-        max_batch=max_batch,
-        idle_timeout=idle_timeout,
-        trace=trace,
-    )
-    path = _db_path(db)
-    api = _open_api(path, InputLimits(max_text_chars=max_text_chars), create=create)
-    api.warm_in_background()  # filter columns and vector indexes; queries meanwhile run exact
-    try:
-        _run(
-            run_server(api, options, on_ready=lambda url: _err(f"archive server ready at {url} (db {path})"))
+    _serve(
+        _spec(
+            host=host,
+            port=port,
+            db=db,
+            token=token,
+            allow_origin=allow_origin,
+            max_message_bytes=max_message_bytes,
+            max_text_chars=max_text_chars,
+            max_connections=max_connections,
+            max_batch=max_batch,
+            idle_timeout=idle_timeout,
+            trace=trace,
+            create=create,
         )
-    except SecurityConfigError as exc:
-        fail(str(exc), 2)
-    except OSError as exc:
-        fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
-    finally:
-        api.close()
+    )
 
 
-def _probe_url(host: str, port: int) -> str:
-    shown = "127.0.0.1" if host in ("0.0.0.0", "", "::") else host
-    shown = f"[{shown}]" if ":" in shown else shown
-    return f"ws://{shown}:{port}"
+@app.command(SPEC_COMMAND, hidden=True)
+def serve_spec_cmd() -> None:
+    """The background server ``start`` spawns: its options as JSON on stdin (never in argv)."""
+    from mcpkit.archive.daemon import ServeSpec
+
+    try:
+        spec = ServeSpec.from_json(sys.stdin.read())
+    except (ValueError, KeyError, TypeError) as exc:
+        fail(f"{SPEC_COMMAND} reads the server's options as JSON on stdin: {exc}", 2)
+    _serve(spec)
 
 
 @app.command("start")
@@ -442,36 +555,36 @@ def start_cmd(
     db: DbOpt = None,
     token: TokenOpt = None,
     allow_origin: AllowOriginOpt = None,
-    ready_timeout: Annotated[
-        float, typer.Option("--ready-timeout", help="Seconds to wait for readiness.")
-    ] = 120.0,
+    max_message_bytes: MaxMessageBytesOpt = 1 << 20,
     max_text_chars: TextCapOpt = DEFAULT_MAX_TEXT_CHARS,
     max_connections: ConnCapOpt = 256,
     max_batch: BatchOpt = 100,
     idle_timeout: IdleOpt = 300.0,
+    trace: TraceFlagOpt = False,
     create: CreateOpt = False,
+    ready_timeout: Annotated[
+        float, typer.Option("--ready-timeout", help="Seconds to wait for readiness.")
+    ] = 120.0,
 ) -> None:
-    """Start the server in the background; returns once it answers."""
+    """Start the server in the background (every serve option applies); returns once it answers."""
     from mcpkit.archive import daemon
-    from mcpkit.archive.rpc.security import AccessPolicy
 
-    token = token or os.environ.get(ENV_TOKEN) or None
+    spec = _spec(
+        host=host,
+        port=port,
+        db=db,
+        token=token,
+        allow_origin=allow_origin,
+        max_message_bytes=max_message_bytes,
+        max_text_chars=max_text_chars,
+        max_connections=max_connections,
+        max_batch=max_batch,
+        idle_timeout=idle_timeout,
+        trace=trace,
+        create=create,
+    )
     try:
-        AccessPolicy.for_bind(host, token)
-    except SecurityConfigError as exc:
-        fail(str(exc), 2)
-    if not create:
-        require_archive(_db_path(db))
-    if token:
-        os.environ[ENV_TOKEN] = token  # to the child through its environment, never its argv
-    args = ["--host", host, "--port", str(port), "--db", str(_db_path(db))]
-    args += ["--max-text-chars", str(max_text_chars), "--max-connections", str(max_connections)]
-    args += ["--max-batch", str(max_batch), "--idle-timeout", str(idle_timeout)]
-    args += ["--create"] if create else []
-    for origin in allow_origin or []:
-        args += ["--allow-origin", origin]
-    try:
-        state = daemon.start(args, _probe_url(host, port), token=token, ready_timeout=ready_timeout)
+        state = daemon.start(spec, _state_dir(), ready_timeout=ready_timeout)
     except McpkitError as exc:
         fail(str(exc))
     typer.echo(f"archive server running at {state.url} (pid {state.pid}, log {state.log})")
@@ -482,7 +595,7 @@ def stop_cmd() -> None:
     """Stop the background server started by ``start``."""
     from mcpkit.archive import daemon
 
-    state = daemon.stop()
+    state = daemon.stop(_state_dir())
     if state is None:
         fail("no archive server is running", 1)
     typer.echo(f"archive server stopped (pid {state.pid})")
@@ -493,7 +606,7 @@ def status_cmd(as_json: JsonOpt = False) -> None:
     """Show whether the background server runs and answers; exit 1 when it does not."""
     from mcpkit.archive import daemon
 
-    info = daemon.status(token=os.environ.get(ENV_TOKEN) or None)
+    info = daemon.status(_state_dir(), token=_token())
     if as_json:
         print_json(info)
     elif not info["running"]:
@@ -514,8 +627,8 @@ def status_cmd(as_json: JsonOpt = False) -> None:
 async def _backend(server: str | None, db: Path | None) -> ArchivePort:
     """The server when it answers (unless --db was given), else the API in-process."""
     if db is None:
-        url = server or default_url()
-        client = RpcClient(url, connect_timeout=2.0)
+        url = _server_url(server)
+        client = RpcClient(url, token=_token(), connect_timeout=2.0)
         try:
             await client.call("get_status", {})
         except Exception:
@@ -648,16 +761,13 @@ def users_cmd(
 @app.command("shell")
 def shell_cmd(server: ServerOpt = None, db: DbOpt = None) -> None:
     """Interactive search with slash commands (/help lists them)."""
-    from mcpkit.archive import daemon
     from mcpkit.archive.api import ArchiveAPI
     from mcpkit.archive.shell import run_shell
 
     api = _run(_backend(server, db))
     if isinstance(api, ArchiveAPI):  # in-process: a long session, worth warming up
         api.warm_in_background()
-    run_shell(
-        api, history=daemon.state_dir() / "archive_history", banner=["Type a query, /help for commands."]
-    )
+    run_shell(api, history=_state_dir() / "archive_history", banner=["Type a query, /help for commands."])
 
 
 @app.command("mcp")
@@ -685,8 +795,8 @@ def mcp_cmd(
         backend = local
         url = None
     else:
-        url = websocket or default_url()
-        backend = RpcClient(url)
+        url = _server_url(websocket)
+        backend = RpcClient(url, token=_token())
     options = ServerOptions.from_environ(os.environ).with_http(host=host, port=port)
     serve(build_archive_mcp(backend, websocket_url=url, options=options), transport.value)
 

@@ -4,6 +4,12 @@
 live pid), or fails with the tail of the server's log. The pid file records pid and URL so
 ``stop`` and ``status`` need no flags; ``stop`` checks that the pid still belongs to an mcpkit
 process before signalling it (pids are reused).
+
+What the background server runs is one value, :class:`ServeSpec`, built by the CLI exactly as
+``serve`` builds it and handed to the child as JSON on its stdin. ``start`` used to turn its
+typed options back into an argv by hand, and every option added to ``serve`` had to be added
+there again: ``--trace`` and ``--max-message-bytes`` never were ("No such option"). The spec
+also carries the token through a pipe, never an argv that ``ps`` shows.
 """
 
 from __future__ import annotations
@@ -16,16 +22,22 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mcpkit.archive.embedders import EmbedEndpoint
 from mcpkit.archive.errors import ArchiveError
+from mcpkit.archive.limits import InputLimits
 from mcpkit.archive.rpc.client import RpcClient
+from mcpkit.archive.rpc.server import ServerOptions
 from mcpkit.errors import CallError
 
 ENV_STATE = "MCPKIT_ARCHIVE_STATE"
 PID_NAME = "archive-server.pid"
+SPEC_COMMAND = "serve-spec"
+"""The hidden ``mcpkit archive`` command that reads a :class:`ServeSpec` as JSON on stdin."""
 LOG_NAME = "archive-server.log"
 
 
@@ -33,13 +45,52 @@ class DaemonError(ArchiveError):
     """The background server could not be started or stopped."""
 
 
-def state_dir() -> Path:
-    """``$MCPKIT_ARCHIVE_STATE``, else ``$XDG_STATE_HOME/mcpkit`` (``~/.local/state/mcpkit``)."""
-    explicit = os.environ.get(ENV_STATE)
+def state_dir(environ: Mapping[str, str]) -> Path:
+    """``MCPKIT_ARCHIVE_STATE``, else ``$XDG_STATE_HOME/mcpkit`` (``~/.local/state/mcpkit``),
+    from the environment the CLI passes."""
+    explicit = environ.get(ENV_STATE)
     if explicit:
         return Path(explicit).expanduser()
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    base = environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(base).expanduser() / "mcpkit"
+
+
+@dataclass(frozen=True)
+class ServeSpec:
+    """Everything ``mcpkit archive serve`` runs with: one value for the foreground server and
+    the background one, so ``start`` takes every ``serve`` option by construction."""
+
+    db: str
+    server: ServerOptions = field(default_factory=ServerOptions)
+    limits: InputLimits = field(default_factory=InputLimits)
+    create: bool = False
+    exact: bool = False
+    endpoint: EmbedEndpoint = field(default_factory=EmbedEndpoint)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> ServeSpec:
+        data = json.loads(text)
+        server = dict(data["server"])
+        server["allowed_origins"] = tuple(server.get("allowed_origins") or ())
+        return cls(
+            db=str(data["db"]),
+            server=ServerOptions(**server),
+            limits=InputLimits(**data["limits"]),
+            create=bool(data["create"]),
+            exact=bool(data["exact"]),
+            endpoint=EmbedEndpoint(**data["endpoint"]),
+        )
+
+    @property
+    def url(self) -> str:
+        """Where a client on this machine reaches the server (a wildcard bind is probed on loopback)."""
+        host = self.server.host
+        shown = "127.0.0.1" if host in ("0.0.0.0", "", "::") else host
+        shown = f"[{shown}]" if ":" in shown else shown
+        return f"ws://{shown}:{self.server.port}"
 
 
 @dataclass(frozen=True)
@@ -49,11 +100,11 @@ class DaemonState:
     log: str
 
 
-def _pid_file(directory: Path | None) -> Path:
-    return (directory or state_dir()) / PID_NAME
+def _pid_file(directory: Path) -> Path:
+    return directory / PID_NAME
 
 
-def read_state(directory: Path | None = None) -> DaemonState | None:
+def read_state(directory: Path) -> DaemonState | None:
     path = _pid_file(directory)
     try:
         data = json.loads(path.read_text())
@@ -101,29 +152,27 @@ def _tail(path: Path, lines: int = 15) -> str:
         return ""
 
 
-def start(
-    serve_args: list[str],
-    url: str,
-    *,
-    token: str | None = None,
-    directory: Path | None = None,
-    ready_timeout: float = 120.0,
-) -> DaemonState:
-    """Spawn ``mcpkit archive serve <serve_args>`` detached; return once it answers at ``url``."""
-    directory = directory or state_dir()
+def start(spec: ServeSpec, directory: Path, *, ready_timeout: float = 120.0) -> DaemonState:
+    """Run ``spec`` in a detached ``mcpkit archive`` child; return once it answers at ``spec.url``."""
     directory.mkdir(parents=True, exist_ok=True)
     current = read_state(directory)
     if current is not None and _alive(current.pid):
         raise DaemonError(f"an archive server is already running (pid {current.pid}, {current.url})")
     log_path = directory / LOG_NAME
+    url, token = spec.url, spec.server.token
     with log_path.open("ab") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "mcpkit.archive.cli", "serve", *serve_args],
-            stdin=subprocess.DEVNULL,
+            [sys.executable, "-m", "mcpkit.archive.cli", SPEC_COMMAND],
+            stdin=subprocess.PIPE,
             stdout=log,
             stderr=log,
             start_new_session=True,
         )
+    assert proc.stdin is not None
+    with contextlib.suppress(BrokenPipeError):  # a child that died at once is reported below
+        proc.stdin.write(spec.to_json().encode())
+    with contextlib.suppress(BrokenPipeError):
+        proc.stdin.close()
     state = DaemonState(proc.pid, url, str(log_path))
     _pid_file(directory).write_text(json.dumps({"pid": state.pid, "url": url, "log": state.log}))
     deadline = time.monotonic() + ready_timeout
@@ -140,7 +189,7 @@ def start(
     raise DaemonError(f"the server did not answer within {ready_timeout:g} s:\n{_tail(log_path)}")
 
 
-def stop(directory: Path | None = None, timeout: float = 15.0) -> DaemonState | None:
+def stop(directory: Path, timeout: float = 15.0) -> DaemonState | None:
     """SIGTERM the recorded server and wait for it to exit (SIGKILL after ``timeout``)."""
     state = read_state(directory)
     pid_file = _pid_file(directory)
@@ -165,7 +214,7 @@ def _reap(pid: int) -> None:
         os.waitpid(pid, os.WNOHANG)
 
 
-def status(directory: Path | None = None, token: str | None = None) -> dict[str, Any]:
+def status(directory: Path, token: str | None = None) -> dict[str, Any]:
     """What is known about the background server: recorded pid, liveness, and its own status."""
     state = read_state(directory)
     if state is None:

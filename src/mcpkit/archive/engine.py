@@ -17,7 +17,7 @@ Semantics that differ from upstream on purpose (documented in docs/archive-data.
 from __future__ import annotations
 
 import base64
-import os
+import functools
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mcpkit.archive import safetensors_io, scan_index
-from mcpkit.archive.embedders import DEFAULT_MODEL, Embedder, create_embedder
+from mcpkit.archive.embedders import DEFAULT_MODEL, Embedder, EmbedEndpoint, create_embedder
 from mcpkit.archive.errors import ModelMismatchError, SpaceMissingError
 from mcpkit.archive.posts import dedup_key
 from mcpkit.archive.query import ParsedQuery, TextFilter, parse_query, parse_terms
@@ -128,12 +128,24 @@ class Engine:
         self.scans = ScanIndexes(index_min_rows)
 
     @classmethod
-    def open(cls, db_path: Path, *, embedder: Embedder | None = None, exact: bool | None = None) -> Engine:
-        """``exact=True`` (or ``MCPKIT_ARCHIVE_EXACT=1``) turns the quantised first pass off."""
-        if exact is None:
-            exact = os.environ.get("MCPKIT_ARCHIVE_EXACT", "") not in ("", "0")
+    def open(
+        cls,
+        db_path: Path,
+        *,
+        embedder: Embedder | None = None,
+        exact: bool = False,
+        endpoint: EmbedEndpoint | None = None,
+    ) -> Engine:
+        """``exact=True`` turns the quantised first pass off (the CLI sets it from
+        ``MCPKIT_ARCHIVE_EXACT``); ``endpoint`` serves the ``openai:`` models spaces record."""
         min_rows = None if exact else scan_index.MIN_ROWS
-        return cls(Store(db_path), vectors_root(db_path), embedder=embedder, index_min_rows=min_rows)
+        return cls(
+            Store(db_path),
+            vectors_root(db_path),
+            embedder=embedder,
+            embedder_factory=functools.partial(create_embedder, endpoint=endpoint),
+            index_min_rows=min_rows,
+        )
 
     def close(self) -> None:
         self.store.close()

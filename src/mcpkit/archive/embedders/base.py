@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -11,6 +12,19 @@ import numpy.typing as npt
 DEFAULT_MODEL = "use-multilingual-v3"
 
 Matrix = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedEndpoint:
+    """Where ``openai:`` models are served and the key they take, as the CLI read them
+    (``$MCPKIT_EMBED_URL``, ``$MCPKIT_EMBED_API_KEY``). A value, so the engine that rebuilds an
+    embedder from the name a space records never reads the environment itself."""
+
+    url: str | None = None
+    api_key: str | None = None
+
+    def __repr__(self) -> str:  # the key never reaches a log or a traceback
+        return f"EmbedEndpoint(url={self.url!r}, api_key={'***' if self.api_key else None})"
 
 
 @runtime_checkable

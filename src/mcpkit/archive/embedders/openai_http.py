@@ -1,14 +1,13 @@
 """OpenAI-compatible ``/v1/embeddings`` endpoints (Ollama, TEI, vLLM, ...), stdlib HTTP only.
 
 Batched requests, retries with backoff on connection errors, 429 and 5xx, and one clear error
-naming the URL when the endpoint cannot be reached. The API key, if any, comes from
-``$MCPKIT_EMBED_API_KEY`` and never appears in messages.
+naming the URL when the endpoint cannot be reached. The URL and API key are given (the CLI
+reads ``$MCPKIT_EMBED_URL`` and ``$MCPKIT_EMBED_API_KEY``); the key never appears in messages.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import time
 import urllib.error
 import urllib.request
@@ -36,8 +35,8 @@ class OpenAIEmbedder:
         backoff: float = 0.5,
     ) -> None:
         self.model = model
-        self.base_url = (base_url or os.environ.get("MCPKIT_EMBED_URL") or DEFAULT_URL).rstrip("/")
-        self._api_key = api_key if api_key is not None else os.environ.get("MCPKIT_EMBED_API_KEY")
+        self.base_url = (base_url or DEFAULT_URL).rstrip("/")
+        self._api_key = api_key
         self.batch_size = batch_size
         self.retries = retries
         self.timeout = timeout

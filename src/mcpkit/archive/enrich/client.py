@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import os
 import random
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,7 +42,7 @@ __all__ = [
     "EnrichClient",
     "PostFailedError",
     "Reply",
-    "api_key_from_env",
+    "api_key_from",
 ]
 
 DEFAULT_ENDPOINT = "http://127.0.0.1:11434/v1"
@@ -69,9 +69,10 @@ class Reply:
     attempts: int
 
 
-def api_key_from_env() -> str | None:
+def api_key_from(environ: Mapping[str, str]) -> str | None:
+    """The first key set among :data:`ENV_KEYS` in ``environ`` (the CLI passes its environment)."""
     for name in ENV_KEYS:
-        value = os.environ.get(name)
+        value = environ.get(name)
         if value:
             return value
     return None
@@ -115,7 +116,7 @@ class EnrichClient:
         # the library's own retries are off: this class decides (and counts) them
         self._client = openai.AsyncOpenAI(
             base_url=endpoint,
-            api_key=api_key or api_key_from_env() or "no-key",  # local servers want none
+            api_key=api_key or "no-key",  # local servers want none
             timeout=timeout,
             max_retries=0,
         )

@@ -20,7 +20,6 @@ import contextlib
 import itertools
 import json
 import logging
-import os
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
@@ -35,13 +34,10 @@ from mcpkit.jsonrpc import INTERNAL_ERROR
 logger = logging.getLogger("mcpkit.archive.rpc.client")
 
 ENV_URL = "MCPKIT_ARCHIVE_URL"
+"""Read by the CLI (``--server`` / ``--websocket`` default), never here."""
 DEFAULT_URL = "ws://127.0.0.1:8765"
+"""The upstream default port on loopback."""
 CONNECT_TIMEOUT = 5.0
-
-
-def default_url() -> str:
-    """``$MCPKIT_ARCHIVE_URL`` or the upstream default port on loopback."""
-    return os.environ.get(ENV_URL) or DEFAULT_URL
 
 
 def _wire_params(params: Params) -> dict[str, Any] | list[Any]:
@@ -60,14 +56,14 @@ class RpcClient:
 
     def __init__(
         self,
-        url: str | None = None,
+        url: str = DEFAULT_URL,
         *,
         token: str | None = None,
         connect_timeout: float = CONNECT_TIMEOUT,
         request_timeout: float | None = None,
     ) -> None:
-        self.url = url or default_url()
-        self.token = token if token is not None else os.environ.get("MCPKIT_ARCHIVE_TOKEN") or None
+        self.url = url
+        self.token = token or None
         self.connect_timeout = connect_timeout
         self.request_timeout = request_timeout
         self._ws: ClientConnection | None = None

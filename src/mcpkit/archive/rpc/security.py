@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
@@ -40,10 +39,10 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def origins_from_env() -> list[str]:
-    """Allowed browser origins from ``MCPKIT_ARCHIVE_ORIGINS`` (comma separated)."""
-    raw = os.environ.get(ENV_ORIGINS, "")
-    return [o.strip().rstrip("/") for o in raw.split(",") if o.strip()]
+def parse_origins(raw: str | None) -> list[str]:
+    """Allowed browser origins from a comma-separated list (the CLI passes
+    ``$MCPKIT_ARCHIVE_ORIGINS``), without trailing slashes, as browsers send them."""
+    return [o.strip().rstrip("/") for o in (raw or "").split(",") if o.strip()]
 
 
 @dataclass(frozen=True)

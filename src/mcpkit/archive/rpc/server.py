@@ -61,7 +61,7 @@ class ServerOptions:
 
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
-    token: str | None = None
+    token: str | None = field(default=None, repr=False)  # a secret: never in a log line
     allowed_origins: Sequence[str] = field(default_factory=tuple)
     max_message_bytes: int = DEFAULT_MAX_MESSAGE
     max_inflight: int = DEFAULT_MAX_INFLIGHT
