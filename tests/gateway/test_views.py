@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from mcpkit.compat import PROFILES, lint
 from mcpkit.gateway import SAFE_SET, profiles_for
 from mcpkit.gateway.arguments import restore
-from mcpkit.gateway.clients import markdown_table, match
+from mcpkit.gateway.clients import has_tool_budget, markdown_table, match
 from mcpkit.gateway.naming import Route
 from mcpkit.gateway.views import build_view
 from tests.compat.strategies import tools as generated_tools
@@ -69,6 +69,17 @@ def test_over_the_tool_limit_the_view_is_the_three_meta_tools() -> None:
     assert len(view.entries) == 41  # still reachable through call_tool
     small = build_view(_tools(*many[:40]), profiles_for("cursor-vscode"), "gateway")
     assert not small.meta
+
+
+def test_an_unknown_client_gets_every_tool_whatever_the_count() -> None:
+    """The safe set adapts to every known client's rules, but imposes none's tool limit."""
+    many = [
+        {"name": f"s_t{i}", "description": "A tool.", "inputSchema": {"type": "object", "properties": {}}}
+        for i in range(200)
+    ]
+    view = build_view(_tools(*many), profiles_for(None), "gateway", tool_budget=has_tool_budget(SAFE_SET))
+    assert not view.meta and len(view.listed()) == 200
+    assert has_tool_budget(profiles_for("cursor-vscode")) and has_tool_budget(profiles_for(None, "cursor"))
 
 
 @pytest.mark.parametrize("profiles", [SAFE_SET, ("mcp-spec", "openai-strict")])

@@ -1,7 +1,8 @@
 """The one archive API: method table, parameter validation and result shapes.
 
 Every face (WebSocket JSON-RPC, CLI, shell, MCP) calls :class:`ArchiveAPI` and nothing else,
-so a method behaves identically whichever way it is reached (seed 001's lesson).
+so a method behaves identically whichever way it is reached: when each face validated and
+shaped on its own, the same search answered differently on the command line and over MCP.
 
 Decisions the faces rely on
 ---------------------------
@@ -173,7 +174,7 @@ class ArchiveAPI:
         self.engine.close()
 
     async def aclose(self) -> None:
-        """:class:`ArchivePort`'s way to release the database (faces hold either backend)."""
+        """:class:`ArchiveAPIProtocol`'s way to release the database (faces hold either API)."""
         self.close()
 
     def warm_in_background(self) -> None:

@@ -31,7 +31,7 @@ from mcpkit.archive import texts
 from mcpkit.archive.embedders import EmbedEndpoint
 from mcpkit.archive.importers.export_file import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES
 from mcpkit.archive.limits import DEFAULT_MAX_TEXT_CHARS, InputLimits
-from mcpkit.archive.rpc.api_port import ArchivePort
+from mcpkit.archive.rpc.api_protocol import ArchiveAPIProtocol
 from mcpkit.archive.rpc.client import DEFAULT_URL, ENV_URL, RpcClient
 from mcpkit.archive.rpc.security import ENV_ORIGINS, ENV_TOKEN, SecurityConfigError, parse_origins
 from mcpkit.cli_kit import (
@@ -624,7 +624,7 @@ def status_cmd(as_json: JsonOpt = False) -> None:
 # -- queries ------------------------------------------------------------------------------------
 
 
-async def _backend(server: str | None, db: Path | None) -> ArchivePort:
+async def _connect_api(server: str | None, db: Path | None) -> ArchiveAPIProtocol:
     """The server when it answers (unless --db was given), else the API in-process."""
     if db is None:
         url = _server_url(server)
@@ -653,7 +653,7 @@ def _query(
     as_json: bool,
 ) -> None:
     async def go() -> Any:
-        api = await _backend(server, db)
+        api = await _connect_api(server, db)
         try:
             return await api.call(method, params)
         finally:
@@ -764,7 +764,7 @@ def shell_cmd(server: ServerOpt = None, db: DbOpt = None) -> None:
     from mcpkit.archive.api import ArchiveAPI
     from mcpkit.archive.shell import run_shell
 
-    api = _run(_backend(server, db))
+    api = _run(_connect_api(server, db))
     if isinstance(api, ArchiveAPI):  # in-process: a long session, worth warming up
         api.warm_in_background()
     run_shell(api, history=_state_dir() / "archive_history", banner=["Type a query, /help for commands."])
@@ -788,17 +788,17 @@ def mcp_cmd(
 
     if websocket and db:
         fail("give --websocket or --db, not both", 2)
-    backend: ArchivePort
+    api: ArchiveAPIProtocol
     if db is not None:
         local = _open_api(db, InputLimits(max_text_chars=max_text_chars), create=create)
         local.warm_in_background()
-        backend = local
+        api = local
         url = None
     else:
         url = _server_url(websocket)
-        backend = RpcClient(url, token=_token())
+        api = RpcClient(url, token=_token())
     options = ServerOptions.from_environ(os.environ).with_http(host=host, port=port)
-    serve(build_archive_mcp(backend, websocket_url=url, options=options), transport.value)
+    serve(build_archive_mcp(api, websocket_url=url, options=options), transport.value)
 
 
 if __name__ == "__main__":  # `python -m mcpkit.archive.cli`: works without the top-level mount

@@ -1,6 +1,6 @@
 """The archive's MCP face: six tools over the one API, in upstream's schemas and texts.
 
-With ``--websocket URL`` it is seed 001's thin wrapper: it forwards each call to the archive
+With ``--websocket URL`` it is a thin wrapper: it forwards each call to the archive
 server over a reconnecting connection and only formats the answer. With ``--db PATH`` the
 same tools run the API in-process. Either way the API validates and shapes; this module only
 turns answers into upstream's Japanese text and failures into upstream's error messages.
@@ -19,7 +19,7 @@ import anyio
 
 from mcpkit import __version__
 from mcpkit.archive import texts
-from mcpkit.archive.rpc.api_port import ArchivePort
+from mcpkit.archive.rpc.api_protocol import ArchiveAPIProtocol
 from mcpkit.archive.rpc.client import RpcClient
 from mcpkit.errors import CallTimeoutError, ConnectError, HttpError, McpkitError, ServerExitedError
 from mcpkit.jsonrpc import error_fields
@@ -63,10 +63,10 @@ def describe_failure(exc: BaseException) -> str:
 
 
 class ArchiveTools:
-    """The six tools bound to one backend (remote client or in-process API)."""
+    """The six tools bound to one archive API (in-process, or a client of the server)."""
 
-    def __init__(self, backend: ArchivePort, *, websocket_url: str | None = None) -> None:
-        self.backend = backend
+    def __init__(self, api: ArchiveAPIProtocol, *, websocket_url: str | None = None) -> None:
+        self.api = api
         self.websocket_url = websocket_url
 
     async def _call(
@@ -84,7 +84,7 @@ class ArchiveTools:
             if ctx is not None:
                 tg.start_soon(_heartbeat, ctx, method)
             try:
-                result = await self.backend.call(method, dict(args))
+                result = await self.api.call(method, dict(args))
             except Exception as exc:  # outside the task group below: no exception group
                 failed = exc
             tg.cancel_scope.cancel()
@@ -123,12 +123,12 @@ class ArchiveTools:
 
     async def get_status(self, args: dict[str, Any]) -> str:
         url = args.get("websocket_url")
-        backend: ArchivePort = self.backend
+        api: ArchiveAPIProtocol = self.api
         temporary: RpcClient | None = None
         if url and url != self.websocket_url:
-            backend = temporary = RpcClient(url)
+            api = temporary = RpcClient(url)
         try:
-            status = await backend.call("get_status", {})
+            status = await api.call("get_status", {})
         except Exception as exc:
             raise ToolFailedError(f"Twilog Serverに接続できません: {describe_failure(exc)}") from exc
         finally:
@@ -316,15 +316,15 @@ def tool_specs(tools: ArchiveTools) -> list[ToolSpec]:
 
 
 def build_archive_mcp(
-    backend: ArchivePort, *, websocket_url: str | None = None, options: ServerOptions | None = None
+    api: ArchiveAPIProtocol, *, websocket_url: str | None = None, options: ServerOptions | None = None
 ) -> McpkitServer:
-    """The MCP server over ``backend``; ``websocket_url`` names the server a remote backend talks to.
+    """The MCP server over ``api``; ``websocket_url`` names the server a remote API talks to.
 
     ``options`` are the server options the CLI built (filters, strictness, HTTP address).
     """
     from mcpkit.server import build_server
 
-    tools = ArchiveTools(backend, websocket_url=websocket_url)
+    tools = ArchiveTools(api, websocket_url=websocket_url)
     return build_server(
         SERVER_NAME,
         __version__,

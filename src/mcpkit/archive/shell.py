@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mcpkit.archive.rpc.api_port import ArchivePort
+from mcpkit.archive.rpc.api_protocol import ArchiveAPIProtocol
 from mcpkit.archive.texts import collapse_blank_lines
 from mcpkit.errors import ValidationError
 from mcpkit.jsonrpc import error_fields
@@ -102,7 +102,7 @@ class ShellState:
 class Shell:
     """The command loop, separated from the terminal so tests can drive it line by line."""
 
-    def __init__(self, api: ArchivePort, write: Callable[[str], None] = print) -> None:
+    def __init__(self, api: ArchiveAPIProtocol, write: Callable[[str], None] = print) -> None:
         self.api = api
         self.write = write
         self.state = ShellState()
@@ -286,7 +286,7 @@ def _setup_readline(history: Path) -> Callable[[], None]:
     return save
 
 
-def run_shell(api: ArchivePort, *, history: Path, banner: Iterable[str] = ()) -> None:
+def run_shell(api: ArchiveAPIProtocol, *, history: Path, banner: Iterable[str] = ()) -> None:
     """The interactive loop on this terminal (or on piped stdin, one line per command)."""
     save = _setup_readline(history)
     shell = Shell(api)

@@ -2,7 +2,8 @@
 
 The names are what clients really send (docs/gateway.md keeps the table with the evidence
 for each row). Matching is exact first, then by prefix; an unknown name gets
-:data:`SAFE_SET`, the profiles every known client needs at once, never no adaptation.
+:data:`SAFE_SET`, the profiles every known client needs at once, never no adaptation (but no
+tool-count limit: see :func:`has_tool_budget`).
 ``openai-strict`` is in no automatic row (no client is known to send strict schemas from MCP
 tools); ``--profile openai-strict`` forces it.
 """
@@ -74,6 +75,19 @@ PREFIXES: tuple[tuple[str, str], ...] = (
 )
 
 
+def has_tool_budget(profiles: tuple[str, ...]) -> bool:
+    """Whether a client with this profile set is known to limit its tool count.
+
+    :data:`SAFE_SET` is what a client nobody knows gets: its tools are adapted to every known
+    client's schema rules at once, but no known client's tool *limit* is imposed on it. An
+    unknown client (the MCP Inspector over HTTP without ``?client=``) used to get the three
+    meta-tools instead of 65 tools because Cursor, one member of the set, keeps only 40;
+    a client that names itself (or a ``--profile``/``?profile=`` that has a limit) still
+    gets the meta-tools when it is over its limit.
+    """
+    return profiles != SAFE_SET
+
+
 def profiles_for(client_name: str | None, forced: str | None = None) -> tuple[str, ...]:
     """The profile set for a client: ``forced`` (a profile name) wins, then the table, then SAFE_SET."""
     if forced and forced != "auto":
@@ -107,5 +121,5 @@ def markdown_table() -> str:
     lines = ["| name sent | client | profiles | evidence |", "|---|---|---|---|"]
     for row in CLIENTS:
         lines.append(f"| `{row.name}` | {row.client} | {', '.join(row.profiles)} | {row.evidence} |")
-    lines.append(f"| anything else | unknown | {', '.join(SAFE_SET)} | the strictest safe set |")
+    lines.append(f"| anything else | unknown | {', '.join(SAFE_SET)} | the strictest safe set, no tool limit |")
     return "\n".join(lines)

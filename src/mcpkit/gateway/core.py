@@ -30,7 +30,7 @@ from mcp.shared.exceptions import MCPError
 from mcpkit import __version__
 from mcpkit.client import CallError, CallTimeoutError, ClientHandlers
 from mcpkit.gateway import answers, metatools, overflow
-from mcpkit.gateway.clients import profiles_for
+from mcpkit.gateway.clients import has_tool_budget, profiles_for
 from mcpkit.gateway.config import GatewayConfig
 from mcpkit.gateway.downstream import Downstream
 from mcpkit.gateway.errors import DownstreamUnavailableError, GatewayConfigError
@@ -159,7 +159,7 @@ class Gateway:
         view = self._views.get(profiles)
         if view is None:
             routes = self.routes
-            view = build_view(routes, profiles, self.config.name)
+            view = build_view(routes, profiles, self.config.name, tool_budget=has_tool_budget(profiles))
             if routes is self.routes:  # not outdated by a change while it was built
                 self._views[profiles] = view
         return view

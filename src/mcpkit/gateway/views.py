@@ -6,8 +6,8 @@ list) and cached until a downstream's tools change. Each tool is adapted with
 them: a tool that still has an error there has no rewrite that keeps its meaning (a cyclic
 ``$ref``, a free-key map under OpenAI strict mode, a schema that is not JSON Schema) and is
 *quarantined* for that client, hidden with the reason. When the profiles limit the tool count
-and the union is larger, the view holds the three meta-tools instead (see
-:mod:`mcpkit.gateway.metatools`); nothing is cut silently.
+(``tool_budget``: the client is known to have a limit) and the union is larger, the view holds
+the three meta-tools instead (see :mod:`mcpkit.gateway.metatools`); nothing is cut silently.
 """
 
 from __future__ import annotations
@@ -81,9 +81,14 @@ def adapt_for(
 
 
 def build_view(
-    tools: dict[str, tuple[Route, dict[str, Any]]], profiles: tuple[str, ...], server_name: str
+    tools: dict[str, tuple[Route, dict[str, Any]]],
+    profiles: tuple[str, ...],
+    server_name: str,
+    *,
+    tool_budget: bool = True,
 ) -> View:
-    """The view of ``tools`` (public name -> route and original definition) for ``profiles``."""
+    """The view of ``tools`` (public name -> route and original definition) for ``profiles``;
+    ``tool_budget=False`` lists every tool however many (a client not known to limit them)."""
     view = View(profiles)
     for public, (route, original) in tools.items():
         named = {**original, "name": public}
@@ -108,7 +113,7 @@ def build_view(
     over = [
         f
         for f in lint(view.listed(), list(profiles), server_name=server_name)
-        if f.tool is None and f.rule.endswith("tool-count")
+        if tool_budget and f.tool is None and f.rule.endswith("tool-count")
     ]
     if over:
         view.meta = True

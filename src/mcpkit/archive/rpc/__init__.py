@@ -1,6 +1,6 @@
 """The archive's WebSocket face: JSON-RPC 2.0 server and client with upstream's streaming extension."""
 
-from mcpkit.archive.rpc.api_port import ArchivePort, open_stream
+from mcpkit.archive.rpc.api_protocol import ArchiveAPIProtocol, open_stream
 from mcpkit.archive.rpc.client import DEFAULT_URL, RpcClient
 from mcpkit.archive.rpc.security import AccessPolicy, SecurityConfigError, is_loopback
 from mcpkit.archive.rpc.server import RpcServer, ServerOptions, run_server
@@ -8,7 +8,7 @@ from mcpkit.archive.rpc.server import RpcServer, ServerOptions, run_server
 __all__ = [
     "DEFAULT_URL",
     "AccessPolicy",
-    "ArchivePort",
+    "ArchiveAPIProtocol",
     "RpcClient",
     "RpcServer",
     "SecurityConfigError",

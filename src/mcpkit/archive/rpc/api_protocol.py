@@ -1,9 +1,10 @@
 """The shape of the one archive API as the faces see it.
 
-The server and the faces accept any object with this interface: the real
-:class:`mcpkit.archive.api.ArchiveAPI` (in-process engine) or :class:`mcpkit.archive.rpc.remote.RemoteAPI`
-(the same API over a WebSocket). Faces never validate params or shape results themselves:
-that is the API's single job.
+The archive has one noun for what answers its methods: the API. The server and the faces
+accept any object with this interface: :class:`mcpkit.archive.api.ArchiveAPI` (in-process, on
+the database) or :class:`mcpkit.archive.rpc.client.RpcClient` (the same API over a WebSocket).
+Faces never validate params or shape results themselves: that is the API's single job, so a
+method cannot answer differently on the command line than over MCP.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ Params = Mapping[str, Any] | list[Any] | None
 
 
 @runtime_checkable
-class ArchivePort(Protocol):
+class ArchiveAPIProtocol(Protocol):
     """What every face needs from the API."""
 
     def methods(self) -> Iterable[str]: ...
@@ -35,7 +36,7 @@ class ArchivePort(Protocol):
         ...
 
 
-async def open_stream(api: ArchivePort, method: str, params: Params) -> AsyncIterator[Any]:
+async def open_stream(api: ArchiveAPIProtocol, method: str, params: Params) -> AsyncIterator[Any]:
     """``api.stream(...)`` as an async iterator, whether it is an async generator or a coroutine."""
     produced = api.stream(method, params)
     if inspect.isawaitable(produced):

@@ -3,7 +3,8 @@
 Upstream's wrapper opened a connection per request; this client keeps one connection, sends
 requests concurrently on it and routes answers by id. When the server restarts, the next
 call notices the closed connection and dials again, so a long-lived MCP face survives server
-restarts without being restarted itself (seed 001's "automatic recovery").
+restarts without being restarted itself (upstream's wrapper needed a restart of its own
+after every server restart: its MCP tools failed until then).
 
 Failures are the MCP client's own classes from :mod:`mcpkit.errors`, so every face words them
 from one tree: :class:`~mcpkit.errors.ConnectError` (nothing listens),
@@ -26,7 +27,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus, InvalidURI
 
-from mcpkit.archive.rpc.api_port import Params
+from mcpkit.archive.rpc.api_protocol import Params
 from mcpkit.archive.rpc.protocol import dumps, request_message
 from mcpkit.errors import CallTimeoutError, ConnectError, HttpError, JsonRpcError, ServerExitedError
 from mcpkit.jsonrpc import INTERNAL_ERROR
@@ -50,7 +51,7 @@ _CLOSED = object()
 class RpcClient:
     """JSON-RPC over one reconnecting WebSocket. Safe to share between concurrent tasks.
 
-    It also satisfies the faces' API port (``call``/``stream``), so a face runs the same code
+    It also satisfies the API protocol (``call``/``stream``), so a face runs the same code
     over a remote server as over the in-process API.
     """
 
@@ -72,7 +73,7 @@ class RpcClient:
         self._ids = itertools.count(1)
         self._connect_lock = asyncio.Lock()
 
-    # -- the API port -------------------------------------------------------------------------
+    # -- the API protocol------------------------------------------------------------------------
 
     def methods(self) -> Iterable[str]:
         return ()

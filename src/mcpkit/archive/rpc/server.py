@@ -26,7 +26,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request as HttpRequest
 from websockets.http11 import Response
 
-from mcpkit.archive.rpc.api_port import ArchivePort, open_stream
+from mcpkit.archive.rpc.api_protocol import ArchiveAPIProtocol, open_stream
 from mcpkit.archive.rpc.fair import FairLimiter
 from mcpkit.archive.rpc.protocol import (
     Invalid,
@@ -89,14 +89,14 @@ def _message_size(message: str | bytes, limit: int) -> int:
 
 
 class RpcServer:
-    """A running WebSocket JSON-RPC server over one :class:`ArchivePort`.
+    """A running WebSocket JSON-RPC server over one :class:`ArchiveAPIProtocol`.
 
     ``async with RpcServer(api, options) as server:`` binds (``server.port`` is the real port
     when 0 was asked) and closes every connection on exit. :meth:`wait_stopped` returns after
     :meth:`request_stop` or a ``stop_server`` call.
     """
 
-    def __init__(self, api: ArchivePort, options: ServerOptions | None = None) -> None:
+    def __init__(self, api: ArchiveAPIProtocol, options: ServerOptions | None = None) -> None:
         self.api = api
         self.options = options or ServerOptions()
         opts = self.options
@@ -364,7 +364,7 @@ class RpcServer:
 
 
 async def run_server(
-    api: ArchivePort, options: ServerOptions, *, on_ready: Callable[[str], None] | None = None
+    api: ArchiveAPIProtocol, options: ServerOptions, *, on_ready: Callable[[str], None] | None = None
 ) -> None:
     """Serve until ``stop_server``, SIGINT or SIGTERM; then close connections gracefully."""
     import signal
