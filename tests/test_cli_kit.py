@@ -4,8 +4,11 @@ and ``mcpkit --version``. In process, through typer's CliRunner."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import click
@@ -122,12 +125,38 @@ def test_token_from_env_refuses_an_empty_variable() -> None:
     assert raised.value.exit_code == 2
 
 
-def test_the_kit_and_the_archive_cli_load_no_mcp_sdk() -> None:
+_SDK = "[m for m in sys.modules if m == 'mcp' or m.startswith('mcp.')]"
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["mcpkit.cli_kit", "mcpkit.cli", "mcpkit.archive.cli", "mcpkit.gateway.cli", "mcpkit.redmine.cli"],
+)
+def test_importing_a_cli_loads_no_mcp_sdk(module: str) -> None:
     """``mcpkit archive search`` must not pay for the SDK: it once came in through the eager
     ``mcpkit.server`` root because the archive took its option types from there."""
-    code = (
-        "import mcpkit.cli_kit, mcpkit.archive.cli, sys; "
-        "print([m for m in sys.modules if m == 'mcp' or m.startswith('mcp.')])"
-    )
+    code = f"import {module}, sys; print({_SDK})"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout
+
+
+def test_an_archive_search_in_process_loads_no_mcp_sdk(tmp_path: Path) -> None:
+    """Not only the import: a whole search on a real archive runs without the SDK."""
+    from mcpkit.archive.importers import import_csv
+    from mcpkit.archive.store import Store
+
+    db = tmp_path / "a.db"
+    store = Store(db)
+    try:
+        import_csv(Path(str(resources.files("mcpkit.archive") / "data" / "sample_twilog.csv")), store)
+    finally:
+        store.close()
+    code = (
+        "import sys; from typer.testing import CliRunner; from mcpkit.archive.cli import app; "
+        f"done = CliRunner().invoke(app, ['text', 'coffee', '--db', {str(db)!r}, '--json']); "
+        f"assert done.exit_code == 0, done.output; print({_SDK})"
+    )
+    env = {**os.environ, "MCPKIT_ARCHIVE_URL": "ws://127.0.0.1:9"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]", done.stdout
