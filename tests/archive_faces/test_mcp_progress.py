@@ -43,13 +43,19 @@ async def test_a_search_reports_progress_to_a_client_that_asks(
 async def test_the_heartbeat_counts_up_below_one_while_the_call_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(archive_mcp, "HEARTBEAT_SECONDS", 0.01)
     sent: list[tuple[float, Any, Any]] = []
+    three = anyio.Event()
 
     async def record(progress: float, total: Any, message: Any) -> None:
         sent.append((progress, total, message))
+        if len(sent) == 3:
+            three.set()
 
     ctx = ToolContext(tool="search_similar", _send_progress=record)
-    with anyio.move_on_after(0.1):
-        await archive_mcp._heartbeat(ctx, "search_similar")
+    with anyio.fail_after(60):  # a guard against a hang only: the test waits for the beats
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(archive_mcp._heartbeat, ctx, "search_similar")
+            await three.wait()
+            tg.cancel_scope.cancel()
     assert len(sent) >= 3
     values = [s[0] for s in sent]
     assert values == sorted(set(values)) and all(0 < v < 1 for v in values)

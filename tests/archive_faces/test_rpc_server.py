@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 
 import pytest
@@ -217,13 +218,15 @@ async def test_notifications_get_no_answer(tiny_server: RpcServer, tiny_api: Tin
         await send_json(ws, [{"jsonrpc": "2.0", "method": "note", "params": {"text": "two"}}])
         await send_json(ws, {"jsonrpc": "2.0", "method": "boom"})
         await send_json(ws, {"jsonrpc": "2.0", "method": "count"})
-        # Requests on a connection run concurrently: poll until both notes have landed.
-        for k in range(200):
-            answer = await rpc(ws, "notes", {}, req_id=100 + k)
-            assert answer["id"] == 100 + k  # nothing else was ever sent to us
-            if len(answer["result"]) == 2:
-                break
-            await asyncio.sleep(0.01)
+        # Requests on a connection run concurrently: poll until both notes have landed (the
+        # deadline only guards against a hang; a loaded machine may take its time).
+        async with asyncio.timeout(60):
+            for k in itertools.count():
+                answer = await rpc(ws, "notes", {}, req_id=100 + k)
+                assert answer["id"] == 100 + k  # nothing else was ever sent to us
+                if len(answer["result"]) == 2:
+                    break
+                await asyncio.sleep(0.01)
         assert sorted(answer["result"]) == ["one", "two"]
 
 
@@ -254,10 +257,9 @@ async def test_client_disconnect_mid_stream_closes_the_stream(
     first = await recv_json(ws)
     assert first["more"] is True
     await ws.close()
-    for _ in range(500):
-        if tiny_api.streams_closed == tiny_api.streams_opened == 1:
-            break
-        await asyncio.sleep(0.01)
+    async with asyncio.timeout(60):  # a guard against a hang, not a window
+        while not tiny_api.streams_closed == tiny_api.streams_opened == 1:
+            await asyncio.sleep(0.01)
     assert tiny_api.streams_closed == 1
     async with await raw_connect(tiny_server.url) as other:  # the server is unharmed
         assert (await rpc(other, "add", {"a": 2, "b": 2}))["result"] == 4

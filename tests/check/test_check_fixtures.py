@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from typing import Any
 
@@ -22,20 +21,16 @@ def protocol(*flags: str) -> list[str]:
     return [sys.executable, str(PROTOCOL), *flags]
 
 
-MCPKIT = [sys.executable, "-m", "mcpkit"]
+MCPKIT = [sys.executable, "-m", "mcpkit"]  # for the tests that need the command as a process
 CLEAN = [sys.executable, str(SERVERS / "mcpkit_clean.py")]
 
 
-def run_check(*args: str, timeout: float = 180) -> tuple[int, dict[str, Any], str]:
-    """Run ``check --json`` as a real process; return (exit code, report, stderr)."""
-    out = subprocess.run(
-        [*MCPKIT, "check", "--json", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+def run_check(*args: str) -> tuple[int, dict[str, Any], str]:
+    """Run ``mcpkit check --json`` in this process through typer's CliRunner (the server it
+    grades is still a real child process); return (exit code, report, stderr)."""
+    out = CliRunner().invoke(mcpkit_app, ["check", "--json", *args], catch_exceptions=False)
     report = json.loads(out.stdout) if out.stdout.strip() else {}
-    return out.returncode, report, out.stderr
+    return out.exit_code, report, out.stderr
 
 
 def rules(report: dict[str, Any], severity: str | None = None) -> set[str]:
@@ -149,13 +144,8 @@ def test_unreachable_server_exits_2() -> None:
 
 
 def test_sarif_output() -> None:
-    out = subprocess.run(
-        [*MCPKIT, "check", "--sarif", "--", *raw("--declare-undeclared")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert out.returncode == 1
+    out = CliRunner().invoke(mcpkit_app, ["check", "--sarif", "--", *raw("--declare-undeclared")])
+    assert out.exit_code == 1
     sarif = json.loads(out.stdout)
     assert sarif["version"] == "2.1.0"
     run = sarif["runs"][0]

@@ -248,7 +248,7 @@ def test_everything_tools_call_check(transport: str, request: pytest.FixtureRequ
     assert out.returncode == 1 and "no sampling handler installed" in out.stderr
     assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
 
-    code, report, err = run_check("--probe", "--timeout", "30", *target, timeout=300)
+    code, report, err = run_check("--probe", "--timeout", "30", *target)
     _no_false_positives(report)
     assert report["serverInfo"]["name"] == "mcp-servers/everything" and len(report["tools"]) == 17
     assert {"tools", "prompts", "resources", "logging", "completions"} <= set(report["capabilities"])
