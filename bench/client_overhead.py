@@ -26,7 +26,7 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from mcpkit.client import connect
+from mcpkit.client import SessionOptions, connect
 
 SERVER = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "servers" / "sdk_echo.py"
 ARGS = {"text": "hello"}
@@ -81,7 +81,7 @@ async def stdio_pair(total: int, rounds: int) -> dict[str, dict[str, float]]:
     params = StdioServerParameters(command=sys.executable, args=[str(SERVER)])
     async with stdio_client(params) as (read, write), ClientSession(read, write) as bare:
         await bare.initialize()
-        async with connect([sys.executable, str(SERVER)], timeout=60) as ours:
+        async with connect([sys.executable, str(SERVER)], SessionOptions(timeout=60)) as ours:
 
             async def bare_call() -> object:
                 return await bare.call_tool("echo", ARGS)
@@ -101,7 +101,7 @@ async def http_pair(total: int, rounds: int) -> dict[str, dict[str, float]]:
         url = f"http://127.0.0.1:{port}/mcp"
         async with streamable_http_client(url) as (read, write), ClientSession(read, write) as bare:
             await bare.initialize()
-            async with connect(url, timeout=60) as ours:
+            async with connect(url, SessionOptions(timeout=60)) as ours:
 
                 async def bare_call() -> object:
                     return await bare.call_tool("echo", ARGS)

@@ -45,7 +45,7 @@ from typing import Any
 
 import anyio
 
-from mcpkit.client import ServerConfig, Session
+from mcpkit.client import ServerConfig, Session, SessionOptions
 
 ROOT = Path(__file__).resolve().parents[1]
 ECHO = ROOT / "bench" / "gateway_echo_server.py"
@@ -111,7 +111,10 @@ async def paired(
     """Median over rounds of each side's p50 (ms) and of the per-round ratio."""
     p50s: dict[str, list[float]] = {"direct": [], "gateway": []}
     ratios = []
-    async with Session(direct, timeout=60) as d, Session(through, timeout=60, connect_timeout=120) as g:
+    async with (
+        Session(direct, SessionOptions(timeout=60)) as d,
+        Session(through, SessionOptions(timeout=60, connect_timeout=120)) as g,
+    ):
         await latencies(d, 20)
         await latencies(g, 20)  # warm both
         for r in range(rounds):

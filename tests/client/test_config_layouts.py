@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcpkit.client import ServerConfigError, connect, load_config, parse_config
+from mcpkit.client import ServerConfigError, SessionOptions, connect, load_config, parse_config
 from mcpkit.client._config import expand_vars
 from tests.client.procs import RAW
 
@@ -180,5 +180,5 @@ def test_a_set_variable_expands_exactly(name: str, value: str) -> None:
 
 @pytest.mark.anyio
 async def test_connect_by_name_from_a_codex_config(tmp_path: Path) -> None:
-    async with connect("raw", config=_codex(tmp_path), timeout=30) as s:
+    async with connect("raw", SessionOptions(timeout=30), config=_codex(tmp_path)) as s:
         assert (await s.call("echo", {"text": "codex"})).text == "codex"

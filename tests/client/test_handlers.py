@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from mcpkit.client import ClientHandlers, JsonRpcError, ToolError, connect
+from mcpkit.client import ClientHandlers, JsonRpcError, SessionOptions, ToolError, connect
 from mcpkit.client._handlers import ELICITATION_REFUSED, SAMPLING_REFUSED
 from tests.support.env import THIRD_PARTY, require
 
@@ -27,7 +27,7 @@ def _need() -> None:
 
 async def test_defaults_declare_everything_and_refuse_clearly() -> None:
     _need()
-    async with connect([str(EVERYTHING)], timeout=60) as s:
+    async with connect([str(EVERYTHING)], SessionOptions(timeout=60)) as s:
         names = {t["name"] for t in await s.list_tools()}
         assert {"get-roots-list", "trigger-sampling-request", "trigger-elicitation-request"} <= names
         roots = await s.call("get-roots-list", {})
@@ -53,7 +53,7 @@ async def test_installed_handlers_answer_the_server(tmp_path: Path) -> None:
         return {"action": "accept", "content": {"name": "Ada", "check": True}}
 
     handlers = ClientHandlers(roots=[tmp_path], sampling=sample, elicitation=elicit)
-    async with connect([str(EVERYTHING)], timeout=60, handlers=handlers) as s:
+    async with connect([str(EVERYTHING)], SessionOptions(timeout=60, handlers=handlers)) as s:
         out = await s.call("trigger-sampling-request", {"prompt": "meaning of life?"})
         assert "forty-two" in out.text and "test-model" in out.text
         assert "meaning of life?" in seen[0]["messages"][-1]["content"]["text"]
@@ -73,7 +73,8 @@ async def test_a_handler_that_fails_or_answers_nonsense_is_a_clear_error() -> No
         return {"action": "maybe"}
 
     async with connect(
-        [str(EVERYTHING)], timeout=60, handlers=ClientHandlers(sampling=broken, elicitation=nonsense)
+        [str(EVERYTHING)],
+        SessionOptions(timeout=60, handlers=ClientHandlers(sampling=broken, elicitation=nonsense)),
     ) as s:
         with pytest.raises((JsonRpcError, ToolError), match="sampling handler failed: model offline"):
             await s.call("trigger-sampling-request", {"prompt": "x"})
@@ -91,13 +92,15 @@ async def test_roots_asked_each_time_from_a_source(tmp_path: Path) -> None:
 
     handlers = ClientHandlers(roots=[tmp_path / "ignored"], roots_from=source)
     assert handlers.capabilities()["roots"] == {"listChanged": True}
-    async with connect([str(EVERYTHING)], timeout=60, handlers=handlers) as s:
+    async with connect([str(EVERYTHING)], SessionOptions(timeout=60, handlers=handlers)) as s:
         listed = (await s.call("get-roots-list", {})).text
         assert (tmp_path / "a").as_uri() in listed and "ignored" not in listed
 
     async def nonsense(params: dict[str, Any]) -> dict[str, Any]:
         return {"roots": [{"name": "no uri"}]}
 
-    async with connect([str(EVERYTHING)], timeout=60, handlers=ClientHandlers(roots_from=nonsense)) as s:
+    async with connect(
+        [str(EVERYTHING)], SessionOptions(timeout=60, handlers=ClientHandlers(roots_from=nonsense))
+    ) as s:
         listed = (await s.call("get-roots-list", {})).text
         assert "no uri" not in listed  # the server got an error, not a root without a URI

@@ -22,6 +22,7 @@ from mcpkit.client import (
     ConnectError,
     HttpError,
     ResponseTooLargeError,
+    SessionOptions,
     connect,
 )
 from tests.client.procs import free_port, start_misbehaving_http
@@ -49,7 +50,7 @@ async def test_one_protocol_version_header_and_the_session_id() -> None:
     # The fixture answers 400 to a repeated MCP-Protocol-Version header (as the TypeScript SDK
     # does) and to any request after initialize without its session id.
     with misbehaving() as url:
-        async with connect(url, timeout=10) as s:
+        async with connect(url, SessionOptions(timeout=10)) as s:
             assert s.server_info["name"] == "http-misbehave"
             assert (await s.call("echo", {"text": "hi"})).text == "hi"
             assert len(await s.list_tools()) == 5
@@ -57,19 +58,19 @@ async def test_one_protocol_version_header_and_the_session_id() -> None:
 
 async def test_a_same_origin_redirect_is_followed() -> None:
     with misbehaving("--redirect") as url:
-        async with connect(url, timeout=10) as s:
+        async with connect(url, SessionOptions(timeout=10)) as s:
             assert (await s.call("echo", {"text": "moved"})).text == "moved"
 
 
 async def test_sse_answers_are_read_too() -> None:
     with misbehaving("--sse-answers") as url:
-        async with connect(url, timeout=10) as s:
+        async with connect(url, SessionOptions(timeout=10)) as s:
             assert (await s.call("echo", {"text": "streamed"})).text == "streamed"
 
 
 async def test_no_response_stream_stays_open_after_many_calls() -> None:
     with misbehaving() as url:
-        async with connect(url, timeout=10) as s:
+        async with connect(url, SessionOptions(timeout=10)) as s:
             for i in range(200):
                 assert (await s.call("echo", {"text": str(i)})).text == str(i)
             assert s.open_http_streams == 0
@@ -85,7 +86,7 @@ async def test_no_response_stream_stays_open_after_many_calls() -> None:
 async def test_an_answer_on_a_stream_that_never_ends_returns_at_once() -> None:
     """Closing an answered stream reads its rest only briefly: a stream that never ends is cut."""
     with misbehaving() as url:
-        async with connect(url, timeout=10) as s:
+        async with connect(url, SessionOptions(timeout=10)) as s:
             with anyio.fail_after(5):  # the answer comes before the drain, never after it
                 assert (await s.call("lingering", {})).text == "answered"
             assert (await s.call("echo", {"text": "next"})).text == "next"
@@ -97,7 +98,7 @@ async def test_an_answer_on_a_stream_that_never_ends_returns_at_once() -> None:
 @pytest.mark.parametrize("tool", ["endless", "silent"])
 async def test_a_stream_that_never_answers_times_out_and_the_session_goes_on(tool: str) -> None:
     with misbehaving() as url:
-        async with connect(url, timeout=10) as s:
+        async with connect(url, SessionOptions(timeout=10)) as s:
             with pytest.raises(CallTimeoutError):
                 await s.call(tool, {}, timeout=0.5)
             assert s.pending == 0
@@ -109,14 +110,14 @@ async def test_initialize_is_bounded_by_the_timeout() -> None:
         misbehaving("--init-hang") as url,
         pytest.raises(ConnectError, match="no answer to initialize within 1 s"),
     ):
-        async with connect(url, timeout=1):
+        async with connect(url, SessionOptions(timeout=1)):
             pass
 
 
 @pytest.mark.parametrize("flags", [(), ("--chunked",), ("--sse-answers",)])
 async def test_a_body_over_the_limit_is_refused(flags: tuple[str, ...]) -> None:
     with misbehaving(*flags) as url:
-        async with connect(url, timeout=30, max_body=1024 * 1024) as s:
+        async with connect(url, SessionOptions(timeout=30, max_body=1024 * 1024)) as s:
             with pytest.raises(ResponseTooLargeError, match=r"(body|event) over the 1 MB limit"):
                 await s.call("huge", {"megabytes": 5})
             assert (await s.call("huge", {"megabytes": 0.5})).text == "x" * (512 * 1024)
@@ -131,10 +132,10 @@ def test_a_huge_body_is_not_buffered(flags: tuple[str, ...]) -> None:
         script = textwrap.dedent(
             f"""
             import anyio, re
-            from mcpkit.client import connect, ResponseTooLargeError
+            from mcpkit.client import connect, ResponseTooLargeError, SessionOptions
 
             async def main():
-                async with connect({url!r}, timeout=60) as s:
+                async with connect({url!r}, SessionOptions(timeout=60)) as s:
                     try:
                         await s.call("huge", {{"megabytes": 1024}})
                     except ResponseTooLargeError as exc:
@@ -156,7 +157,7 @@ def test_a_huge_body_is_not_buffered(flags: tuple[str, ...]) -> None:
 
 async def test_an_html_page_is_one_clear_error() -> None:
     with misbehaving("--html") as url, pytest.raises(HttpError) as info:
-        async with connect(url, timeout=10):
+        async with connect(url, SessionOptions(timeout=10)):
             pass
     assert info.value.status == 200 and info.value.kind == "content-type"
     assert url in str(info.value) and "HTML page" in str(info.value) and "/mcp" in str(info.value)
@@ -164,7 +165,7 @@ async def test_an_html_page_is_one_clear_error() -> None:
 
 async def test_an_error_status_is_not_followed_by_the_sse_fallback() -> None:
     with misbehaving("--status", "502") as url, pytest.raises(HttpError) as info:
-        async with connect(url, timeout=10):
+        async with connect(url, SessionOptions(timeout=10)):
             pass
     assert info.value.status == 502
     assert "HTTP 502" in str(info.value) and "SSE" not in str(info.value)
@@ -173,7 +174,7 @@ async def test_an_error_status_is_not_followed_by_the_sse_fallback() -> None:
 async def test_connection_refused() -> None:
     url = f"http://127.0.0.1:{free_port()}/mcp"
     with anyio.fail_after(30), pytest.raises(HttpError) as info:
-        async with connect(url, timeout=10):
+        async with connect(url, SessionOptions(timeout=10)):
             pass
     assert info.value.kind == "refused" and "connection refused" in str(info.value) and url in str(info.value)
 
@@ -205,7 +206,7 @@ async def test_tls_with_an_untrusted_certificate(tmp_path: Path) -> None:
     with misbehaving("--tls", str(cert), str(key)) as url:
         tls_url = url.replace("http://", "https://")
         with pytest.raises(HttpError) as info:
-            async with connect(tls_url, timeout=10):
+            async with connect(tls_url, SessionOptions(timeout=10)):
                 pass
     assert (
         info.value.kind == "tls" and "TLS handshake" in str(info.value) and "certificate" in str(info.value)

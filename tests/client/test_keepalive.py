@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from mcpkit.client import connect
+from mcpkit.client import SessionOptions, connect
 from tests.client.procs import start_http_server
 
 pytestmark = pytest.mark.anyio
@@ -43,7 +43,7 @@ def connects(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 
 
 async def test_fifty_calls_share_a_few_connections(sdk_http_url: str, connects: list[Any]) -> None:
-    async with connect(sdk_http_url, timeout=30) as session:
+    async with connect(sdk_http_url, SessionOptions(timeout=30)) as session:
         before = len(connects)
         for i in range(50):
             assert (await session.call("echo", {"text": str(i)})).text == str(i)

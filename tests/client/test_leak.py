@@ -13,7 +13,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from mcpkit.client import CallTimeoutError, connect
+from mcpkit.client import CallTimeoutError, SessionOptions, connect
 from tests.client.procs import children_of, raw, wait_gone
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -42,7 +42,7 @@ async def test_ten_thousand_calls_with_a_thousand_timeouts_leak_nothing() -> Non
         except CallTimeoutError:
             timeouts += 1
 
-    async with connect(raw(), timeout=60) as s:
+    async with connect(raw(), SessionOptions(timeout=60)) as s:
         pid = s.pid or 0
         # Every 10th batch is timeouts; the rest echo.
         batches = TOTAL // BATCH

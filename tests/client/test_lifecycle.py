@@ -13,14 +13,14 @@ from pathlib import Path
 import anyio
 import pytest
 
-from mcpkit.client import ServerExitedError, connect
+from mcpkit.client import ServerExitedError, SessionOptions, connect
 from tests.client.procs import RAW, children_of, raw, running, wait_gone
 
 pytestmark = pytest.mark.anyio
 
 
 async def test_close_kills_server_and_its_grandchildren() -> None:
-    async with connect(raw(), timeout=30) as s:
+    async with connect(raw(), SessionOptions(timeout=30)) as s:
         kids = (await s.call("spawn", {"count": 3})).structured["pids"]
         server = s.pid
         assert server is not None and all(running(p) for p in kids)
@@ -30,7 +30,7 @@ async def test_close_kills_server_and_its_grandchildren() -> None:
 
 async def test_crash_is_seen_even_when_a_grandchild_holds_stdout_open() -> None:
     # No EOF ever arrives on stdout; only the exit watcher can end the call (no timeout set).
-    async with connect(raw(), timeout=None) as s:
+    async with connect(raw(), SessionOptions(timeout=None)) as s:
         kids = (await s.call("spawn", {"count": 1, "hold_pipes": True})).structured["pids"]
         with anyio.fail_after(60):  # safety net only
             with pytest.raises(ServerExitedError, match="code 6"):
@@ -45,7 +45,7 @@ async def test_cancelling_the_task_kills_the_group() -> None:
         async with anyio.create_task_group() as tg:
 
             async def worker() -> None:
-                async with connect(raw(), timeout=None) as s:
+                async with connect(raw(), SessionOptions(timeout=None)) as s:
                     seen["pids"] = [s.pid or 0, *(await s.call("spawn", {"count": 2})).structured["pids"]]
                     await s.call("hang")
 
@@ -57,7 +57,7 @@ async def test_cancelling_the_task_kills_the_group() -> None:
 
 
 async def test_close_during_hanging_call_returns_and_kills() -> None:
-    async with connect(raw(), timeout=None) as s:
+    async with connect(raw(), SessionOptions(timeout=None)) as s:
         pid = s.pid or 0
         async with anyio.create_task_group() as tg:
             tg.start_soon(s.call, "hang")
@@ -73,10 +73,10 @@ def test_ctrl_c_kills_the_whole_group(tmp_path: Path) -> None:
         textwrap.dedent(
             f"""
             import json, sys, anyio
-            from mcpkit.client import connect
+            from mcpkit.client import connect, SessionOptions
 
             async def main():
-                async with connect([sys.executable, {str(RAW)!r}], timeout=None) as s:
+                async with connect([sys.executable, {str(RAW)!r}], SessionOptions(timeout=None)) as s:
                     kids = (await s.call("spawn", {{"count": 2}})).structured["pids"]
                     print(json.dumps([s.pid, *kids]), flush=True)
                     await s.call("hang")
@@ -98,7 +98,7 @@ def test_ctrl_c_kills_the_whole_group(tmp_path: Path) -> None:
 
 
 async def test_restart_on_failure_reconnects_and_relists_tools() -> None:
-    async with connect(raw(), timeout=30, restart="on-failure", backoff=0.05) as s:
+    async with connect(raw(), SessionOptions(timeout=30, restart="on-failure", backoff=0.05)) as s:
         first = s.pid
         with pytest.raises(ServerExitedError, match="code 9"):
             await s.call("crash", {"code": 9})
@@ -112,7 +112,8 @@ async def test_restart_on_failure_reconnects_and_relists_tools() -> None:
 async def test_restart_stops_after_max_restarts() -> None:
     # Crashes on the 1st call of every incarnation; with max_restarts=2 the session ends dead.
     async with connect(
-        raw("--crash-after", "1"), timeout=30, restart="on-failure", backoff=0.01, max_restarts=2
+        raw("--crash-after", "1"),
+        SessionOptions(timeout=30, restart="on-failure", backoff=0.01, max_restarts=2),
     ) as s:
         for _ in range(3):
             with pytest.raises(ServerExitedError):

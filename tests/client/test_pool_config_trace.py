@@ -15,12 +15,13 @@ from mcpkit.client import (
     Pool,
     ServerConfig,
     ServerConfigError,
+    SessionOptions,
     Tracer,
     connect,
     load_config,
     resolve_target,
 )
-from mcpkit.client._trace import REDACTED, redact_headers
+from mcpkit.client._trace import REDACTED, redact_headers, tracer_for
 from tests.client.procs import RAW, SDK_ECHO, wait_gone
 
 
@@ -122,7 +123,7 @@ def test_target_resolution_order(tmp_path: Path) -> None:
 @pytest.mark.parametrize("which", ["json", "toml"])
 async def test_pool_calls_server_dot_tool(tmp_path: Path, which: str) -> None:
     js, toml = _write_configs(tmp_path)
-    async with Pool.from_config(js if which == "json" else toml, timeout=30) as pool:
+    async with Pool.from_config(js if which == "json" else toml, SessionOptions(timeout=30)) as pool:
         assert (await pool.call("raw.echo", {"text": "a"})).text == "a"
         assert (await pool.call("echo.sdk.echo", {"text": "b"})).text == "b"  # server names may hold dots
         assert set(await pool.list_tools()) == {"raw", "echo.sdk"}
@@ -137,9 +138,11 @@ async def test_trace_file_has_time_direction_and_no_secrets(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     trace = tmp_path / "trace.log"
-    monkeypatch.setenv("MCPKIT_TRACE", str(trace))
+    # Only a CLI reads MCPKIT_TRACE (tracer_for); the session is handed the tracer.
+    tracer = tracer_for(None, {"MCPKIT_TRACE": str(trace)})
+    assert tracer is not None and tracer_for(None, {}) is None
     cfg = ServerConfig(name="raw", command=[sys.executable, str(RAW)], env={"FIXTURE_TOKEN": "t0ps3cret"})
-    async with connect(cfg, timeout=30) as s:
+    async with connect(cfg, SessionOptions(timeout=30, tracer=tracer)) as s:
         await s.call("echo", {"text": "the token is t0ps3cret"})
     text = trace.read_text()
     assert "t0ps3cret" not in text
@@ -173,7 +176,9 @@ async def test_streamable_http_with_auth_header(http_server: int, tmp_path: Path
     trace = tmp_path / "t.log"
     url = f"http://127.0.0.1:{http_server}/mcp"
     async with connect(
-        url, headers={"Authorization": "Bearer tok-123456"}, trace=str(trace), timeout=30
+        url,
+        SessionOptions(tracer=Tracer.open(str(trace)), timeout=30),
+        headers={"Authorization": "Bearer tok-123456"},
     ) as s:
         assert s.server_info["name"] == "sdk-echo"
         assert (await s.call("echo", {"text": "over http"})).text == "over http"
@@ -187,11 +192,13 @@ async def test_http_without_credentials_is_a_connect_error(http_server: int) -> 
     from mcpkit.client import ConnectError
 
     with pytest.raises(ConnectError):
-        async with connect(f"http://127.0.0.1:{http_server}/mcp", timeout=10, connect_timeout=10):
+        async with connect(
+            f"http://127.0.0.1:{http_server}/mcp", SessionOptions(timeout=10, connect_timeout=10)
+        ):
             pass
 
 
 @pytest.mark.anyio
 async def test_sse_fallback_when_streamable_http_is_not_served(sse_server: int) -> None:
-    async with connect(f"http://127.0.0.1:{sse_server}/sse", timeout=30) as s:
+    async with connect(f"http://127.0.0.1:{sse_server}/sse", SessionOptions(timeout=30)) as s:
         assert (await s.call("echo", {"text": "over sse"})).text == "over sse"

@@ -22,6 +22,7 @@ from mcpkit.client import (
     ServerConfig,
     ServerExitedError,
     Session,
+    SessionOptions,
 )
 from mcpkit.client._raw import RAW_ID_BASE, RAW_ID_SPAN, RawAnswer, RawRequests, has_lone_surrogate
 from tests.gateway.support import FLAKY
@@ -62,7 +63,7 @@ async def stats(session: Session) -> dict[str, int]:
 async def test_a_raw_call_gets_the_result_the_session_gets() -> None:
     answers = Answers()
     params = {"name": "echo", "arguments": {"text": 'héllo \n"quoted"'}}
-    async with Session(SERVER, timeout=10) as session:
+    async with Session(SERVER, SessionOptions(timeout=10)) as session:
         rid = session.send_raw("tools/call", params, answers.handler("raw"))
         assert rid is not None and RAW_ID_BASE <= rid < RAW_ID_BASE + RAW_ID_SPAN
         await answers.wait("raw")
@@ -71,7 +72,7 @@ async def test_a_raw_call_gets_the_result_the_session_gets() -> None:
 
 async def test_an_error_answer_is_the_json_rpc_error_request_raises() -> None:
     answers = Answers()
-    async with Session(SERVER, timeout=10) as session:
+    async with Session(SERVER, SessionOptions(timeout=10)) as session:
         session.send_raw("nope/nothing", {}, answers.handler("raw"))
         await answers.wait("raw")
         with pytest.raises(JsonRpcError) as direct:
@@ -90,7 +91,7 @@ async def test_an_error_answer_is_the_json_rpc_error_request_raises() -> None:
 
 async def test_no_answer_in_time_is_a_timeout_and_the_server_is_told_to_stop() -> None:
     answers = Answers()
-    async with Session(SERVER, timeout=10) as session:
+    async with Session(SERVER, SessionOptions(timeout=10)) as session:
         session.send_raw(
             "tools/call", {"name": "sleep", "arguments": {"seconds": 5}}, answers.handler("raw"), timeout=0.3
         )
@@ -104,7 +105,7 @@ async def test_no_answer_in_time_is_a_timeout_and_the_server_is_told_to_stop() -
 
 async def test_a_cancelled_call_is_stopped_on_the_server_and_never_answered() -> None:
     answers = Answers()
-    async with Session(SERVER, timeout=10) as session:
+    async with Session(SERVER, SessionOptions(timeout=10)) as session:
         rid = session.send_raw(
             "tools/call", {"name": "sleep", "arguments": {"seconds": 5}}, answers.handler("raw")
         )
@@ -120,7 +121,7 @@ async def test_a_cancelled_call_is_stopped_on_the_server_and_never_answered() ->
 
 async def test_a_server_that_exits_fails_every_raw_call_with_its_exit_code() -> None:
     answers = Answers()
-    async with Session(SERVER, timeout=10) as session:
+    async with Session(SERVER, SessionOptions(timeout=10)) as session:
         session.send_raw(
             "tools/call", {"name": "sleep", "arguments": {"seconds": 5}}, answers.handler("sleep")
         )
@@ -135,7 +136,7 @@ async def test_a_server_that_exits_fails_every_raw_call_with_its_exit_code() -> 
 
 async def test_raw_and_session_requests_interleave_without_crossing() -> None:
     answers = Answers()
-    async with Session(SERVER, timeout=30) as session:
+    async with Session(SERVER, SessionOptions(timeout=30)) as session:
         direct: dict[str, Any] = {}
 
         async def by_session(i: int) -> None:
@@ -157,7 +158,7 @@ async def test_raw_and_session_requests_interleave_without_crossing() -> None:
 
 async def test_a_closed_session_sends_nothing_raw() -> None:
     answers = Answers()
-    session = Session(SERVER, timeout=10)
+    session = Session(SERVER, SessionOptions(timeout=10))
     assert session.send_raw("ping", {}, answers.handler("before")) is None
     async with session:
         pass

@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from mcpkit.client import ServerConfig, Session, spawn
+from mcpkit.client import ServerConfig, Session, SessionOptions, spawn
 from mcpkit.client._procgroup import group_alive
 from tests.client.procs import raw, sdk_echo, wait_gone
 
@@ -41,7 +41,7 @@ def test_the_root_lists_exactly_the_names_it_gives() -> None:
 async def test_a_session_adopts_the_spawned_process_and_ends_its_group() -> None:
     server = ServerConfig(name="echo", command=sdk_echo())
     process = await spawn(server)
-    async with Session(server, timeout=30, process=process) as session:
+    async with Session(server, SessionOptions(timeout=30), process=process) as session:
         assert session.pid == process.pid
         outcome = await session.call("echo", {"text": "adopted"})
         assert "adopted" in outcome.text

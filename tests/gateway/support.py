@@ -13,7 +13,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from mcpkit.client import ClientHandlers, ServerConfig, Session
+from mcpkit.client import ClientHandlers, ServerConfig, Session, SessionOptions
 from tests.support.env import THIRD_PARTY, require
 
 HERE = Path(__file__).resolve().parent
@@ -125,12 +125,14 @@ async def gateway_session(
     info = {"name": client_name, "version": "1.0"} if client_name else None
     async with Session(
         server,
-        timeout=timeout,
-        connect_timeout=120,
-        raise_on_error=False,
-        client_info=info,
-        on_notification=on_notification,
-        handlers=handlers,
+        SessionOptions(
+            timeout=timeout,
+            connect_timeout=120,
+            raise_on_error=False,
+            client_info=info,
+            on_notification=on_notification,
+            handlers=handlers,
+        ),
     ) as session:
         yield session
 

@@ -14,7 +14,7 @@ import anyio
 import httpx2
 import pytest
 
-from mcpkit.client import ServerConfig, Session
+from mcpkit.client import ServerConfig, Session, SessionOptions
 from tests.client.procs import free_port, wait_gone
 from tests.gateway.support import flaky, gateway_argv, gateway_session, wait_port, write_config
 from tests.gateway.test_supervision import _descendants
@@ -52,7 +52,10 @@ def gateway_url(tmp_path: Path) -> Iterator[str]:
 
 def _session(url: str, token: str | None = TOKEN) -> Session:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    return Session(ServerConfig(name="gw", url=url, headers=headers, transport="http"), raise_on_error=False)
+    return Session(
+        ServerConfig(name="gw", url=url, headers=headers, transport="http"),
+        SessionOptions(raise_on_error=False),
+    )
 
 
 @pytest.mark.anyio

@@ -15,7 +15,7 @@ import anyio
 import pytest
 
 from mcpkit.check import CheckOptions, check_session
-from mcpkit.client import ServerConfig, Session
+from mcpkit.client import ServerConfig, Session, SessionOptions
 from mcpkit.compat import PROFILES
 from tests.gateway.support import (
     CLIENT_OF,
@@ -51,7 +51,9 @@ def _direct_errors(servers: dict[str, Any], profiles: list[str]) -> dict[str, se
         out: dict[str, set[str]] = {p: set() for p in profiles}
         for name, entry in servers.items():
             server = ServerConfig(name=name, command=[entry["command"], *entry.get("args", [])])
-            async with Session(server, timeout=60, connect_timeout=120, raise_on_error=False) as session:
+            async with Session(
+                server, SessionOptions(timeout=60, connect_timeout=120, raise_on_error=False)
+            ) as session:
                 for profile in profiles:
                     report = await check_session(session, CheckOptions(profiles=(profile,)))
                     out[profile] |= {f.rule for f in report.findings if f.severity == "error"}

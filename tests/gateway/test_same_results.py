@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from mcpkit.client import ServerConfig, Session
+from mcpkit.client import ServerConfig, Session, SessionOptions
 from tests.gateway.support import everything_server, gateway_session, write_config
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.thirdparty]
@@ -74,9 +74,9 @@ async def test_every_tool_same_result_through_the_gateway(tmp_path: Path) -> Non
     async with (
         Session(
             direct_server,
-            timeout=60,
-            raise_on_error=False,
-            client_info={"name": "claude-code", "version": "1"},
+            SessionOptions(
+                timeout=60, raise_on_error=False, client_info={"name": "claude-code", "version": "1"}
+            ),
         ) as direct,
         gateway_session(config, client_name="claude-code") as through,
     ):

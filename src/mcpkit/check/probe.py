@@ -100,8 +100,8 @@ class Prober:
             return True
 
     async def _request(self, name: str, args: dict[str, Any]) -> dict[str, Any]:
-        return await self.session.request(
-            "tools/call", {"name": name, "arguments": args}, timeout=self.timeout
+        return dict(
+            await self.session.request("tools/call", {"name": name, "arguments": args}, timeout=self.timeout)
         )
 
     async def _probe_one(self, tool: dict[str, Any]) -> None:

@@ -14,7 +14,7 @@ from mcpkit.check.origin import check_origin
 from mcpkit.check.poisoning import check_poisoning
 from mcpkit.check.probe import Prober, Restart
 from mcpkit.check.tooldefs import check_tool_definitions
-from mcpkit.client import ConnectError, ServerConfig, Session, Tracer, resolve_target
+from mcpkit.client import ConnectError, ServerConfig, Session, SessionOptions, Tracer, resolve_target
 
 
 def describe_target(server: ServerConfig) -> str:
@@ -38,14 +38,16 @@ class _Holder:
     async def open(self) -> Session:
         session = Session(
             self.server,
-            timeout=self.options.call_timeout,
-            connect_timeout=self.options.connect_timeout,
-            tracer=self.tracer,
-            raise_on_error=False,
-            shutdown_grace=0.5,
-            client_info={"name": self.options.client_name, "version": "0"}
-            if self.options.client_name
-            else None,
+            SessionOptions(
+                timeout=self.options.call_timeout,
+                connect_timeout=self.options.connect_timeout,
+                tracer=self.tracer,
+                raise_on_error=False,
+                shutdown_grace=0.5,
+                client_info={"name": self.options.client_name, "version": "0"}
+                if self.options.client_name
+                else None,
+            ),
         )
         await session.__aenter__()
         self.session = session

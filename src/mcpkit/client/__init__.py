@@ -1,6 +1,8 @@
-"""The robust MCP client: call any server safely (seed 004).
+"""The robust MCP client: call any server safely.
 
-``connect(target)`` opens a :class:`Session` to a command line, an http(s) URL or a named
+It exists because of a client that ignored ``isError`` (passing error text on as data),
+kept only the first content item, and leaked timed-out requests on the server.
+``connect(target, SessionOptions(...))`` opens a :class:`Session` to a command line, an http(s) URL or a named
 server from a config file; ``Session.call`` returns an :class:`Outcome` that keeps every
 content item and raises :class:`ToolError` on ``isError``; timeouts cancel on the server,
 crashes raise :class:`ServerExitedError` at once, closing kills the server's process group.
@@ -28,14 +30,19 @@ if TYPE_CHECKING:
         resolve_target,
     )
     from mcpkit.client._handlers import ClientHandlers
-    from mcpkit.client._http import DEFAULT_MAX_BODY
+    from mcpkit.client._options import (
+        DEFAULT_MAX_BODY,
+        DEFAULT_TIMEOUT,
+        SessionOptions,
+    )
     from mcpkit.client._outcome import Outcome, describe_content, join_contents
     from mcpkit.client._pool import Pool
     from mcpkit.client._raw import RawAnswer
-    from mcpkit.client._session import DEFAULT_TIMEOUT, Session, connect
+    from mcpkit.client._session import Session, connect
     from mcpkit.client._signals import SignalledError, run_command
     from mcpkit.client._spawn import spawn
     from mcpkit.client._trace import Tracer
+    from mcpkit.client._wire import CallToolResult, InitializeResult, ListToolsResult, Result, Tool
     from mcpkit.errors import (
         CallError,
         CallTimeoutError,
@@ -62,13 +69,19 @@ _WHERE: dict[str, str] = {
     "ServerExitedError": "mcpkit.errors",
     "ToolError": "mcpkit.errors",
     "ClientHandlers": "._handlers",
-    "DEFAULT_MAX_BODY": "._http",
+    "DEFAULT_MAX_BODY": "._options",
+    "SessionOptions": "._options",
+    "CallToolResult": "._wire",
+    "InitializeResult": "._wire",
+    "ListToolsResult": "._wire",
+    "Result": "._wire",
+    "Tool": "._wire",
     "Outcome": "._outcome",
     "describe_content": "._outcome",
     "join_contents": "._outcome",
     "Pool": "._pool",
     "RawAnswer": "._raw",
-    "DEFAULT_TIMEOUT": "._session",
+    "DEFAULT_TIMEOUT": "._options",
     "Session": "._session",
     "connect": "._session",
     "SignalledError": "._signals",
@@ -83,19 +96,25 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "CallError",
     "CallTimeoutError",
+    "CallToolResult",
     "ClientHandlers",
     "ConnectError",
     "HttpError",
+    "InitializeResult",
     "JsonRpcError",
+    "ListToolsResult",
     "Outcome",
     "Pool",
     "RawAnswer",
     "ResponseTooLargeError",
+    "Result",
     "ServerConfig",
     "ServerConfigError",
     "ServerExitedError",
     "Session",
+    "SessionOptions",
     "SignalledError",
+    "Tool",
     "ToolError",
     "Tracer",
     "connect",

@@ -29,12 +29,11 @@ from typing import Any
 import anyio
 import httpx2
 
+from mcpkit.client._options import DEFAULT_MAX_BODY as DEFAULT_MAX_BODY  # larger answers are refused unread
 from mcpkit.errors import McpkitError
 
 logger = logging.getLogger("mcpkit.client._http")
 
-DEFAULT_MAX_BODY = 64 * 1024 * 1024
-"""Largest response body (bytes) read by default; larger answers are refused unread."""
 HTTP_FAILURE = -32098
 """JSON-RPC code of the errors the guard synthesizes (server-defined range, never sent by us)."""
 DATA_KEY = "mcpkitHttp"

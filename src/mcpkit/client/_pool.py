@@ -15,30 +15,32 @@ from typing import Any
 import anyio
 import anyio.abc
 
-from mcpkit.client._config import ServerConfig, default_config_path, load_config
+from mcpkit.client._config import ServerConfig, load_config
+from mcpkit.client._options import SessionOptions
 from mcpkit.client._outcome import Outcome
 from mcpkit.client._session import Session
+from mcpkit.client._wire import Tool
 from mcpkit.errors import CallError, ConnectError
 
 
 class Pool:
     """A set of named servers; ``await pool.call("time.get_current_time", {...})``."""
 
-    def __init__(self, servers: Mapping[str, ServerConfig], **session_options: Any) -> None:
+    def __init__(self, servers: Mapping[str, ServerConfig], options: SessionOptions | None = None) -> None:
         self.servers = dict(servers)
-        self._options = session_options
+        self._options = options
         self._sessions: dict[str, Session] = {}
         self._locks: dict[str, anyio.Lock] = {name: anyio.Lock() for name in self.servers}
         self._stop = anyio.Event()
         self._tg: anyio.abc.TaskGroup | None = None
 
     @classmethod
-    def from_config(cls, path: str | Path | None = None, **session_options: Any) -> Pool:
-        """Read JSON (Claude Desktop style) or TOML; default: the user's config file."""
-        where = Path(path) if path is not None else default_config_path()
-        if where is None:
+    def from_config(cls, path: str | Path | None, options: SessionOptions | None = None) -> Pool:
+        """Read JSON (Claude Desktop style) or TOML. A CLI finds the user's file with
+        :func:`~mcpkit.client.default_config_path` (None here: no file was found)."""
+        if path is None:
             raise ConnectError("no config file given and none found in the default places")
-        return cls(load_config(where), **session_options)
+        return cls(load_config(Path(path)), options)
 
     @property
     def names(self) -> list[str]:
@@ -76,7 +78,7 @@ class Pool:
             return self._sessions[name]
 
     async def _hold(self, name: str, *, task_status: anyio.abc.TaskStatus[Session]) -> None:
-        async with Session(self.servers[name], **self._options) as session:
+        async with Session(self.servers[name], self._options) as session:
             task_status.started(session)
             await self._stop.wait()
 
@@ -92,9 +94,9 @@ class Pool:
         server, tool = self.split(qualified)
         return await (await self.session(server)).call(tool, args, **options)
 
-    async def list_tools(self) -> dict[str, list[dict[str, Any]]]:
+    async def list_tools(self) -> dict[str, list[Tool]]:
         """Every server's tool definitions, keyed by server name (connects to all of them)."""
-        out: dict[str, list[dict[str, Any]]] = {}
+        out: dict[str, list[Tool]] = {}
         for name in self.names:
             out[name] = await (await self.session(name)).list_tools()
         return out

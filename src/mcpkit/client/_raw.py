@@ -7,6 +7,11 @@ the client's JSON already and will check the result itself. :class:`RawRequests`
 a request as one line on the server's stdin and hands the answer line, parsed, to a callback
 run by the transport's reader, with no task per request.
 
+A request is written whole at once or not at all (None: the server's stdin is backed up),
+never waited for, so a server that stops reading cannot hold a caller past its deadline;
+a request that reaches its deadline while the server has read nothing since it was sent
+marks the server hung (see :meth:`~mcpkit.client._stdio.StdioTransport.expired`).
+
 The contract matches ``Session.request``: an error answer arrives as
 :class:`~mcpkit.jsonrpc.JsonRpcError`, no answer within the timeout as
 :class:`~mcpkit.errors.CallTimeoutError` (the request is then cancelled on the
@@ -24,7 +29,7 @@ import json
 import logging
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from mcpkit.client._trace import Tracer
 from mcpkit.errors import CallError, CallTimeoutError
@@ -61,12 +66,23 @@ RawAnswer = dict[str, Any] | CallError | JsonRpcError
 AnswerHandler = Callable[[RawAnswer], None]
 
 
-class _Pending:
-    __slots__ = ("answer", "method", "timer")
+class StdinWatch(Protocol):
+    """Tells a server that stopped reading its stdin from a slow one (the stdio transport)."""
 
-    def __init__(self, method: str, answer: AnswerHandler) -> None:
+    def mark(self) -> int:
+        """Where the server's reading of its stdin stands now."""
+
+    def expired(self, mark: int) -> None:
+        """A request sent at ``mark`` reached its deadline unanswered."""
+
+
+class _Pending:
+    __slots__ = ("answer", "mark", "method", "timer")
+
+    def __init__(self, method: str, answer: AnswerHandler, mark: int) -> None:
         self.method = method
         self.answer = answer
+        self.mark = mark
         self.timer: asyncio.TimerHandle | None = None
 
 
@@ -85,10 +101,12 @@ class RawRequests:
         name: str,
         write: Callable[[bytes, bool], bool],
         tracer: Tracer | None = None,
+        watch: StdinWatch | None = None,
     ) -> None:
         self.name = name
         self._write = write
         self._tracer = tracer
+        self._watch = watch
         self._pending: dict[int, _Pending] = {}
         self._ids = itertools.count()
         self._sent = False  # once any was sent, late answers may still come
@@ -108,6 +126,7 @@ class RawRequests:
         line = json.dumps(
             {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}, ensure_ascii=False
         )
+        mark = self._watch.mark() if self._watch is not None else 0
         try:
             data = (line + "\n").encode("utf-8")
             written = self._write(data, False)
@@ -115,8 +134,12 @@ class RawRequests:
             logger.debug("%s: raw %s not sent: %s", self.name, method, exc)
             return None
         if not written:
+            if self._watch is not None and timeout is not None:
+                # Backed up: if the server takes nothing by this request's deadline, it is hung
+                # (the caller's fallback request, bounded by the same timeout, fails then too).
+                asyncio.get_running_loop().call_later(timeout, self._watch.expired, mark)
             return None
-        pending = _Pending(method, answer)
+        pending = _Pending(method, answer, mark)
         if timeout is not None:
             pending.timer = asyncio.get_running_loop().call_later(timeout, self._expired, request_id, timeout)
         # Registered right after the write, before any answer can be read: this runs without
@@ -173,6 +196,8 @@ class RawRequests:
         if pending is None:
             return
         self._notify_cancelled(request_id, f"no answer within {timeout:g} s")
+        if self._watch is not None:
+            self._watch.expired(pending.mark)
         self._deliver(pending, CallTimeoutError(pending.method, timeout))
 
     def _forget(self, request_id: int) -> _Pending | None:

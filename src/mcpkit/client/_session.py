@@ -19,11 +19,11 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast, overload
 
 import anyio
 import anyio.abc
@@ -43,12 +43,17 @@ from mcpkit import __version__
 from mcpkit.client._config import ServerConfig, resolve_target
 from mcpkit.client._handlers import ClientHandlers
 from mcpkit.client._http import (
-    DEFAULT_MAX_BODY,
     HTTP_FAILURE,
     BodyLimitError,
     HttpGuard,
     HttpProblem,
     describe_http_exception,
+)
+from mcpkit.client._options import (
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_TIMEOUT,
+    Restart,
+    SessionOptions,
 )
 from mcpkit.client._outcome import Outcome
 from mcpkit.client._raw import AnswerHandler
@@ -56,11 +61,11 @@ from mcpkit.client._stdio import EXIT_REPORT_WAIT, StdioTransport
 from mcpkit.client._trace import (
     TracedReadStream,
     TracedWriteStream,
-    Tracer,
     redact_env,
     redact_headers,
     secrets_of,
 )
+from mcpkit.client._wire import CallToolResult, InitializeResult, ListToolsResult, Result, Tool
 from mcpkit.errors import (
     CallError,
     CallTimeoutError,
@@ -74,15 +79,7 @@ from mcpkit.jsonrpc import JsonRpcError
 
 logger = logging.getLogger("mcpkit.client")
 
-DEFAULT_TIMEOUT = 60.0
-"""Seconds a call may take when neither the call nor the session says otherwise."""
-DEFAULT_CONNECT_TIMEOUT = 30.0
-"""Seconds to start and initialize a server when no timeout at all is given."""
-"""How long a failed call waits for the exit code and stderr before reporting the exit."""
-
-
-NotificationHandler = Callable[[str, dict[str, Any]], Awaitable[None]]
-"""Receives each server notification (``notifications/tools/list_changed``, progress, log)."""
+__all__ = ["DEFAULT_CONNECT_TIMEOUT", "DEFAULT_TIMEOUT", "UNSET", "Session", "SessionOptions", "connect"]
 
 
 class _Unset:
@@ -90,7 +87,6 @@ class _Unset:
 
 
 UNSET = _Unset()
-Restart = Literal["never", "on-failure"]
 
 
 class _Link:
@@ -132,53 +128,44 @@ class Session:
     def __init__(
         self,
         server: ServerConfig,
+        options: SessionOptions | None = None,
         *,
-        timeout: float | None = DEFAULT_TIMEOUT,
-        connect_timeout: float | None = None,
-        restart: Restart = "never",
-        max_restarts: int = 5,
-        backoff: float = 0.5,
-        max_backoff: float = 10.0,
-        raise_on_error: bool = True,
-        tracer: Tracer | None = None,
-        forward_stderr: bool = False,
-        shutdown_grace: float = 1.0,
-        max_body: int | None = DEFAULT_MAX_BODY,
-        handlers: ClientHandlers | None = None,
-        client_info: Mapping[str, Any] | None = None,
-        on_notification: NotificationHandler | None = None,
         process: anyio.abc.Process | None = None,
     ) -> None:
+        options = options or SessionOptions()
         self.server = server
+        self.options = options
         self._process = process
-        self.client_info = dict(client_info or {"name": "mcpkit", "version": __version__})
-        self._on_notification = on_notification
-        self.timeout = server.timeout if server.timeout is not None else timeout
+        self.client_info = dict(options.client_info or {"name": "mcpkit", "version": __version__})
+        self._on_notification = options.on_notification
+        self.timeout = server.timeout if server.timeout is not None else options.timeout
         # One timeout bounds everything: start-up and initialize too, unless told otherwise.
+        connect_timeout = options.connect_timeout
         if connect_timeout is None:
             connect_timeout = self.timeout if self.timeout is not None else DEFAULT_CONNECT_TIMEOUT
         self.connect_timeout = connect_timeout
-        self.max_body = max_body
-        self.handlers = handlers or ClientHandlers()
-        self.restart = restart if server.restart is None else server.restart
-        if self.restart not in ("never", "on-failure"):
-            raise ValueError(f"restart must be 'never' or 'on-failure', not {self.restart!r}")
-        self.max_restarts = max_restarts
-        self.backoff = backoff
-        self.max_backoff = max_backoff
-        self.raise_on_error = raise_on_error
+        self.max_body = options.max_body
+        self.handlers = options.handlers or ClientHandlers()
+        restart = options.restart if server.restart is None else server.restart
+        if restart not in ("never", "on-failure"):
+            raise ValueError(f"restart must be 'never' or 'on-failure', not {restart!r}")
+        self.restart: Restart = cast(Restart, restart)
+        self.max_restarts = options.max_restarts
+        self.backoff = options.backoff
+        self.max_backoff = options.max_backoff
+        self.raise_on_error = options.raise_on_error
         self.restarts = 0
-        self._tracer = tracer if tracer is not None else Tracer.from_env()
+        self._tracer = options.tracer
         if self._tracer is not None:
             self._tracer = self._tracer.with_secrets(secrets_of(server.env, server.headers))
-        self._forward_stderr = forward_stderr
-        self._grace = shutdown_grace
+        self._forward_stderr = options.forward_stderr
+        self._grace = options.shutdown_grace
         self._tg: anyio.abc.TaskGroup | None = None
         self._link: _Link | None = None
         self._ready = anyio.Event()
         self._dead: CallError | None = None
         self._closing = False
-        self._tools: list[dict[str, Any]] | None = None
+        self._tools: list[Tool] | None = None
         self._inflight = 0
         self._http_guard: HttpGuard | None = None
 
@@ -247,6 +234,8 @@ class Session:
         """Own one connection for its whole life (anyio scopes must close in the task that opened them)."""
         transport = self._stdio() if kind == "stdio" else None
         link = _Link(kind, transport)
+        if transport is not None:
+            transport.on_hung = lambda: self._on_hung(link)
         failure: CallError | None = None
         started = False
         try:
@@ -424,6 +413,20 @@ class Session:
                 self._dead = ServerExitedError(transport.returncode, transport.stderr_tail())
         link.stop.set()
 
+    def _on_hung(self, link: _Link) -> None:
+        """The server stopped reading its stdin: tell ``on_hung``; restart it when asked to."""
+        if link is not self._link or self._closing:
+            return
+        if self.restart == "on-failure" and self.restarts < self.max_restarts:
+            logger.warning("%s stopped reading its input: restarting it", self.server.name)
+            self._ready = anyio.Event()  # new calls wait for the new process (within their deadline)
+            link.stop.set()
+        if self.options.on_hung is not None:
+            try:
+                self.options.on_hung(self)
+            except Exception:  # a supervisor's bug must not break the call that noticed
+                logger.exception("%s: the on_hung handler failed", self.server.name)
+
     async def _supervise(self) -> None:
         """Restart the server after it fails, with exponential backoff, when asked to."""
         while True:
@@ -461,9 +464,9 @@ class Session:
     # ----- information -----------------------------------------------------------------
 
     @property
-    def initialize_result(self) -> dict[str, Any]:
+    def initialize_result(self) -> InitializeResult:
         """The server's ``initialize`` result exactly as received."""
-        return self._live().init
+        return cast(InitializeResult, self._live().init)
 
     @property
     def protocol_version(self) -> str:
@@ -488,6 +491,14 @@ class Session:
     def init_seconds(self) -> float:
         """Seconds the ``initialize`` request took (spawn time not included)."""
         return self._live().init_seconds
+
+    @property
+    def hung(self) -> bool:
+        """Whether the stdio server stopped reading its stdin: a call reached its deadline
+        while its bytes waited on the pipe and the server had taken none since the call
+        began. Its calls fail at their deadlines; a supervisor restarts it (``on_hung``)."""
+        link = self._link
+        return link is not None and link.transport is not None and link.transport.hung
 
     @property
     def pending(self) -> int:
@@ -526,21 +537,23 @@ class Session:
 
     # ----- requests --------------------------------------------------------------------
 
-    async def list_tools(self, *, refresh: bool = False) -> list[dict[str, Any]]:
-        """Every tool definition as sent (all pages), cached until ``refresh`` or a restart."""
+    async def list_tools(self, *, refresh: bool = False) -> list[Tool]:
+        """Every tool definition as sent (all pages), cached until ``refresh`` or a restart.
+
+        Each page is one call with its own deadline (the session's ``timeout``)."""
         if self._tools is not None and not refresh:
             return self._tools
         return await self._fetch_tools(await self._usable_link(self.timeout))
 
-    async def _fetch_tools(self, link: _Link) -> list[dict[str, Any]]:
-        tools: list[dict[str, Any]] = []
+    async def _fetch_tools(self, link: _Link) -> list[Tool]:
+        tools: list[Tool] = []
         cursor: str | None = None
         for _ in range(1000):
             params = {"cursor": cursor} if cursor else None
             page = await self._request_on(link, "tools/list", params, self.timeout)
             items = page.get("tools")
             if isinstance(items, list):
-                tools.extend(t for t in items if isinstance(t, dict))
+                tools.extend(cast(Tool, t) for t in items if isinstance(t, dict))
             cursor = page.get("nextCursor") if isinstance(page.get("nextCursor"), str) else None
             if not cursor:
                 break
@@ -562,22 +575,76 @@ class Session:
             raise ToolError(tool, outcome)
         return outcome
 
+    # The literal methods' shapes are narrower than the general answer: the overlap is the point.
+    @overload
+    async def request(  # type: ignore[overload-overlap]
+        self,
+        method: Literal["tools/call"],
+        params: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | _Unset | None = UNSET,
+    ) -> CallToolResult: ...
+
+    @overload
+    async def request(  # type: ignore[overload-overlap]
+        self,
+        method: Literal["tools/list"],
+        params: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | _Unset | None = UNSET,
+    ) -> ListToolsResult: ...
+
+    @overload
     async def request(
         self, method: str, params: Mapping[str, Any] | None = None, *, timeout: float | _Unset | None = UNSET
-    ) -> dict[str, Any]:
-        """Send any JSON-RPC request and return its raw result; errors become CallError subclasses."""
+    ) -> Result: ...
+
+    async def request(
+        self, method: str, params: Mapping[str, Any] | None = None, *, timeout: float | _Unset | None = UNSET
+    ) -> Any:
+        """Send any JSON-RPC request and return its raw result; errors become CallError subclasses.
+
+        ``timeout`` (default: the session's) is one deadline for the whole call: waiting for
+        a restart, waiting for room on a stdio server's stdin, writing, waiting and reading.
+        """
         seconds = self.timeout if isinstance(timeout, _Unset) else timeout
-        return await self._request_on(await self._usable_link(seconds), method, params, seconds)
+        if seconds is None:
+            return await self._request_on(await self._usable_link(None), method, params, None)
+        deadline = anyio.current_time() + seconds
+        link: _Link | None = None
+        with anyio.CancelScope(deadline=deadline):
+            link = await self._usable_link(None)
+        if link is None:  # the deadline passed while a restart was still under way
+            raise CallTimeoutError(method, seconds)
+        return await self._request_on(link, method, params, seconds, deadline)
 
     async def _request_on(
-        self, link: _Link, method: str, params: Mapping[str, Any] | None, seconds: float | None
-    ) -> dict[str, Any]:
+        self,
+        link: _Link,
+        method: str,
+        params: Mapping[str, Any] | None,
+        seconds: float | None,
+        deadline: float | None = None,
+    ) -> Result:
         assert link.dispatcher is not None
+        transport = link.transport
+        mark = transport.mark() if transport is not None else 0
         self._inflight += 1
         try:
-            return await link.dispatcher.send_raw_request(method, params, link.options(seconds))
+            if seconds is None:
+                return await link.dispatcher.send_raw_request(method, params, link.options(None))
+            # The SDK's own clock starts only once the request is written; this scope bounds
+            # the write too (a server that stops reading no longer holds a caller for ever).
+            with anyio.CancelScope(deadline=deadline or anyio.current_time() + seconds) as scope:
+                return await link.dispatcher.send_raw_request(method, params, link.options(seconds))
+            assert scope.cancelled_caught
+            if transport is not None:
+                transport.expired(mark)
+            raise CallTimeoutError(method, seconds)
         except MCPError as exc:
             if _sdk_timeout(exc) and seconds is not None:
+                if transport is not None:
+                    transport.expired(mark)
                 raise CallTimeoutError(method, seconds) from None
             mapped = _http_error(exc, self.server.url, self.max_body)
             if mapped is None and _sdk_closed(exc):
@@ -627,7 +694,8 @@ class Session:
         await link.dispatcher.notify(method, params, link.options(None))
 
     async def _usable_link(self, timeout: float | None) -> _Link:
-        """The live link; during a restart wait for it (bounded by the call's timeout)."""
+        """The live link; during a restart wait for it (bounded by ``timeout`` and by the
+        caller's own deadline, which :meth:`request` sets around this wait and the call)."""
         if self._tg is None:
             raise CallError("session is closed")
         if not self._ready.is_set():
@@ -700,53 +768,23 @@ async def _close_group(tg: anyio.abc.TaskGroup) -> None:
 @asynccontextmanager
 async def connect(
     target: str | Sequence[str] | ServerConfig,
+    options: SessionOptions | None = None,
     *,
     config: str | Path | None = None,
-    timeout: float | None = DEFAULT_TIMEOUT,
-    connect_timeout: float | None = None,
-    restart: Restart = "never",
-    max_restarts: int = 5,
-    backoff: float = 0.5,
-    max_backoff: float = 10.0,
-    raise_on_error: bool = True,
-    trace: str | Tracer | None = None,
     env: Mapping[str, str] | None = None,
     headers: Mapping[str, str] | None = None,
-    forward_stderr: bool = False,
-    shutdown_grace: float = 1.0,
-    max_body: int | None = DEFAULT_MAX_BODY,
-    handlers: ClientHandlers | None = None,
 ) -> AsyncIterator[Session]:
-    """Open a session to ``target``: a command line (str or argv list), an http(s) URL, or a
-    server name from ``config`` (default: the user's config file, see :mod:`mcpkit.client._config`).
+    """Open a session to ``target``: a command line (str or argv list), an http(s) URL, a
+    :class:`ServerConfig`, or a server name from the config file ``config``.
 
-    ``timeout`` is the per-call default (None: wait forever) and, unless ``connect_timeout``
-    says otherwise, also bounds start-up and ``initialize``; ``max_body`` is the largest HTTP
-    response body read (bytes, None: no limit); ``handlers`` answers the server's roots,
-    sampling and elicitation requests (default: no roots, both refused); ``trace`` is
-    ``"stderr"``, a path or a Tracer (default: ``MCPKIT_TRACE``). The child's whole process
-    group ends on exit.
+    ``options`` says how the session behaves (:class:`SessionOptions`; default: a 60 s
+    timeout per call). ``env`` and ``headers`` are added to the server's own. The child's
+    whole process group ends on exit.
     """
     server = resolve_target(target, config=config)
     if env or headers:
         server = replace(
             server, env={**server.env, **(env or {})}, headers={**server.headers, **(headers or {})}
         )
-    tracer = Tracer.open(trace) if isinstance(trace, str) else trace
-    session = Session(
-        server,
-        timeout=timeout,
-        connect_timeout=connect_timeout,
-        restart=restart,
-        max_restarts=max_restarts,
-        backoff=backoff,
-        max_backoff=max_backoff,
-        raise_on_error=raise_on_error,
-        tracer=tracer,
-        forward_stderr=forward_stderr,
-        shutdown_grace=shutdown_grace,
-        max_body=max_body,
-        handlers=handlers,
-    )
-    async with session:
+    async with Session(server, options) as session:
         yield session

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import anyio
 import anyio.abc
+import anyio.lowlevel
 import mcp_types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
@@ -48,6 +49,8 @@ EXIT_POLL_SECONDS = 0.05
 EXIT_REPORT_WAIT = 1.0
 """How long a caller whose connection broke waits for the exit code to tell it."""
 _CHUNK = 1 << 16
+FORCED_CAP = 1 << 20
+"""Bytes queued for a server's stdin past which a message that never waits is dropped."""
 
 
 class StdioTransport:
@@ -86,6 +89,11 @@ class StdioTransport:
         self._adopt = process
         self.raw: RawRequests | None = None
         """Requests beside the SDK session (see :mod:`mcpkit.client._raw`), while open."""
+        self.stdin: StdinWriter | None = None
+        self.hung = False
+        """The server stopped reading its stdin for a whole call's timeout (see :meth:`expired`)."""
+        self.on_hung: Callable[[], None] | None = None
+        """Called once when :attr:`hung` becomes true."""
 
     def stderr_tail(self) -> list[str]:
         """The last lines the server wrote to stderr (bounded)."""
@@ -94,9 +102,7 @@ class StdioTransport:
     @asynccontextmanager
     async def open(
         self,
-    ) -> AsyncIterator[
-        tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
-    ]:
+    ) -> AsyncIterator[tuple[MemoryObjectReceiveStream[SessionMessage | Exception], StdinWriter]]:
         """Spawn the server (or adopt the ``process`` given, once); yield the (read, write) stream
         pair; stop the whole group on exit."""
         proc, self._adopt = self._adopt, None
@@ -104,23 +110,22 @@ class StdioTransport:
             proc = await spawn_argv(self.argv, env=self.env, cwd=self.cwd)
         self.pid = proc.pid
         read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-        write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)
+        writer = StdinWriter(proc, read_send.close)
+        self.stdin = writer
         stdout_done = anyio.Event()
         stderr_done = anyio.Event()
         try:
             async with anyio.create_task_group() as tg:
-                writer = _stdin_writer(proc)
-                if writer is not None:  # asyncio: raw requests are written straight to the pipe
-                    self.raw = RawRequests(self.name, writer, self._tracer)
+                if writer.direct:  # asyncio: raw requests are written straight to the pipe
+                    self.raw = RawRequests(self.name, writer.try_write, self._tracer, watch=self)
                 tg.start_soon(self._read_stdout, proc, read_send, stdout_done)
                 tg.start_soon(self._read_stderr, proc, stderr_done)
-                tg.start_soon(self._write_stdin, proc, write_recv, read_send)
                 tg.start_soon(self._watch_exit, proc, read_send, stdout_done, stderr_done)
                 try:
-                    yield read_recv, write_send
+                    yield read_recv, writer
                 finally:
                     with anyio.CancelScope(shield=True):
-                        await self._stop(proc, write_send, write_recv)
+                        await self._stop(proc, writer)
                     tg.cancel_scope.cancel()
         finally:
             if self.raw is not None:
@@ -129,9 +134,31 @@ class StdioTransport:
                 if proc.returncode is None:
                     procgroup.signal_group(proc.pid, signal.SIGKILL)
                 await self._close_pipes(proc)
-                for stream in (read_send, read_recv, write_send, write_recv):
+                writer.close()
+                for stream in (read_send, read_recv):
                     stream.close()
             procgroup.unregister(proc.pid)
+
+    # ----- a server that stops reading ---------------------------------------------------
+
+    def mark(self) -> int:
+        """Where the server's reading of its stdin stands now; see :meth:`expired`."""
+        return self.stdin.drained() if self.stdin is not None else 0
+
+    def expired(self, mark: int) -> None:
+        """A call whose request was sent (or waited to be sent) at ``mark`` reached its deadline.
+
+        If bytes still wait for the server's stdin and it has taken none since ``mark``, the
+        server read nothing for the call's whole timeout: it stopped reading, and is hung.
+        A server that is only slow (it reads, but answers late) is not: its pipe moves.
+        """
+        if self.hung or self.stdin is None or self.returncode is not None:
+            return
+        if self.stdin.queued() and self.stdin.drained() == mark:
+            self.hung = True
+            logger.warning("%s stopped reading its stdin: treated as hung", self.name)
+            if self.on_hung is not None:
+                self.on_hung()
 
     async def _read_stdout(
         self,
@@ -258,21 +285,6 @@ class StdioTransport:
             with suppress(OSError, ValueError):
                 print(f"[{self.name}] {line}", file=sys.stderr, flush=True)
 
-    async def _write_stdin(
-        self,
-        proc: anyio.abc.Process,
-        messages: MemoryObjectReceiveStream[SessionMessage],
-        read_send: MemoryObjectSendStream[SessionMessage | Exception],
-    ) -> None:
-        assert proc.stdin is not None
-        try:
-            async for item in messages:
-                data = item.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
-                await proc.stdin.send(data.encode("utf-8"))
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-            # The server stopped reading; end the read side so callers hear about it.
-            read_send.close()
-
     async def _watch_exit(
         self,
         proc: anyio.abc.Process,
@@ -296,14 +308,9 @@ class StdioTransport:
         if self._tracer:
             self._tracer.line(self.name, "--", f"server process {proc.pid} exited with {proc.returncode}")
 
-    async def _stop(
-        self,
-        proc: anyio.abc.Process,
-        write_send: MemoryObjectSendStream[SessionMessage],
-        write_recv: MemoryObjectReceiveStream[SessionMessage],
-    ) -> None:
+    async def _stop(self, proc: anyio.abc.Process, writer: StdinWriter) -> None:
         """Close stdin, give the server a moment to exit, then end the whole group."""
-        write_send.close()
+        writer.close()
         if proc.stdin is not None:
             with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
                 await proc.stdin.aclose()
@@ -316,7 +323,6 @@ class StdioTransport:
                 await anyio.sleep(0.01)
         self.returncode = proc.returncode
         self.exited.set()
-        write_recv.close()
 
     async def _close_pipes(self, proc: anyio.abc.Process) -> None:
         for pipe in (proc.stdin, proc.stdout, proc.stderr):
@@ -327,24 +333,100 @@ class StdioTransport:
             await proc.wait()
 
 
-def _stdin_writer(proc: anyio.abc.Process) -> Callable[[bytes, bool], bool] | None:
-    """How raw requests reach the server's stdin: written to asyncio's pipe transport at once,
-    never waiting. Unless ``force``d, a write that would take the buffer past its high-water
-    mark (the server is not reading) or meet a closing pipe is not made, and says so with
-    False. None when the stream is not asyncio's (no raw requests then)."""
-    stream = getattr(proc.stdin, "_stream", None)
-    if not isinstance(stream, asyncio.StreamWriter):
-        return None
-    transport = stream.transport
+class StdinWriter:
+    """The server's stdin as the SDK session's write stream: a request waits for room, never longer.
 
-    def write_now(data: bytes, force: bool) -> bool:
-        if transport.is_closing():
+    A request is put on the pipe whole or not at all: while the pipe's buffer is past its
+    high-water mark (the server is not reading) it waits for room, and that wait is part of
+    the call, so the call's deadline ends it and the request is never sent. The old writer
+    (a task draining a memory stream) waited outside every deadline: once a server stopped
+    reading, a call with ``timeout=0.01`` blocked for ever in the write. Everything else (a
+    cancellation notice, an answer to the server's own request) is written at once, never
+    waiting, so giving up on a request cannot block either; past :data:`FORCED_CAP` queued
+    bytes it is dropped (the server reads nothing anyway).
+
+    On asyncio (``direct``) bytes go straight to the pipe transport, which also lets
+    :meth:`try_write` serve raw requests and :meth:`drained` count what the server took;
+    on another event loop each message is sent on the process's stream, under a lock.
+    """
+
+    def __init__(self, proc: anyio.abc.Process, broken: Callable[[], None]) -> None:
+        self._proc = proc
+        self._broken = broken
+        self._closed = False
+        self._written = 0
+        stream = getattr(proc.stdin, "_stream", None)
+        self._stream = stream if isinstance(stream, asyncio.StreamWriter) else None
+        self._transport = self._stream.transport if self._stream is not None else None
+        self._lock = anyio.Lock()
+        self.direct = self._transport is not None
+
+    def queued(self) -> int:
+        """Bytes written here that the pipe has not taken yet."""
+        return self._transport.get_write_buffer_size() if self._transport is not None else 0
+
+    def drained(self) -> int:
+        """Bytes the pipe has taken so far (it grows while the server reads)."""
+        return self._written - self.queued()
+
+    def _full(self, size: int) -> bool:
+        assert self._transport is not None
+        queued = self._transport.get_write_buffer_size()
+        return bool(queued) and queued + size > self._transport.get_write_buffer_limits()[1]
+
+    def try_write(self, data: bytes, force: bool) -> bool:
+        """Write now, never waiting; False (nothing written) when closing or, unless ``force``,
+        when the pipe is backed up. Serves raw requests (see :mod:`mcpkit.client._raw`)."""
+        transport = self._transport
+        if transport is None or self._closed or transport.is_closing():
             return False
-        if not force:
-            queued = transport.get_write_buffer_size()
-            if queued and queued + len(data) > transport.get_write_buffer_limits()[1]:
+        if force:
+            if self.queued() > FORCED_CAP:
                 return False
+        elif self._full(len(data)):
+            return False
         transport.write(data)
+        self._written += len(data)
         return True
 
-    return write_now
+    async def send(self, item: SessionMessage, /) -> None:
+        if self._closed:
+            raise anyio.ClosedResourceError
+        data = (item.message.model_dump_json(by_alias=True, exclude_unset=True) + "\n").encode("utf-8")
+        try:
+            if self._stream is None:
+                assert self._proc.stdin is not None
+                async with self._lock:
+                    await self._proc.stdin.send(data)
+                return
+            transport = self._stream.transport
+            if isinstance(item.message, mcp_types.JSONRPCRequest):
+                high = transport.get_write_buffer_limits()[1]
+                # Past the high-water mark asyncio has paused the pipe's protocol, so drain()
+                # really waits (until the server has read the buffer down to the low mark).
+                while transport.get_write_buffer_size() > high and not transport.is_closing():
+                    await self._stream.drain()  # raises once the pipe is broken
+                    await anyio.lowlevel.checkpoint()
+            elif self.queued() > FORCED_CAP:
+                logger.debug("stdin backed up past %d bytes: message dropped", FORCED_CAP)
+                return
+            if self._closed or transport.is_closing():
+                raise anyio.BrokenResourceError
+            transport.write(data)
+            self._written += len(data)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError) as exc:
+            # The server stopped reading for good; end the read side so callers hear about it.
+            self._broken()
+            raise anyio.BrokenResourceError from exc
+
+    def close(self) -> None:
+        self._closed = True
+
+    async def aclose(self) -> None:
+        self.close()
+
+    async def __aenter__(self) -> StdinWriter:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.close()

@@ -1,7 +1,8 @@
 """JSON-RPC message trace: every message with its time and direction, secrets redacted.
 
-Seed 004 lists "no way to see the messages" as a debugging dead end. ``MCPKIT_TRACE=stderr``
-(or a file path) or ``--trace`` writes one line per message::
+Without it, a client that misbehaved left no way to see the messages: a debugging dead end.
+``--trace stderr`` (or a file path; the CLIs also read ``MCPKIT_TRACE``, see
+:func:`tracer_for`) writes one line per message::
 
     2026-11-22T22:01:54.123Z [time] -> {"jsonrpc":"2.0","id":1,"method":"tools/call",...}
 
@@ -13,7 +14,6 @@ replaced too (a server that echoes its token does not leak it into the trace).
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 from collections.abc import Iterable, Mapping
@@ -30,6 +30,14 @@ TRACE_ENV = "MCPKIT_TRACE"
 _MAX_MESSAGE_CHARS = 65_536
 _SECRET_HEADER_WORDS = ("authorization", "cookie", "token", "secret", "password", "api-key", "apikey")
 _MIN_SECRET_LEN = 4
+
+
+def tracer_for(trace: str | None, environ: Mapping[str, str]) -> Tracer | None:
+    """The tracer a CLI asks for: ``--trace`` (``trace``) wins over ``MCPKIT_TRACE`` in
+    ``environ``; None when neither is set. Only CLIs call this: library code is given its
+    tracer (in :class:`~mcpkit.client.SessionOptions`) and never reads the environment."""
+    where = trace or environ.get(TRACE_ENV)
+    return Tracer.open(where) if where else None
 
 
 def redact_env(env: Mapping[str, str] | None) -> dict[str, str]:
@@ -77,12 +85,6 @@ class Tracer:
         path = Path(where).expanduser()
         path.parent.mkdir(parents=True, exist_ok=True)
         return cls(path.open("a", encoding="utf-8", buffering=1), owns_sink=True)
-
-    @classmethod
-    def from_env(cls) -> Tracer | None:
-        """The tracer ``MCPKIT_TRACE`` asks for, or None when it is unset."""
-        where = os.environ.get(TRACE_ENV)
-        return cls.open(where) if where else None
 
     def with_secrets(self, secrets: Iterable[str]) -> Tracer:
         """A tracer on the same sink that also hides ``secrets``."""

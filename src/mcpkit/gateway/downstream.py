@@ -26,6 +26,7 @@ from mcpkit.client import (
     ServerConfig,
     ServerExitedError,
     Session,
+    SessionOptions,
 )
 from mcpkit.gateway.config import GatewayConfig
 from mcpkit.gateway.errors import DownstreamUnavailableError
@@ -177,15 +178,14 @@ class Downstream:
     async def _hold_one(self, started: float) -> None:
         """One connection: open, list, serve until the process dies or we are told to stop."""
         self._broken = anyio.Event()
-        async with Session(
-            self.server,
+        options = SessionOptions(
             timeout=self.config.call_timeout,
             connect_timeout=self.config.connect_timeout,
             raise_on_error=False,
             on_notification=self._notified,
             handlers=self._handlers,
-            process=self._take_process(),
-        ) as session:
+        )
+        async with Session(self.server, options, process=self._take_process()) as session:
             try:  # the start is bounded as a whole: a server that never lists its tools is not ready
                 with anyio.fail_after(self.config.connect_timeout):
                     tools = await session.list_tools()
@@ -195,7 +195,7 @@ class Downstream:
                 ) from None
             self._session = session
             self.pid = session.pid
-            self.tools = tools
+            self.tools = [dict(t) for t in tools]
             self.capabilities = session.capabilities
             self.server_info = session.server_info
             self.protocol_version = session.protocol_version
@@ -233,7 +233,7 @@ class Downstream:
             await self._relist.wait()
             self._relist = anyio.Event()
             try:
-                self.tools = await session.list_tools(refresh=True)
+                self.tools = [dict(t) for t in await session.list_tools(refresh=True)]
             except CallError as exc:
                 logger.warning("%s: re-listing tools failed: %s", self.name, exc)
                 continue
