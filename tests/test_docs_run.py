@@ -135,6 +135,11 @@ def _run_shell(block: Block, plan: plans.Plan, box: Sandbox) -> None:
             if rule.action == "daemon":
                 box.on_close(rule.reason)
         assert done.returncode in rule.rc, f"{block.id}: {line}\n{_transcript(box)}"
+        printed = " ".join(done.stdout.split())
+        missing = [s for s in command.shown if "..." not in s and " ".join(s.split()) not in printed]
+        assert not missing, (
+            f"{block.id}: {line} did not print what the page shows: {missing}\n{_transcript(box)}"
+        )
         if rule.stdout:
             assert _matches(rule.stdout, done.stdout), (
                 f"{block.id}: {line} printed nothing expected\n{_transcript(box)}"
@@ -222,19 +227,57 @@ def _cases() -> list[object]:
     return cases
 
 
+def _xml_shape(text: str) -> set[str]:
+    """Element paths and their attribute names: what a page's example of a tool's XML promises."""
+    import xml.etree.ElementTree as ET
+
+    shape: set[str] = set()
+
+    def walk(element: ET.Element, path: str) -> None:
+        here = f"{path}/{element.tag}"
+        shape.add(here)
+        shape.update(f"{here}@{name}" for name in element.attrib)
+        for child in element:
+            walk(child, here)
+
+    walk(ET.fromstring(text.split("?>", 1)[-1].strip()), "")
+    return shape
+
+
+def _check_tool_xml(block: Block, plan: plans.Plan, box: Sandbox) -> None:
+    """Ask the real Redmine's tool for the answer the page shows, and compare their shapes."""
+    import re
+
+    listed = box.run('mcpkit call list_issues --args \'{"status": "*", "limit": 1}\' -- mcpkit redmine mcp')
+    found = re.search(r"<id>(\d+)</id>", listed.stdout)
+    assert found, f"no issue in the local Redmine to preview\n{_transcript(box)}"
+    tool, args = plan.probe[0], plan.probe[1].replace("ISSUE", found[1])
+    answer = box.run(f"mcpkit call {tool} --args '{args}' -- mcpkit redmine mcp")
+    assert answer.returncode == 0, _transcript(box)
+    assert _xml_shape(block.text) == _xml_shape(answer.stdout), (
+        f"{block.id}: the page is not what {tool} prints"
+    )
+
+
 @pytest.mark.parametrize("block", _cases())
 def test_the_block_runs_as_written(block: Block, tmp_path: Path) -> None:
     plan = plans.plan_for(block)
     if plan.kind in {"skip", "output"}:
         assert plan.reason, f"{block.id}: a block that is not run must say why"
         pytest.skip(f"{plan.kind}: {plan.reason}")
-    if plan.kind == "run" and block.lang not in plans.RUNNABLE:
+    if plan.kind == "run" and block.lang not in plans.RUNNABLE and not block.directive:
         pytest.fail(
             f"{block.id}: a {block.lang or 'plain'} block with no plan: add one in tests/docs/plan.py"
         )
     with _sandbox(block, plan, tmp_path) as box:
         if plan.kind == "config":
             _check_config(block, box)
+        elif plan.kind == "tool-xml":
+            box.env |= {
+                "REDMINE_URL": box.env["DOCS_REDMINE_URL"],
+                "REDMINE_API_KEY": box.env["DOCS_REDMINE_API_KEY"],
+            }
+            _check_tool_xml(block, plan, box)
         elif plan.kind == "workflow":
             _run_workflow(block, box)
         elif block.lang == "python":

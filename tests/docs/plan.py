@@ -35,7 +35,7 @@ class Line:
 class Plan:
     """What one block needs around it; blocks without an entry run with the defaults."""
 
-    kind: str = "run"  # run | shell (any fence) | skip | output | config | workflow | server
+    kind: str = "run"  # run | shell (any fence) | skip | output | config | workflow | server | tool-xml
     reason: str = ""
     setup: tuple[str, ...] = ()  # command lines run first, in the sandbox
     background: tuple[tuple[str, int], ...] = ()  # (command line, port it serves) kept running
@@ -203,7 +203,11 @@ PLANS: dict[tuple[str, str], Plan] = {
     ("docs/gateway.md", "$ export GATEWAY_TOKEN"): Plan(ports=(HTTP_PORT,), needs=("third-party",)),
     ("docs/redmine.md", "pip install"): Plan(ports=(HTTP_PORT,), subst=REDMINE, needs=("redmine",)),
     ("docs/redmine.md", "Updated issue 9"): Plan(kind="output", reason="what a tool answers"),
-    ("docs/redmine.md", "<response><status>preview"): Plan(kind="output", reason="what a tool answers"),
+    # What delete_issue answers without confirm, asked of the real Redmine for one of its issues:
+    # the page's elements and attributes must be the tool's.
+    ("docs/redmine.md", "<response><status>preview"): Plan(
+        kind="tool-xml", needs=("redmine",), probe=("delete_issue", '{"id": ISSUE}')
+    ),
     ("docs/redmine.md", "list_issues {"): Plan(kind="output", reason="a transcript of tool calls"),
     ("docs/redmine.md", "sudo scripts/redmine-up.sh"): Plan(),
     ("docs/redmine.md", "[Unit]"): Plan(kind="skip", reason="a systemd unit: needs systemd and root"),
@@ -243,11 +247,16 @@ PLANS: dict[tuple[str, str], Plan] = {
 # Blocks known to fail today because the code or the page is being changed by another part of
 # issue 24 (page, first line -> what fails and whose it is). Non-strict: the day it passes, the
 # entry is stale and should go (the lead removes it once the part lands).
+PREVIEW = (
+    "the page's preview has children, attachments and subject untrusted; the tool prints "
+    "project, status, subtasks (server part fixes the page or the tool)"
+)
 CONNECT = "connect() and Pool take SessionOptions now: timeout= is a TypeError (client part fixes the page)"
 KNOWN_FAILURES: dict[tuple[str, str], str] = {
     ("README.md", "from mcpkit.client import connect, ToolError"): CONNECT,
     ("docs/client.md", "import anyio"): CONNECT,
     ("docs/client.md", "from mcpkit.client import Pool"): CONNECT,
+    ("docs/redmine.md", "<response><status>preview"): PREVIEW,
 }
 
 RUNNABLE = {"bash", "sh", "console", "python", "json", "toml", "yaml"}
