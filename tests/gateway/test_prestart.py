@@ -73,7 +73,9 @@ def test_a_signal_before_the_gateway_is_up_leaves_no_server_behind(tmp_path: Pat
     assert proc.stdout is not None
     pids = [int(p) for p in proc.stdout.readline().split()]
     assert len(pids) == 2
-    time.sleep(0.5)  # let the first server start its grandchild
+    deadline = time.monotonic() + 60  # a guard only: until the first server started its grandchild
+    while not live_members(pids[0]) and time.monotonic() < deadline:
+        time.sleep(0.05)
     groups = {pid: live_members(pid) for pid in pids}
     assert len(groups[pids[0]]) >= 1
     proc.send_signal(signal.SIGTERM)

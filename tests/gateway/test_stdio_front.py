@@ -95,6 +95,19 @@ class Wire:
         await self.send({"jsonrpc": "2.0", "id": "list", "method": "tools/list"})
         await self.answer("list")
 
+    async def stats(self) -> dict[str, Any]:
+        """The fixture server's counters (its stats tool): calls active, cancelled, ..."""
+        got = await self.call(f"stats-{len(self.answers)}", "flaky_stats", {})
+        stats: dict[str, Any] = json.loads(got["result"]["content"][0]["text"])
+        return stats
+
+    async def until_running(self, count: int = 1) -> None:
+        """Until the server runs ``count`` sleep calls (an event to wait on, not a time window:
+        on a loaded machine a call may take seconds to get there)."""
+        with anyio.fail_after(60):
+            while (await self.stats())["active"] < count:
+                await anyio.sleep(0.05)
+
     async def seen_ids(self) -> list[int]:
         """The JSON-RPC ids the fixture server was last called with (its stats tool)."""
         got = await self.call(f"stats-{len(self.answers)}", "flaky_stats", {})
@@ -238,8 +251,8 @@ async def test_a_cancelled_call_is_stopped_on_the_server_and_not_answered(tmp_pa
     config = configs(tmp_path)[True]
     async with wire(config) as w:
         await w.handshake()
-        await w.send(call("slow", "flaky_sleep", {"seconds": 5}))
-        await anyio.sleep(0.3)
+        await w.send(call("slow", "flaky_sleep", {"seconds": 600}))
+        await w.until_running()
         await w.send(
             {
                 "jsonrpc": "2.0",
@@ -247,13 +260,12 @@ async def test_a_cancelled_call_is_stopped_on_the_server_and_not_answered(tmp_pa
                 "params": {"requestId": "slow", "reason": "x"},
             }
         )
-        with anyio.fail_after(10):
-            while True:
-                stats = await w.call(f"s{len(w.answers)}", "flaky_stats", {})
-                if json.loads(stats["result"]["content"][0]["text"])["cancelled"] >= 1:
-                    break
-                await anyio.sleep(0.1)
-        await anyio.sleep(0.3)
+        with anyio.fail_after(60):
+            while (await w.stats())["cancelled"] < 1:
+                await anyio.sleep(0.05)
+        # Answers go out in the order the server gave them: one more call answered after the
+        # cancellation took effect means no answer to the cancelled call is on its way.
+        await w.call("after", "flaky_echo", {"text": "x"})
         assert (False, "slow") not in w.answers and (True, "slow") not in w.answers
 
 
@@ -286,8 +298,8 @@ async def test_a_client_that_stops_reading_can_still_cancel_a_lane_call(tmp_path
     config = configs(tmp_path)[True]
     async with wire(config) as w:
         await w.handshake()
-        await w.send(call("slow", "flaky_sleep", {"seconds": 30}))
-        await anyio.sleep(0.3)
+        await w.send(call("slow", "flaky_sleep", {"seconds": 600}))
+        await w.until_running()
         w.reading = anyio.Event()  # the client stops reading
         await w.send(*(call(f"long{i}", "flaky_long", {"lines": 20_000}) for i in range(8)))
         await anyio.sleep(1)  # about 2 MB of answers now wait, unread
