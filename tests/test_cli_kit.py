@@ -160,3 +160,36 @@ def test_an_archive_search_in_process_loads_no_mcp_sdk(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]", done.stdout
+
+
+def _all_commands() -> list[tuple[str, click.Command]]:
+    group: Any = typer.main.get_command(root)
+    ctx = click.Context(group)
+    found: list[tuple[str, click.Command]] = []
+
+    def walk(command: Any, path: str) -> None:
+        found.append((path, command))
+        if hasattr(command, "list_commands"):
+            for name in command.list_commands(ctx):
+                sub = command.get_command(ctx, name)
+                if sub is not None and sub is not command:
+                    walk(sub, f"{path} {name}".strip())
+
+    walk(group, "")
+    return found
+
+
+def test_a_flag_means_one_thing_in_every_part() -> None:
+    """The same flag has the same help wherever it is one shared option (it drifted when each
+    part declared its own), and no part grows shell-completion flags the others lack (``check``
+    did, mounted through a holder app that kept typer's default)."""
+    helps: dict[str, set[str]] = {}
+    for path, command in _all_commands():
+        flags = _flags(command)
+        assert not flags & {"--install-completion", "--show-completion"}, path
+        for param in command.params:
+            if param.param_type_name == "option":
+                for opt in param.opts:
+                    helps.setdefault(opt, set()).add(getattr(param, "help", "") or "")
+    for shared in ("--allow-origin", "--host", "--json", "--transport", "--max-message-bytes"):
+        assert len(helps[shared]) == 1, (shared, helps[shared])

@@ -37,7 +37,7 @@ def _load(name: str) -> Any:
         command = typer.main.get_command(part)
         command.name = name
         return command
-    holder = typer.Typer()
+    holder = typer.Typer(add_completion=False)
     part(holder)
     built = typer.main.get_command(holder)
     commands = getattr(built, "commands", None)
