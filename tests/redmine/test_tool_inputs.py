@@ -171,7 +171,6 @@ def test_issue_filters_translate_redmine_names() -> None:
         {"created": "yesterday-ish"},
         {"sort": "id desc; drop"},
         {"project": "Has Spaces"},
-        {"include": ["journals"]},
         {"query_id": 1, "status": "open"},
         {"query_id": 1, "custom_fields": [{"id": 3, "value": "x"}]},
     ],
@@ -179,6 +178,12 @@ def test_issue_filters_translate_redmine_names() -> None:
 def test_issue_filters_refuse_bad_values(args: dict[str, Any]) -> None:
     with pytest.raises(ValidationError):
         issue_filters(args)
+
+
+def test_what_the_schema_refuses_is_refused_once_by_the_server_in_one_line() -> None:
+    result = anyio.run(SERVER.call, "list_issues", {"include": ["journals"]})
+    assert result.is_error
+    assert result_text(result).startswith('Invalid arguments for list_issues: include[0]: got "journals"')
 
 
 @settings(max_examples=200, deadline=None)

@@ -1,8 +1,11 @@
 """Argument readers: from validated tool arguments to the values Redmine's REST API wants.
 
-The server has already checked types and bounds against the schema (and coerced the forms
-models send, such as ``"12"`` for 12), so these readers only do what a schema cannot say:
-a number or an identifier, ``me``, dates, and Redmine's own spellings.
+The server has already coerced the forms models send (``"12"`` for 12, ``"yes"`` for true,
+``"1,2"`` for a list) and checked every type and bound the schema declares, so a handler reads
+an integer parameter as the ``int`` it is, a boolean as the ``bool``. These readers only do what
+a schema cannot say: a number *or* an identifier in one text parameter, ``me``, dates, text
+copied from a shortened answer, and Redmine's own spellings. (They used to check every type a
+second time, with messages of their own that could disagree with the schema's.)
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ CUT_MARKER = re.compile(r"… \[(excerpt: the first \d+ of \d+ characters|cut \d
 
 
 def num(value: Any, name: str = "id") -> int:
-    """A positive whole-number id given as a number or text, at most a 64-bit integer."""
+    """An id read from a text parameter that also takes words (``assigned_to``: a number or me).
+
+    Parameters that take only a number are declared integer, and the server has checked them."""
     number = coerce.as_id(value)
     if not isinstance(number, int) or number > INT64_MAX:
         raise ValidationError(
@@ -45,11 +50,7 @@ def project_ref(value: Any) -> int | str:
 def text(args: Mapping[str, Any], name: str) -> str | None:
     """An optional string argument, ``None`` when absent; never a shortened text sent back."""
     value = args.get(name)
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise ValidationError(f"Invalid value for {name}: must be text")
-    return uncut(value, name)
+    return None if value is None else uncut(value, name)
 
 
 def uncut(value: str, name: str) -> str:
@@ -70,53 +71,39 @@ def date_text(args: Mapping[str, Any], name: str) -> str | None:
     return coerce.as_date(value).isoformat()
 
 
-def int_or_none(args: Mapping[str, Any], name: str, *, minimum: int | None = None) -> int | None:
-    """An optional whole number given as a number or text."""
-    value = args.get(name)
-    if value is None or value == "":
-        return None
-    try:
-        return coerce.as_int(value, minimum=minimum, maximum=INT64_MAX)
-    except ValidationError as exc:
-        raise ValidationError(f"{name}: {exc}") from None
-
-
 def paging(args: Mapping[str, Any], prefix: str = "") -> tuple[int, int]:
-    """``offset`` and ``limit`` (or ``<prefix>offset``/``<prefix>limit``) with their defaults."""
-    offset = int_or_none(args, prefix + "offset", minimum=0) or 0
-    limit = int_or_none(args, prefix + "limit", minimum=1) or DEFAULT_LIMIT
+    """``offset`` and ``limit`` (or ``<prefix>offset``/``<prefix>limit``) with their defaults.
+
+    The schemas bound ``limit`` (at least 1); ``offset`` is declared without a minimum in the
+    published definitions, so a negative one is refused here, in one line.
+    """
+    offset = args.get(prefix + "offset") or 0
+    if offset < 0:
+        raise ValidationError(
+            f"{prefix}offset: got {offset}; expected 0 or more, for example {prefix}offset=0"
+        )
+    limit = args.get(prefix + "limit") or DEFAULT_LIMIT
     return offset, min(limit, MAX_LIMIT)
 
 
-def includes(value: Any, allowed: tuple[str, ...], default: tuple[str, ...] = ()) -> list[str]:
-    """A list of include names, each one of ``allowed``; duplicates dropped, order kept."""
-    items = default if value is None else value
-    if not isinstance(items, list | tuple) or any(i not in allowed for i in items):
-        raise ValidationError(f"include must be a list of: {', '.join(allowed)}")
-    return list(dict.fromkeys(str(i) for i in items))
+def includes(value: list[str] | None, default: tuple[str, ...] = ()) -> list[str]:
+    """The include names asked for (the schema's enum allows only known ones), each once, in order."""
+    return list(dict.fromkeys(default if value is None else value))
 
 
 def custom_fields(args: Mapping[str, Any]) -> list[dict[str, Any]] | None:
-    """``custom_fields`` as ``{id, value}`` or ``{id, values}`` objects.
+    """``custom_fields`` as ``{id, value}``: ``values`` (a list) for a field that takes several.
 
-    ``values`` (a list) is for fields that take several values; ``value`` for one. A value
-    that is a list is accepted too, since that is what Redmine itself sends back.
+    The schema has made each item an object with a whole-number ``id``; what is left is
+    Redmine's spelling, one ``value`` that is a string or a list of strings.
     """
     raw = args.get("custom_fields")
     if raw is None:
         return None
-    if not isinstance(raw, list):
-        raise ValidationError("custom_fields must be a list of objects with id and value or values")
     out: list[dict[str, Any]] = []
     for item in raw:
-        if not isinstance(item, Mapping) or "id" not in item:
-            raise ValidationError("each custom field needs an id and a value or values")
-        value = item["values"] if item.get("values") is not None else item.get("value", "")
-        if isinstance(value, list | tuple):
-            value = [str(v) for v in value]
-        elif value is not None:
-            value = str(value)
-        out.append({"id": num(item["id"], "custom field id"), "value": value})
+        values = item.get("values")
+        out.append({"id": item["id"], "value": values if values is not None else item.get("value", "")})
     return out
 
 
@@ -136,36 +123,21 @@ def as_text(args: Mapping[str, Any], name: str) -> str | None:
     return text(args, name)
 
 
-def as_pos_int(args: Mapping[str, Any], name: str) -> int | None:
-    """Reader for optional id fields."""
-    value = args.get(name)
-    return None if value is None or value == "" else num(value, name)
-
-
-def as_flag(args: Mapping[str, Any], name: str) -> bool | None:
-    """Reader for optional booleans."""
-    value = args.get(name)
-    return None if value is None else coerce.as_bool(value)
+def as_given(args: Mapping[str, Any], name: str) -> Any:
+    """Reader for a field the schema fully checks (a whole number, a flag): the value as validated."""
+    return args.get(name)
 
 
 def as_hours(args: Mapping[str, Any], name: str) -> float | None:
-    """Reader for hours: a number that is not negative."""
+    """Reader for hours (the schema's minimum is 0), as Redmine writes them: a float."""
     value = args.get(name)
-    if value is None or value == "":
-        return None
-    hours = float(coerce.as_number_or_special(value))
-    if hours < 0:
-        raise ValidationError(f"{name} must not be negative")
-    return hours
+    return None if value is None else float(value)
 
 
 def ids(args: Mapping[str, Any], name: str) -> list[int] | None:
-    """An optional list of ids."""
+    """An optional list of ids (the schema has made a single id a list of one)."""
     value = args.get(name)
-    if value is None:
-        return None
-    items = value if isinstance(value, list | tuple) else [value]
-    return [num(v, name) for v in items]
+    return None if value is None else list(value)
 
 
 def user_or_me(value: Any, name: str) -> str:
@@ -183,5 +155,5 @@ def require_some(fields: Mapping[str, Any], what: str) -> None:
 
 
 def confirmed(args: Mapping[str, Any]) -> bool:
-    """Whether a destructive call carries ``confirm: true``."""
-    return coerce.as_bool(args.get("confirm", False))
+    """Whether a destructive call carries ``confirm: true`` (``"yes"`` and friends were coerced)."""
+    return args.get("confirm") is True

@@ -16,7 +16,6 @@ import anyio
 import mcp_types
 
 from mcpkit.errors import ValidationError
-from mcpkit.redmine.tools.args import num
 from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.resource import Resource, delete_tool, get_tool, read
 from mcpkit.redmine.tools.results import done, entity_element
@@ -86,7 +85,7 @@ async def upload_file(rc: RedmineCtx, relative: str, filename: str | None) -> di
 
 
 async def download_attachment(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
-    aid = num(args["id"])
+    aid: int = args["id"]
     info = await read(rc, ATTACHMENT, aid)
     data, content_type = await rc.client.download(aid)
     filename = str(info.get("filename") or f"attachment-{aid}")
@@ -109,7 +108,7 @@ async def download_attachment(args: dict[str, Any], rc: RedmineCtx) -> mcp_types
 
 
 async def upload_attachment(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
-    issue_id = num(args["issue_id"], "issue_id")
+    issue_id: int = args["issue_id"]
     item = await upload_file(rc, str(args["path"]), args.get("filename"))
     if args.get("description"):
         item["description"] = str(args["description"])

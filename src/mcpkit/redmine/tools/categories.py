@@ -7,7 +7,7 @@ from typing import Any
 import mcp_types
 
 from mcpkit.redmine.api import seg
-from mcpkit.redmine.tools.args import as_pos_int, as_text, confirmed, num, present, project_ref
+from mcpkit.redmine.tools.args import as_given, as_text, confirmed, present, project_ref
 from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.resource import Count, Resource, get_tool, impact_of, list_tool, read, update_record
 from mcpkit.redmine.tools.results import done, done_entity, entity_of, preview_result
@@ -40,7 +40,7 @@ ISSUE_CATEGORY = Resource(
 
 
 def category_fields(args: dict[str, Any]) -> dict[str, Any]:
-    return present(args, {"name": as_text, "assigned_to_id": as_pos_int})
+    return present(args, {"name": as_text, "assigned_to_id": as_given})
 
 
 async def create_issue_category(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
@@ -59,13 +59,13 @@ async def create_issue_category(args: dict[str, Any], rc: RedmineCtx) -> mcp_typ
 
 
 async def update_issue_category(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
-    return await update_record(rc, ISSUE_CATEGORY, num(args["id"]), category_fields(args))
+    return await update_record(rc, ISSUE_CATEGORY, args["id"], category_fields(args))
 
 
 async def delete_issue_category(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     """Preview, or delete moving its issues to ``reassign_to_id`` (else they lose their category)."""
-    cid = num(args["id"])
-    target = num(args["reassign_to_id"], "reassign_to_id") if args.get("reassign_to_id") is not None else None
+    cid: int = args["id"]
+    target: int | None = args.get("reassign_to_id")
     then = f"; its issues move to category {target}" if target else "; its issues keep no category"
     what = f"issue category {cid}{then}"
     impact = await impact_of(rc, ISSUE_CATEGORY, cid)

@@ -8,7 +8,7 @@ import mcp_types
 
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import seg
-from mcpkit.redmine.tools.args import num, project_ref
+from mcpkit.redmine.tools.args import project_ref
 from mcpkit.redmine.tools.attachments import upload_file
 from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.resource import Resource, list_tool
@@ -27,7 +27,7 @@ async def upload_project_file(args: dict[str, Any], rc: RedmineCtx) -> mcp_types
     if args.get("description"):
         item["description"] = str(args["description"])
     if args.get("version_id") is not None:
-        item["version_id"] = num(args["version_id"], "version_id")
+        item["version_id"] = args["version_id"]
     path = f"projects/{seg(ref)}/files.json"
     await rc.client.post(path, what=f"a file of project {ref}", json={"file": item})
     body = await rc.client.get(path, what=f"the files of project {ref}")

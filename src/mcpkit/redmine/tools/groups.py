@@ -6,7 +6,7 @@ from typing import Any
 
 import mcp_types
 
-from mcpkit.redmine.tools.args import as_text, ids, num, present, require_some
+from mcpkit.redmine.tools.args import as_text, ids, present, require_some
 from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.resource import Resource, delete_tool, get_tool, list_tool, read
 from mcpkit.redmine.tools.results import done_entity, entity_of
@@ -47,7 +47,7 @@ async def create_group(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallTo
 
 async def update_group(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     """Rename, replace the members, or add and remove single members; then check all of it."""
-    gid = num(args["id"])
+    gid: int = args["id"]
     fields = group_fields(args)
     if fields:
         await rc.client.put(f"groups/{gid}.json", what=f"group {gid}", json={"group": fields})

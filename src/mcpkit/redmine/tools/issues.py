@@ -17,9 +17,8 @@ import mcp_types
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import RedmineError
 from mcpkit.redmine.tools.args import (
-    as_flag,
+    as_given,
     as_hours,
-    as_pos_int,
     as_text,
     custom_fields,
     date_text,
@@ -108,7 +107,7 @@ def issue_filters(args: Mapping[str, Any]) -> dict[str, Any]:
     if args.get("project") is not None:
         q["project_id"] = project_ref(args["project"])
     if args.get("query_id") is not None:
-        q["query_id"] = num(args["query_id"], "query_id")
+        q["query_id"] = args["query_id"]
         # Redmine runs a saved query as saved and silently ignores filters sent with it.
         ignored = sorted(k for k in QUERY_IGNORES if args.get(k) not in (None, "", []))
         if ignored:
@@ -128,7 +127,7 @@ def issue_filters(args: Mapping[str, Any]) -> dict[str, Any]:
         ("priority", "priority_id"),
     ):
         if args.get(arg) is not None:
-            q[field] = num(args[arg], arg)
+            q[field] = args[arg]
     for arg, field in (("assigned_to", "assigned_to_id"), ("author", "author_id")):
         if args.get(arg) is not None:
             q[field] = user_or_me(args[arg], arg)
@@ -145,7 +144,7 @@ def issue_filters(args: Mapping[str, Any]) -> dict[str, Any]:
         if not _SORT.match(sort):
             raise ValidationError("sort must look like id:desc or priority:desc,id")
         q["sort"] = sort
-    include = includes(args.get("include"), LIST_INCLUDES)
+    include = includes(args.get("include"))
     if include:
         q["include"] = ",".join(include)
     return q
@@ -158,22 +157,22 @@ def issue_fields(args: Mapping[str, Any], *, me: int | None = None) -> dict[str,
         {
             "subject": as_text,
             "description": as_text,
-            "tracker_id": as_pos_int,
-            "status_id": as_pos_int,
-            "priority_id": as_pos_int,
-            "category_id": as_pos_int,
-            "fixed_version_id": as_pos_int,
-            "parent_issue_id": as_pos_int,
+            "tracker_id": as_given,
+            "status_id": as_given,
+            "priority_id": as_given,
+            "category_id": as_given,
+            "fixed_version_id": as_given,
+            "parent_issue_id": as_given,
             "start_date": date_text,
             "due_date": date_text,
             "estimated_hours": as_hours,
-            "is_private": as_flag,
+            "is_private": as_given,
             "notes": as_text,
-            "private_notes": as_flag,
+            "private_notes": as_given,
         },
     )
     if args.get("done_ratio") is not None:
-        fields["done_ratio"] = coerce.as_int(args["done_ratio"], minimum=0, maximum=100)
+        fields["done_ratio"] = args["done_ratio"]
     if args.get("assigned_to") is not None:
         who = user_or_me(args["assigned_to"], "assigned_to")
         if who == "me":
@@ -264,8 +263,8 @@ def issue_element(rc: RedmineCtx, issue: Mapping[str, Any], args: Mapping[str, A
 
 async def get_issue(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     """One issue with its fields in full and its journals paged."""
-    issue_id = num(args["id"])
-    include = includes(args.get("include"), SHOW_INCLUDES, DEFAULT_SHOW)
+    issue_id: int = args["id"]
+    include = includes(args.get("include"), DEFAULT_SHOW)
     if args.get("journals_offset") is not None or args.get("journals") is not None:
         include = list(dict.fromkeys([*include, "journals"]))
     issue = await read(rc, ISSUE, issue_id, include)
@@ -287,7 +286,7 @@ async def create_issue(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallTo
 
 async def update_issue(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     """Change the given fields; Redmine answers 204, so read the issue back and compare."""
-    issue_id = num(args["id"])
+    issue_id: int = args["id"]
     fields = await body_fields(rc, args)
     require_some(fields, f"issue {issue_id}")
     await rc.client.put(f"issues/{issue_id}.json", what=f"issue {issue_id}", json={"issue": fields})
@@ -307,16 +306,16 @@ async def update_issue(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallTo
 
 async def copy_issue(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     """Redmine's own copy (``copy_from``), optionally with subtasks and attachments, linked back."""
-    source = num(args["id"])
+    source: int = args["id"]
     fields = await body_fields(rc, {k: v for k, v in args.items() if k in ("project", "subject")})
     if "project_id" not in fields:
         original = await read(rc, ISSUE, source)
         fields["project_id"] = (original.get("project") or {}).get("id")
     params = {"copy_from": source}
     for flag in ("subtasks", "attachments", "watchers"):
-        if coerce.as_bool(args.get(flag, False)):
+        if args.get(flag, False):
             params[f"copy_{flag}"] = 1
-    if coerce.as_bool(args.get("link", True)):
+    if args.get("link", True):
         params["link_copy"] = 1
     body = await rc.client.post(
         "issues.json", what=f"the copy of issue {source}", json={"issue": fields}, params=params
@@ -335,7 +334,7 @@ async def move_issues(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToo
     pid = await project_id(rc.client, project_ref(args["project"]))
     change: dict[str, Any] = {"project_id": pid}
     if args.get("tracker_id") is not None:
-        change["tracker_id"] = num(args["tracker_id"], "tracker_id")
+        change["tracker_id"] = args["tracker_id"]
     moved: list[int] = []
     failed: list[str] = []
     for issue_id in targets:
@@ -364,7 +363,8 @@ async def watchers_of(rc: RedmineCtx, issue_id: int) -> list[Any]:
 
 async def change_watcher(args: dict[str, Any], rc: RedmineCtx, *, add: bool) -> mcp_types.CallToolResult:
     """Add or remove a watcher, then check the watcher list says so."""
-    issue_id, user_id = num(args["issue_id"], "issue_id"), num(args["user_id"], "user_id")
+    issue_id: int = args["issue_id"]
+    user_id: int = args["user_id"]
     if add:
         await rc.client.post(
             f"issues/{issue_id}/watchers.json",

@@ -15,7 +15,7 @@ import mcp_types
 
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import RedmineError
-from mcpkit.redmine.tools.args import as_flag, confirmed, num, uncut
+from mcpkit.redmine.tools.args import confirmed, uncut
 from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.issues import ISSUE
 from mcpkit.redmine.tools.resource import read
@@ -48,10 +48,11 @@ async def journal_of(rc: RedmineCtx, issue_id: int, journal_id: int) -> dict[str
 
 async def update_journal_note(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     """Replace the note of a journal entry, optionally making it private or public."""
-    issue_id, journal_id = num(args["issue_id"], "issue_id"), num(args["id"])
+    issue_id: int = args["issue_id"]
+    journal_id: int = args["id"]
     await journal_of(rc, issue_id, journal_id)
     change: dict[str, Any] = {"notes": uncut(str(args["notes"]), "notes")}
-    private = as_flag(args, "private_notes")
+    private = args.get("private_notes")
     if private is not None:
         change["private_notes"] = private
     if not change["notes"].strip():
@@ -65,7 +66,8 @@ async def update_journal_note(args: dict[str, Any], rc: RedmineCtx) -> mcp_types
 
 async def delete_journal_note(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     """Preview the note; with confirm true, empty it so Redmine removes it."""
-    issue_id, journal_id = num(args["issue_id"], "issue_id"), num(args["id"])
+    issue_id: int = args["issue_id"]
+    journal_id: int = args["id"]
     journal = await journal_of(rc, issue_id, journal_id)
     what = f"the note of journal {journal_id} on issue {issue_id}"
     if not confirmed(args):

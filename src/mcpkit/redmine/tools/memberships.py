@@ -8,7 +8,7 @@ import mcp_types
 
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import seg
-from mcpkit.redmine.tools.args import ids, num, project_ref
+from mcpkit.redmine.tools.args import ids, project_ref
 from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.resource import Resource, delete_tool, list_tool, read
 from mcpkit.redmine.tools.results import done_entity, entity_of
@@ -43,7 +43,7 @@ def own_roles(membership: dict[str, Any]) -> dict[str, Any]:
 
 async def add_project_membership(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     ref = project_ref(args["project"])
-    asked = {"user_id": num(args["user_id"], "user_id"), "role_ids": role_ids(args)}
+    asked = {"user_id": args["user_id"], "role_ids": role_ids(args)}
     body = await rc.client.post(
         f"projects/{seg(ref)}/memberships.json",
         what=f"a membership of project {ref}",
@@ -59,7 +59,7 @@ async def add_project_membership(args: dict[str, Any], rc: RedmineCtx) -> mcp_ty
 
 
 async def update_project_membership(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
-    mid = num(args["id"])
+    mid: int = args["id"]
     asked = {"role_ids": role_ids(args)}
     await rc.client.put(f"memberships/{mid}.json", what=f"membership {mid}", json={"membership": asked})
     member = await read(rc, MEMBERSHIP, mid)

@@ -12,7 +12,7 @@ from typing import Any
 import mcp_types
 
 from mcpkit.redmine.api import RedmineError, seg
-from mcpkit.redmine.tools.args import as_text, num, present, project_ref
+from mcpkit.redmine.tools.args import as_text, present, project_ref
 from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.resource import (
     Listing,
@@ -74,7 +74,7 @@ async def create_news(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToo
 
 
 async def update_news(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
-    return await update_record(rc, NEWS, num(args["id"]), news_fields(args))
+    return await update_record(rc, NEWS, args["id"], news_fields(args))
 
 
 FIELDS: dict[str, dict[str, Any]] = {

@@ -11,7 +11,15 @@ import mcp_types
 
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import RedmineClient, seg
-from mcpkit.redmine.tools.args import as_flag, as_text, custom_fields, ids, present, project_ref, require_some
+from mcpkit.redmine.tools.args import (
+    as_given,
+    as_text,
+    custom_fields,
+    ids,
+    present,
+    project_ref,
+    require_some,
+)
 from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.resource import (
     Count,
@@ -69,8 +77,8 @@ def project_fields(args: Mapping[str, Any]) -> dict[str, Any]:
             "name": as_text,
             "description": as_text,
             "homepage": as_text,
-            "is_public": as_flag,
-            "inherit_members": as_flag,
+            "is_public": as_given,
+            "inherit_members": as_given,
         },
     )
     if args.get("identifier") is not None:

@@ -7,13 +7,11 @@ from typing import Any
 import mcp_types
 
 from mcpkit.errors import ValidationError
-from mcpkit.redmine.tools.args import num
 from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.resource import Resource, delete_tool, list_tool
 from mcpkit.redmine.tools.results import done_entity, entity_of
 from mcpkit.redmine.tools.schemas import ident
 from mcpkit.redmine.tools.verify import verified
-from mcpkit.tools import coerce
 from mcpkit.tools import params as p
 
 CATEGORY = "issues"
@@ -40,15 +38,15 @@ RELATION = Resource(
 
 async def create_issue_relation(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     """Relate two issues; the type is read from the first one."""
-    issue_id = num(args["issue_id"], "issue_id")
+    issue_id: int = args["issue_id"]
     relation: dict[str, Any] = {
-        "issue_to_id": num(args["issue_to_id"], "issue_to_id"),
+        "issue_to_id": args["issue_to_id"],
         "relation_type": args.get("relation_type") or "relates",
     }
     if relation["relation_type"] not in RELATION_TYPES:
         raise ValidationError(f"relation_type must be one of {', '.join(RELATION_TYPES)}")
     if args.get("delay") is not None:
-        relation["delay"] = coerce.as_int(args["delay"], minimum=0)
+        relation["delay"] = args["delay"]
     body = await rc.client.post(
         f"issues/{issue_id}/relations.json",
         what=f"a relation of issue {issue_id}",

@@ -17,7 +17,7 @@ from typing import Any
 import mcp_types
 
 from mcpkit.redmine.api import RedmineError, seg
-from mcpkit.redmine.tools.args import MAX_LIMIT, includes, num, paging, project_ref, require_some
+from mcpkit.redmine.tools.args import MAX_LIMIT, includes, paging, project_ref, require_some
 from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.results import (
     confirm_or_preview,
@@ -82,7 +82,7 @@ class Resource:
         """The collection's path with ``{project}`` and any ``{name_id}`` filled from ``args``."""
         path = self.collection
         for name in placeholders(path):
-            ref = project_ref(args[name]) if name == "project" else num(args[name], name)
+            ref = project_ref(args[name]) if name == "project" else args[name]
             path = path.replace("{" + name + "}", seg(ref))
         return path + ".json"
 
@@ -95,7 +95,7 @@ def placeholders(path: str) -> list[str]:
 def ref_of(res: Resource, args: Mapping[str, Any]) -> Any:
     """The record's id from the arguments: a number, or a project's number or identifier."""
     raw = args[res.id_param]
-    return project_ref(raw) if res.id_param == "project" else num(raw, res.id_param)
+    return project_ref(raw) if res.id_param == "project" else raw
 
 
 async def update_record(
@@ -151,7 +151,7 @@ async def list_records(listing: Listing, args: dict[str, Any], rc: RedmineCtx) -
 
 async def get_record(res: Resource, args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     """One record, with the includes asked for."""
-    include = includes(args.get("include"), res.includes) if res.includes else None
+    include = includes(args.get("include")) if res.includes else None
     return entity_result(rc, res.singular, await read(rc, res, ref_of(res, args), include))
 
 

@@ -14,7 +14,6 @@ from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.results import page_result
 from mcpkit.redmine.tools.schemas import PAGING, PROJECT
 from mcpkit.results import Window
-from mcpkit.tools import coerce
 from mcpkit.tools import params as p
 
 CATEGORY = "search"
@@ -32,7 +31,7 @@ def search_params(args: Mapping[str, Any]) -> dict[str, Any]:
         q["scope"] = str(args["scope"])
     for flag in ("all_words", "titles_only", "open_issues"):
         if args.get(flag) is not None:
-            q[flag] = "1" if coerce.as_bool(args[flag]) else "0"
+            q[flag] = "1" if args[flag] else "0"
     kinds = args.get("kinds") or []
     if any(k not in KINDS for k in kinds):
         raise ValidationError(f"kinds must be a list of: {', '.join(KINDS)}")

@@ -18,7 +18,6 @@ from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.projects import project_id
 from mcpkit.redmine.tools.schemas import PROJECT
 from mcpkit.results import Element, xml_result
-from mcpkit.tools import coerce
 from mcpkit.tools import params as p
 
 CATEGORY = "projects"
@@ -74,7 +73,7 @@ async def get_project_summary(args: dict[str, Any], rc: RedmineCtx) -> mcp_types
     ref = project_ref(args["project"])
     pid = await project_id(rc.client, ref)
     scope = {"project_id": pid, "status_id": "*"}
-    if not coerce.as_bool(args.get("subprojects", True)):
+    if not args.get("subprojects", True):
         scope["subproject_id"] = "!*"
     issues, total = await every(rc, "issues.json", "issues", scope)
     entries, entry_total = await every(rc, "time_entries.json", "time_entries", {"project_id": pid})

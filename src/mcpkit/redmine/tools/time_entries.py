@@ -8,15 +8,7 @@ from typing import Any
 import mcp_types
 
 from mcpkit.errors import ValidationError
-from mcpkit.redmine.tools.args import (
-    as_hours,
-    as_pos_int,
-    as_text,
-    date_text,
-    num,
-    present,
-    project_ref,
-)
+from mcpkit.redmine.tools.args import as_given, as_hours, as_text, date_text, present, project_ref
 from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.projects import project_id
 from mcpkit.redmine.tools.resource import Resource, delete_tool, get_tool, list_tool, update_record
@@ -44,11 +36,11 @@ def time_filters(args: Mapping[str, Any]) -> dict[str, Any]:
     if args.get("project") is not None:
         q["project_id"] = project_ref(args["project"])
     if args.get("issue_id") is not None:
-        q["issue_id"] = num(args["issue_id"], "issue_id")
+        q["issue_id"] = args["issue_id"]
     if args.get("user") is not None:
         q["user_id"] = coerce.as_number_or_special(args["user"], allow=("me",))
     if args.get("activity_id") is not None:
-        q["activity_id"] = num(args["activity_id"], "activity_id")
+        q["activity_id"] = args["activity_id"]
     for name in ("from", "to"):
         value = date_text(args, name)
         if value:
@@ -61,12 +53,12 @@ def time_fields(args: Mapping[str, Any], *, creating: bool) -> dict[str, Any]:
     fields = present(
         args,
         {
-            "issue_id": as_pos_int,
+            "issue_id": as_given,
             "spent_on": date_text,
             "hours": as_hours,
-            "activity_id": as_pos_int,
+            "activity_id": as_given,
             "comments": as_text,
-            "user_id": as_pos_int,
+            "user_id": as_given,
         },
     )
     if args.get("project") is not None:
@@ -98,7 +90,7 @@ async def create_time_entry(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.C
 
 
 async def update_time_entry(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
-    tid = num(args["id"])
+    tid: int = args["id"]
     return await update_record(rc, TIME_ENTRY, tid, await numbered(rc, time_fields(args, creating=False)))
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import mcp_types
 
 from mcpkit.errors import ValidationError
-from mcpkit.redmine.tools.args import as_flag, as_pos_int, as_text, includes, num, present
+from mcpkit.redmine.tools.args import as_given, as_text, includes, num, present
 from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.resource import (
     Count,
@@ -50,11 +50,11 @@ def user_fields(args: Mapping[str, Any]) -> dict[str, Any]:
             "lastname": as_text,
             "mail": as_text,
             "password": as_text,
-            "auth_source_id": as_pos_int,
+            "auth_source_id": as_given,
             "mail_notification": as_text,
-            "must_change_passwd": as_flag,
-            "generate_password": as_flag,
-            "admin": as_flag,
+            "must_change_passwd": as_given,
+            "generate_password": as_given,
+            "admin": as_given,
         },
     )
     if args.get("status") is not None:
@@ -75,12 +75,12 @@ def user_filters(args: Mapping[str, Any]) -> dict[str, Any]:
     if args.get("name"):
         params["name"] = str(args["name"])
     if args.get("group_id") is not None:
-        params["group_id"] = num(args["group_id"], "group_id")
+        params["group_id"] = args["group_id"]
     return params
 
 
 async def get_user(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
-    include = includes(args.get("include"), INCLUDES)
+    include = includes(args.get("include"))
     return entity_result(rc, "user", await read(rc, USER, user_ref(args["id"]), include))
 
 
@@ -101,7 +101,7 @@ async def create_user(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToo
 
 
 async def update_user(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
-    return await update_record(rc, USER, num(args["id"]), user_fields(args))
+    return await update_record(rc, USER, args["id"], user_fields(args))
 
 
 FIELDS: dict[str, dict[str, Any]] = {

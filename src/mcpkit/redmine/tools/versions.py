@@ -8,7 +8,7 @@ from typing import Any
 import mcp_types
 
 from mcpkit.redmine.api import seg
-from mcpkit.redmine.tools.args import as_text, date_text, num, present, project_ref
+from mcpkit.redmine.tools.args import as_text, date_text, present, project_ref
 from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.resource import (
     Count,
@@ -68,7 +68,7 @@ async def create_version(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.Call
 
 
 async def update_version(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
-    return await update_record(rc, VERSION, num(args["id"]), version_fields(args))
+    return await update_record(rc, VERSION, args["id"], version_fields(args))
 
 
 FIELDS: dict[str, dict[str, Any]] = {

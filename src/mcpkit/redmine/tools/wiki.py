@@ -9,7 +9,7 @@ import mcp_types
 
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import seg
-from mcpkit.redmine.tools.args import confirmed, num, project_ref, uncut
+from mcpkit.redmine.tools.args import confirmed, project_ref, uncut
 from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
 from mcpkit.redmine.tools.resource import Resource, list_tool
 from mcpkit.redmine.tools.results import done, done_entity, entity_of, entity_result, preview_result
@@ -45,7 +45,7 @@ async def read_page(rc: RedmineCtx, path: str, what: str) -> dict[str, Any]:
 async def get_wiki_page(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
     path, what = page_path(args)
     if args.get("version") is not None:
-        version = num(args["version"], "version")
+        version = args["version"]
         path, what = f"{path}/{version}", f"version {version} of {what}"
     return entity_result(rc, "wiki_page", await read_page(rc, path, what))
 
