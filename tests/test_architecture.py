@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import subprocess
 import sys
 import tomllib
@@ -300,3 +301,56 @@ def test_the_public_modules_of_the_core_are_the_ones_the_page_names() -> None:
     assert public == {"tools.params", "tools.coerce", "client.cli", "client.target_cli"}
     text = ARCHITECTURE.read_text()
     assert all(f"`{name}`" in text for name in public)
+
+
+def _defines(files: list[Path], name: str) -> bool:
+    """Whether one of ``files`` defines ``name`` (a function, class, method or assignment)."""
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.name == name:
+                return True
+            if isinstance(node, ast.Assign | ast.AnnAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if any(getattr(t, "id", getattr(t, "attr", None)) == name for t in targets):
+                    return True
+    return False
+
+
+def test_every_file_class_and_function_the_page_names_exists() -> None:
+    """The page names code (``server/_build.py``, ``Gateway.finished``, ``answers.checked``); a
+    rename that leaves the page behind makes it describe code that is not there."""
+    spans = set(re.findall(r"`([^`\s]+)`", ARCHITECTURE.read_text()))
+    all_files = _modules()
+    missing: list[str] = []
+    for span in sorted(spans):
+        span = span.rstrip("()")
+        if span.endswith(".py"):
+            if (
+                span != "_name.py"
+                and not (REPO / span).exists()
+                and not any(p.as_posix().endswith(span.removeprefix("mcpkit/")) for p in all_files)
+            ):
+                missing.append(span)
+            continue
+        head, _, name = span.rpartition(".")
+        if not head or not name.isidentifier() or "/" in head:
+            continue
+        module = SRC.joinpath(*head.removeprefix("mcpkit.").split("."), name)
+        if module.with_suffix(".py").exists() or module.is_dir():
+            continue  # package.module
+        first = head.split(".")[-1]
+        if first[:1].isupper():  # Class.member
+            files = [p for p in all_files if f"class {first}" in p.read_text()]
+        else:  # module.name or package.name
+            base = SRC.joinpath(*head.removeprefix("mcpkit.").split("."))
+            files = (
+                [base.with_suffix(".py")] if base.with_suffix(".py").exists() else list(base.rglob("*.py"))
+            )
+            if not files:
+                found = [p for p in all_files if p.stem == first]
+                files = found
+        if not files:
+            continue  # not mcpkit's (mcp_types, ctx.session, ...)
+        if not _defines(files, name):
+            missing.append(span)
+    assert missing == [], missing
