@@ -4,7 +4,7 @@
 The directory links the checkout's top level (``.venv``, ``bench``, ``scripts``, ``tests`` ...)
 so commands written for the repository root (``.venv/bin/python bench/x.py``, ``make demo``) run
 as written, while every file a block writes (a database, ``report.sarif``) lands in the
-sandbox. ``HOME`` is the sandbox's own, so ``~/.local/share/mcpkit/archive.db`` and
+sandbox. The virtualenv counts as installed (see ``_link_venv``): no block installs anything. ``HOME`` is the sandbox's own, so ``~/.local/share/mcpkit/archive.db`` and
 ``~/mcp.json`` are the block's, not the developer's.
 
 ``uvx NAME`` and ``npx -y PACKAGE`` are shims that start the servers ``make test`` installed
@@ -59,7 +59,9 @@ class Sandbox:
             shim.write_text(text)
             shim.chmod(0o755)
         for name in LINKED + LINKED_FILES:
-            if (REPO / name).exists():
+            if name == ".venv":
+                self._link_venv()
+            elif (REPO / name).exists():
                 (root / name).symlink_to(REPO / name)
         keep = ("PATH", "LANG", "LC_ALL", "TMPDIR", "CI", "TERM")
         self.env = {k: v for k, v in os.environ.items() if k in keep}
@@ -74,6 +76,19 @@ class Sandbox:
         self._background: list[subprocess.Popen[bytes]] = []
         self._cleanup: list[str] = []
         self.transcript: list[str] = []
+
+    def _link_venv(self) -> None:
+        """The checkout's virtualenv, with a stamp of its own that says it is installed.
+
+        ``make demo`` reinstalls the package when pyproject.toml is newer than the stamp; run in
+        a sandbox that would be ``pip install -e`` into the virtualenv every test shares, in the
+        middle of their runs. The suite's virtualenv is installed already (``make test``)."""
+        venv = self.root / ".venv"
+        venv.mkdir()
+        for entry in (REPO / ".venv").iterdir():
+            if entry.name != ".installed":
+                (venv / entry.name).symlink_to(entry)
+        (venv / ".installed").touch()
 
     # -- running -------------------------------------------------------------------------------
 
