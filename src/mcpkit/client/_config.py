@@ -66,10 +66,19 @@ class ServerConfig:
     """The config file this entry came from (None: built from a URL or command line)."""
     line: int | None = field(default=None, compare=False)
     """The line of that file where the entry starts, when it could be found."""
+    app: Any = field(default=None, compare=False, repr=False)
+    """A server in this process (see :mod:`mcpkit.client._memory`); set by :meth:`in_process`."""
+
+    @classmethod
+    def in_process(cls, app: object, name: str | None = None) -> ServerConfig:
+        """A server object of this process: an SDK low-level ``Server`` or mcpkit's own."""
+        return cls(name=name or str(getattr(app, "name", None) or type(app).__name__), app=app)
 
     @property
-    def kind(self) -> Literal["stdio", "http", "sse"]:
+    def kind(self) -> Literal["stdio", "http", "sse", "memory"]:
         """The transport this entry really uses."""
+        if self.app is not None:
+            return "memory"
         if self.transport in ("http", "sse"):
             return self.transport
         return "stdio" if self.command else "http"
@@ -291,16 +300,19 @@ def _table(entry: Mapping[str, Any], key: str, where: str) -> Mapping[str, Any]:
 
 
 def resolve_target(
-    target: str | Sequence[str] | ServerConfig, *, config: str | Path | None = None
+    target: str | Sequence[str] | ServerConfig | object, *, config: str | Path | None = None
 ) -> ServerConfig:
     """Turn what the user gave into a ServerConfig.
 
-    Order: a ServerConfig as is; a list is an argv; a string URL is HTTP; a string naming a
+    Order: a ServerConfig as is; a server object of this process (an SDK low-level
+    ``Server``, or mcpkit's own) is served in memory; a list is an argv; a string URL is HTTP; a string naming a
     server in ``config`` (or the default config) is that entry; any other string is a command
     line split like a shell would.
     """
     if isinstance(target, ServerConfig):
         return target
+    if not isinstance(target, str) and not isinstance(target, Sequence):
+        return ServerConfig.in_process(target)
     if not isinstance(target, str):
         argv = [str(a) for a in target]
         if not argv:

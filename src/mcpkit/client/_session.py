@@ -49,6 +49,7 @@ from mcpkit.client._http import (
     HttpProblem,
     describe_http_exception,
 )
+from mcpkit.client._memory import serve_in_memory
 from mcpkit.client._options import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_TIMEOUT,
@@ -108,7 +109,7 @@ class _Link:
 
     def options(self, timeout: float | None) -> CallOptions:
         opts: CallOptions = {}
-        if self.kind != "stdio":
+        if self.kind in ("http", "sse"):
             opts["headers"] = {MCP_PROTOCOL_VERSION_HEADER: self.version}
         if timeout is not None:
             opts["timeout"] = timeout
@@ -206,7 +207,7 @@ class Session:
     async def _open_any(self) -> _Link:
         """Open a link with the configured transport; ``auto`` HTTP falls back from streamable to SSE."""
         kind = self.server.kind
-        if kind != "http" or self.server.transport == "http":
+        if kind in ("stdio", "memory", "sse") or self.server.transport == "http":
             return await self._start_link(kind)
         try:
             return await self._start_link("http")
@@ -305,6 +306,14 @@ class Session:
     @asynccontextmanager
     async def _streams(self, kind: str, transport: StdioTransport | None) -> AsyncIterator[tuple[Any, Any]]:
         """The (read, write) stream pair of one transport."""
+        if kind == "memory":
+            if self._tracer:
+                self._tracer.line(
+                    self.server.name, "--", f"serve {type(self.server.app).__name__} in process"
+                )
+            async with serve_in_memory(self.server.app, grace=self._grace) as streams:
+                yield streams
+            return
         if transport is not None:
             if self._tracer:
                 self._tracer.line(
@@ -767,7 +776,7 @@ async def _close_group(tg: anyio.abc.TaskGroup) -> None:
 
 @asynccontextmanager
 async def connect(
-    target: str | Sequence[str] | ServerConfig,
+    target: str | Sequence[str] | ServerConfig | object,
     options: SessionOptions | None = None,
     *,
     config: str | Path | None = None,
@@ -775,7 +784,8 @@ async def connect(
     headers: Mapping[str, str] | None = None,
 ) -> AsyncIterator[Session]:
     """Open a session to ``target``: a command line (str or argv list), an http(s) URL, a
-    :class:`ServerConfig`, or a server name from the config file ``config``.
+    :class:`ServerConfig`, a server name from the config file ``config``, or a server object
+    of this process (an SDK low-level ``Server`` or mcpkit's own), served in memory.
 
     ``options`` says how the session behaves (:class:`SessionOptions`; default: a 60 s
     timeout per call). ``env`` and ``headers`` are added to the server's own. The child's
