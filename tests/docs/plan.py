@@ -231,17 +231,6 @@ PLANS: dict[tuple[str, str], Plan] = {
     ("docs/toolkit-compat.md", "from mcpkit.compat import adapt, adapt_all"): Plan(
         prelude=LINT_TOOLS,
     ),
-    ("docs/toolkit-results.md", "from mcpkit.results import text_result"): Plan(
-        prelude='big_text = "x" * 48213\nexc = KeyError("id")\n'
-    ),
-    ("docs/toolkit-results.md", "from mcpkit.results import to_wire"): Plan(
-        prelude=(
-            "from mcpkit.results import text_result\n"
-            "from mcpkit.tools import ToolSpec, params as p\n"
-            "result = text_result('3 issues found')\n"
-            "tool = ToolSpec('t', 'A tool.', p.object_schema({}), lambda args: None)\n"
-        ),
-    ),
 }
 
 # Blocks known to fail today because the code or the page is being changed by another part of
