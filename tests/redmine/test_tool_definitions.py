@@ -5,7 +5,7 @@
 either makes this test fail with the difference; after a deliberate change, regenerate it
 with ``REDMINE_LINT_RECORD=1 pytest tests/redmine/test_tool_definitions.py``.
 
-Two profiles conflict with seed 000 by design and are met through ``adapt``: OpenAI strict
+Two profiles conflict with the Claude Desktop rules by design and are met through ``adapt``: OpenAI strict
 mode wants every property required (optional ones become nullable type arrays, which Claude
 Desktop crashes on), and Gemini's subset has no ``additionalProperties``.
 """
@@ -76,7 +76,7 @@ def descriptions(spec: ToolSpec) -> list[str]:
     return found
 
 
-def test_seed_000_rules_hold_for_every_description() -> None:
+def test_the_claude_desktop_rules_hold_for_every_description() -> None:
     """Checked directly too, so the rules hold even if a profile changes."""
     for spec in ALL_TOOLS:
         assert re.fullmatch(r"[a-z][a-z_]*", spec.name) and len(spec.name) <= 40, spec.name

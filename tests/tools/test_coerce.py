@@ -1,4 +1,4 @@
-"""Coercers: seed 000's as_number_or_special and the helpers built on it."""
+"""Coercers: as_number_or_special (a number or an allowed word, never a type array) and its helpers."""
 
 from __future__ import annotations
 

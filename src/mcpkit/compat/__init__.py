@@ -1,7 +1,7 @@
 """Client profiles: what each MCP client accepts in a tool definition, checked and repaired.
 
-Seed 000's lesson was that a tool definition the spec allows can still crash a client
-(parentheses in a description, a ``type`` array). This part names those client behaviours as
+A tool definition the spec allows can still crash a client: parentheses in a description and a
+``type`` array crashed Claude Desktop in 2025. This part names those client behaviours as
 rules, each with a severity and a citation, groups them into profiles, and offers two
 operations:
 

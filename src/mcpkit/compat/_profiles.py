@@ -4,7 +4,8 @@ Every fact here comes from a research report on client rules; "row N" in a citat
 row of its rules-by-client table, and ``docs/toolkit-compat.md`` shows all rules. Severity follows what the client does: ``error`` when it rejects the
 tool, the request or the whole tool list, or crashes; ``warning`` when it degrades (renames,
 truncates, drops or hides a tool) or when the report is not confirmed — the summary then says
-so. The ``claude-desktop-2025`` profile is seed 000's lesson and is strict by definition.
+so. The ``claude-desktop-2025`` profile holds what crashed Claude Desktop in 2025 (descriptions with
+parentheses, underscores or more than four lines; type arrays) and is strict by definition.
 """
 
 from __future__ import annotations
@@ -100,7 +101,7 @@ MCP_SPEC = Profile(
     ),
 )
 
-# -- claude-desktop-2025 (seed 000) -----------------------------------------------------------
+# -- claude-desktop-2025 (what crashed Claude Desktop) ---------------------------------------
 
 DESKTOP = "Claude Desktop (2025)"
 SEED_000 = (
@@ -544,7 +545,7 @@ PROFILES: dict[str, Profile] = {
 """Every profile by name."""
 
 DEFAULT_PROFILES: tuple[str, ...] = ("mcp-spec", "claude-desktop-2025")
-"""What mcpkit servers are linted against unless told otherwise: the spec and seed 000."""
+"""What mcpkit servers are linted against unless told otherwise: the spec and what crashed Claude Desktop."""
 
 
 class UnknownProfileError(McpkitError, ValueError):

@@ -1,7 +1,7 @@
 """Rewriting description text into the plain form Claude Desktop (2025) survives.
 
-Seed 000: parentheses, underscores and more than four lines in any description crashed the
-app, and the fix was plain English: ``time_entries`` became "time entries", a parenthesised
+Parentheses, underscores and more than four lines in any description crashed Claude Desktop
+(2025), and the fix was plain English: ``time_entries`` became "time entries", a parenthesised
 remark became part of the sentence. These functions do that mechanically and
 deterministically, so the same input always gives the same text (and the same lint result).
 """

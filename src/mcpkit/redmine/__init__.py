@@ -1,4 +1,4 @@
-"""Redmine MCP server (seeds 000 and 002): the Redmine REST API as safe MCP tools with XML results.
+"""Redmine MCP server: the Redmine REST API as safe MCP tools with XML results.
 
 - :mod:`mcpkit.redmine.config`: settings from ``REDMINE_*`` variables
 - :mod:`mcpkit.redmine.api`: the REST client (auth, timeouts, TLS, paging, error mapping)

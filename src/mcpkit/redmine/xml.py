@@ -1,7 +1,7 @@
 """Redmine JSON to XML elements: one formatter for every resource.
 
 Why one generic formatter rather than one per resource: upstream hand-wrote a template per
-resource and half of them forgot to escape (seed 002). Here every value goes through the
+resource and half of them forgot to escape, so a ``&`` in an issue subject broke the answer. Here every value goes through the
 toolkit's XML builder, which escapes and drops characters XML cannot carry, and the few
 Redmine shapes that deserve care are handled once:
 

@@ -1,6 +1,7 @@
 """What a tool returns: builders that cannot produce an invalid result, and a strict validator.
 
-Every result mcpkit sends is built here (seed 002): text with an explicit size cap, XML that is
+Every result mcpkit sends is built here, because a server that glued XML together from strings
+sent answers its client could not parse: text with an explicit size cap, XML that is
 well-formed by construction, errors as one line with ``isError`` true, lists that say where they
 stand and which call reads the rest (:func:`page_of`, :func:`text_page`). :func:`validate_result`
 checks any raw result (ours or another server's) against the protocol version in use, and

@@ -7,7 +7,8 @@ Two different hazards, two functions:
   the message and the client sees no answer at all. :func:`scrub_surrogates` makes any text
   sendable.
 * XML 1.0 forbids most C0 controls, lone surrogates and U+FFFE/U+FFFF even when escaped; a single
-  one makes the whole document unparsable (the seed 002 crash). :func:`clean_xml_chars` removes
+  one makes the whole document unparsable (a client once failed on every answer holding
+  such a character from an issue description). :func:`clean_xml_chars` removes
   them; removal, not replacement, because there is no character the reader would have wanted.
 """
 

@@ -1,6 +1,6 @@
 """Error results: ``isError`` true and one short line a model can act on.
 
-Seed 004's client dropped ``isError`` and kept only the first content item, so an error has to
+A client once dropped ``isError`` and kept only the first content item, so an error has to
 survive that: exactly one text item whose text reads as an error on its own. Multi-line text,
 tracebacks and megabyte messages help nobody and leak internals, so the message is reduced to
 one line, the traceback part is cut off, and the length is capped.

@@ -1,6 +1,6 @@
 """Strict validation of a raw ``tools/call`` result, as a client of a given version sees it.
 
-Seed 002's server sent results its client could not read and nothing caught it, because the
+A server once sent results its client could not read and nothing caught it, because the
 tests looked at the server's own objects, not at the JSON on the wire. :func:`validate_result`
 takes that JSON (a dict) and a protocol version and lists every problem with a JSON pointer.
 

@@ -1,6 +1,6 @@
-"""XML built as a tree, so it cannot come out malformed (seed 002).
+"""XML built as a tree, so it cannot come out malformed.
 
-Seed 002's server glued strings together: a tag left open, a ``&`` left raw, a control character
+A Redmine server glued strings together: a tag left open, a ``&`` left raw, a control character
 from an issue description, and the client could not parse the result. Here a document is a tree
 of :class:`Element` values and only :func:`render` turns it into text, so:
 

@@ -1,7 +1,7 @@
 """XML results with a size cap that keeps the document well-formed and loses nothing silently.
 
 Cutting rendered XML at a character count leaves open tags behind: exactly the malformed output
-seed 002 was about. So the cap works on the tree, in this order, stopping as soon as it fits:
+that a Redmine server once sent and its client could not parse. So the cap works on the tree, in this order, stopping as soon as it fits:
 
 1. lists built by :func:`mcpkit.results.page_of` are shortened at an item boundary (the whole
    answer's list first, then the longest lists inside it), keeping at least one item, with

@@ -1,7 +1,8 @@
 """Resources and prompts a server may serve besides tools.
 
 They exist so a server that really serves them can say so; a server given none declares
-neither capability (the seed 003 lesson: never advertise what has no handler).
+neither capability: a server that announced empty resource and prompt capabilities had clients
+call handlers that did not exist.
 """
 
 from __future__ import annotations

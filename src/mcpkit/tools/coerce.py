@@ -1,6 +1,6 @@
 """Coercers for parameters that arrive as strings.
 
-Clients crash or reject on ``type`` arrays (seed 000), so a parameter that accepts
+Clients crash or reject on ``type`` arrays (Claude Desktop did, on ``["number", "string"]``), so a parameter that accepts
 "a number or a word like current" is declared as a string and coerced here, in the handler.
 Every coercer raises :class:`mcpkit.errors.ValidationError` with a message that names the
 bad value and what would have been accepted, so the model can correct itself.
@@ -47,7 +47,8 @@ def as_number_or_special(value: Any, allow: Sequence[str]) -> int | float | str:
 def as_number_or_special(value: Any, allow: Sequence[str] = ()) -> int | float | str:
     """Return ``value`` as a number (``int`` when whole), or unchanged if it is an allowed special.
 
-    This is seed 000's ``asNumberOrSpecial``: strings listed in ``allow`` (such as
+    The Redmine server that crashed Claude Desktop with a type array fixed it with this rule
+    (its ``asNumberOrSpecial``): strings listed in ``allow`` (such as
     ``"current"`` or ``"me"``) pass through exactly; anything else must be a finite number,
     given as a JSON number or as text (surrounding spaces ignored). Unlike JavaScript's
     ``Number``, an empty string, a boolean, ``null``, NaN and infinities are refused.
