@@ -137,3 +137,11 @@ def test_start_with_trace_and_a_message_limit(sample_db: Path, tmp_path: Path) -
         assert cli("stop", env=env).returncode == 0
     log = (state / "archive-server.log").read_text()
     assert "<- " in log and "get_status" in log  # --trace reached the child
+
+
+def test_the_token_comes_from_a_variable_never_argv(tmp_path: Path) -> None:
+    """As for the gateway: --token-env names the variable; one unset is a usage error."""
+    assert "--token" not in _flags("serve") and "--token-env" in _flags("start")
+    env = {"MCPKIT_ARCHIVE_STATE": str(tmp_path)}
+    done = cli("start", "--host", "0.0.0.0", "--token-env", "NO_SUCH_TOKEN_VAR", env=env)
+    assert done.returncode == 2 and "NO_SUCH_TOKEN_VAR" in done.stderr

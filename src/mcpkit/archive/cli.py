@@ -41,6 +41,7 @@ from mcpkit.cli_kit import (
     ListenPortOpt,
     MaxMessageBytesOpt,
     PortOpt,
+    TokenEnvOpt,
     TraceFlagOpt,
     TransportChoice,
     TransportOpt,
@@ -48,6 +49,7 @@ from mcpkit.cli_kit import (
     env_value,
     fail,
     print_json,
+    token_from_env,
 )
 from mcpkit.errors import McpkitError, ValidationError
 from mcpkit.jsonrpc import error_fields
@@ -75,7 +77,6 @@ DbOpt = Annotated[
 ServerOpt = Annotated[
     str | None, typer.Option("--server", help=f"Server URL to use when it answers; default ${ENV_URL}.")
 ]
-TokenOpt = Annotated[str | None, typer.Option("--token", help=f"Shared secret; default ${ENV_TOKEN}.")]
 
 
 def _err(message: str) -> None:
@@ -116,8 +117,10 @@ def _server_url(given: str | None) -> str:
     return given or env_value(ENV_URL) or DEFAULT_URL
 
 
-def _token(given: str | None = None) -> str | None:
-    return given or env_value(ENV_TOKEN)
+def _token(token_env: str | None = None) -> str | None:
+    """The shared secret: from the variable ``--token-env`` names (unset is a usage error),
+    else ``$MCPKIT_ARCHIVE_TOKEN`` when set. Never an argv value, which ``ps`` shows."""
+    return token_from_env("--token-env", token_env) if token_env else env_value(ENV_TOKEN)
 
 
 def _open_api(path: Path, limits: InputLimits | None = None, *, create: bool = False) -> ArchiveAPI:
@@ -429,7 +432,7 @@ def _spec(
     host: str,
     port: int,
     db: Path | None,
-    token: str | None,
+    token_env: str | None,
     allow_origin: list[str] | None,
     max_message_bytes: int,
     max_text_chars: int,
@@ -448,7 +451,7 @@ def _spec(
     options = ServerOptions(
         host=host,
         port=port,
-        token=_token(token),
+        token=_token(token_env),
         allowed_origins=tuple(allow_origin or parse_origins(env_value(ENV_ORIGINS))),
         max_message_bytes=max_message_bytes,
         max_connections=max_connections,
@@ -507,7 +510,7 @@ def serve_cmd(
     host: HostOpt = "127.0.0.1",
     port: ListenPortOpt = 8765,
     db: DbOpt = None,
-    token: TokenOpt = None,
+    token_env: TokenEnvOpt = None,
     allow_origin: AllowOriginOpt = None,
     max_message_bytes: MaxMessageBytesOpt = 1 << 20,
     max_text_chars: TextCapOpt = DEFAULT_MAX_TEXT_CHARS,
@@ -523,7 +526,7 @@ def serve_cmd(
             host=host,
             port=port,
             db=db,
-            token=token,
+            token_env=token_env,
             allow_origin=allow_origin,
             max_message_bytes=max_message_bytes,
             max_text_chars=max_text_chars,
@@ -553,7 +556,7 @@ def start_cmd(
     host: HostOpt = "127.0.0.1",
     port: ListenPortOpt = 8765,
     db: DbOpt = None,
-    token: TokenOpt = None,
+    token_env: TokenEnvOpt = None,
     allow_origin: AllowOriginOpt = None,
     max_message_bytes: MaxMessageBytesOpt = 1 << 20,
     max_text_chars: TextCapOpt = DEFAULT_MAX_TEXT_CHARS,
@@ -573,7 +576,7 @@ def start_cmd(
         host=host,
         port=port,
         db=db,
-        token=token,
+        token_env=token_env,
         allow_origin=allow_origin,
         max_message_bytes=max_message_bytes,
         max_text_chars=max_text_chars,

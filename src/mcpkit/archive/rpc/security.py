@@ -59,7 +59,7 @@ class AccessPolicy:
         if not is_loopback(host) and not token:
             raise SecurityConfigError(
                 f"Refusing to bind {host}: it is reachable from other machines. "
-                f"Set --token or {ENV_TOKEN}, or bind 127.0.0.1."
+                f"Set {ENV_TOKEN} (or --token-env NAME), or bind 127.0.0.1."
             )
         return cls(token=token, allowed_origins=tuple(o.rstrip("/") for o in allowed_origins))
 
