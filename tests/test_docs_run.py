@@ -227,6 +227,25 @@ def _cases() -> list[object]:
     return cases
 
 
+def _check_synopsis(block: Block, box: Sandbox) -> None:
+    """Each line's command takes every option the line shows (its ``--help`` lists it)."""
+    import re
+
+    previous: list[str] = []
+    for line in plans.commands_of(block):
+        text = line.line.split("#")[0]
+        command = text.split("[")[0].strip()
+        options = re.findall(r"(--[a-z][a-z-]*)", text)
+        if "same options" in text:
+            options += previous
+        shown = box.run(f"{command} --help")
+        assert shown.returncode == 0, _transcript(box)
+        accepted = set(re.findall(r"--[a-z][a-z-]*", shown.stdout))
+        missing = sorted(set(options) - accepted)
+        assert not missing, f"{block.id}: {command} does not take {missing}"
+        previous = options
+
+
 def _xml_shape(text: str) -> set[str]:
     """Element paths and their attribute names: what a page's example of a tool's XML promises."""
     import xml.etree.ElementTree as ET
@@ -272,6 +291,8 @@ def test_the_block_runs_as_written(block: Block, tmp_path: Path) -> None:
     with _sandbox(block, plan, tmp_path) as box:
         if plan.kind == "config":
             _check_config(block, box)
+        elif plan.kind == "synopsis":
+            _check_synopsis(block, box)
         elif plan.kind == "tool-xml":
             box.env |= {
                 "REDMINE_URL": box.env["DOCS_REDMINE_URL"],

@@ -35,7 +35,9 @@ class Line:
 class Plan:
     """What one block needs around it; blocks without an entry run with the defaults."""
 
-    kind: str = "run"  # run | shell (any fence) | skip | output | config | workflow | server | tool-xml
+    kind: str = (
+        "run"  # run | shell (any fence) | skip | output | config | workflow | server | tool-xml | synopsis
+    )
     reason: str = ""
     setup: tuple[str, ...] = ()  # command lines run first, in the sandbox
     background: tuple[tuple[str, int], ...] = ()  # (command line, port it serves) kept running
@@ -164,9 +166,8 @@ PLANS: dict[tuple[str, str], Plan] = {
     ("docs/architecture.md", "gateway: mcp."): Plan(kind="output", reason="SDK imports; test_architecture"),
     ("docs/architecture.md", "client --initialize"): Plan(kind="output", reason="a picture of a call"),
     ("docs/archive.md", "mcpkit archive import twilog.csv"): Plan(ports=(ARCHIVE_PORT,), needs=("llm",)),
-    ("docs/archive.md", "mcpkit archive serve [--host"): Plan(
-        kind="skip", reason="a synopsis with [optional] parts, not a command line"
-    ),
+    # A synopsis: every option it shows must be one the command takes ("same options": the line above's)
+    ("docs/archive.md", "mcpkit archive serve [--host"): Plan(kind="synopsis"),
     ("docs/archive.md", "mcpkit archive mcp"): Plan(
         ports=(ARCHIVE_PORT, HTTP_PORT),
         setup=("mcpkit archive import twilog.csv", "mcpkit archive start"),
