@@ -249,6 +249,7 @@ def sample_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return db
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "command", [["search", "猫が日向で寝ている"], ["text", "コーヒー"], ["stats"], ["users"]], ids=" ".join
 )
@@ -260,6 +261,7 @@ def test_archive_query_commands_do_not_import_the_mcp_sdk(command: list[str], sa
     assert loaded & {"mcp", "mcp_types"} == set()
 
 
+@pytest.mark.slow
 def test_redmine_mcp_does_not_import_numpy() -> None:
     loaded = _modules_after(
         RUN_CLI, "redmine", "mcp", env={"REDMINE_URL": "http://127.0.0.1:9", "REDMINE_API_KEY": "0" * 40}
@@ -268,6 +270,7 @@ def test_redmine_mcp_does_not_import_numpy() -> None:
     assert "numpy" not in loaded
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "code",
     [
@@ -283,6 +286,7 @@ def test_these_imports_do_not_load_the_mcp_sdk(code: str) -> None:
     assert loaded & {"mcp", "mcp_types", "pydantic"} == set()
 
 
+@pytest.mark.slow
 def test_the_command_root_loads_no_part_until_a_command_runs() -> None:
     code = "import mcpkit.cli, sys\nprint(sorted(n for n in sys.modules if n.startswith('mcpkit.')))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

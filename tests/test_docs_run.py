@@ -28,8 +28,6 @@ from tests.docs.blocks import Block, all_blocks
 from tests.docs.sandbox import RUN_PYTHON, Sandbox, port_locks, wait_for_port
 from tests.support.env import REPO, THIRD_PARTY, require
 
-pytestmark = pytest.mark.slow
-
 BLOCKS = all_blocks(REPO)
 SAMPLE = REPO / "src" / "mcpkit" / "archive" / "data" / "sample_twilog.csv"
 
@@ -278,6 +276,7 @@ def _check_tool_xml(block: Block, plan: plans.Plan, box: Sandbox) -> None:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block", _cases())
 def test_the_block_runs_as_written(block: Block, tmp_path: Path) -> None:
     plan = plans.plan_for(block)
@@ -315,6 +314,7 @@ def test_every_plan_names_a_block_that_exists() -> None:
     assert stale == []
 
 
+@pytest.mark.slow
 def test_the_sandbox_leaves_no_process_behind(tmp_path: Path) -> None:
     box = Sandbox(tmp_path / "box")
     server = box.background("sleep 300 & sleep 300")

@@ -36,7 +36,7 @@ app = typer.Typer(
 
 def _config(*, require_key: bool = True) -> RedmineConfig:
     try:
-        return RedmineConfig.from_env(require_key=require_key)
+        return RedmineConfig.from_environ(os.environ, require_key=require_key)
     except RedmineConfigError as exc:
         usage(str(exc))
 
