@@ -20,7 +20,7 @@ def env(**extra: str) -> dict[str, str]:
 
 
 def test_defaults() -> None:
-    cfg = RedmineConfig.from_env(env())
+    cfg = RedmineConfig.from_environ(env())
     assert cfg.url == "https://redmine.example.com"
     assert cfg.read_only is False and cfg.verify_ssl is True
     assert cfg.timeout == DEFAULT_TIMEOUT and cfg.text_limit == DEFAULT_TEXT_LIMIT
@@ -28,7 +28,7 @@ def test_defaults() -> None:
 
 
 def test_host_alias() -> None:
-    cfg = RedmineConfig.from_env({"REDMINE_HOST": "http://127.0.0.1:3000", "REDMINE_API_KEY": KEY})
+    cfg = RedmineConfig.from_environ({"REDMINE_HOST": "http://127.0.0.1:3000", "REDMINE_API_KEY": KEY})
     assert cfg.url == "http://127.0.0.1:3000"
 
 
@@ -52,7 +52,7 @@ def test_host_alias() -> None:
 )
 def test_bad_settings_name_the_variable(variables: dict[str, str], named: str) -> None:
     with pytest.raises(RedmineConfigError) as info:
-        RedmineConfig.from_env(variables)
+        RedmineConfig.from_environ(variables)
     message = str(info.value)
     assert named in message
     assert "\n" not in message
@@ -62,7 +62,7 @@ def test_bad_settings_name_the_variable(variables: dict[str, str], named: str) -
 @given(key=st.text(min_size=1, max_size=150))
 def test_a_malformed_key_is_never_echoed(key: str) -> None:
     try:
-        cfg = RedmineConfig.from_env({"REDMINE_URL": "https://x", "REDMINE_API_KEY": key})
+        cfg = RedmineConfig.from_environ({"REDMINE_URL": "https://x", "REDMINE_API_KEY": key})
     except RedmineConfigError as exc:
         if len(key.strip()) >= 4:
             assert key.strip() not in str(exc)
@@ -74,7 +74,7 @@ def test_a_malformed_key_is_never_echoed(key: str) -> None:
 def test_paths_and_flags(tmp_path: Path) -> None:
     ca = tmp_path / "ca.pem"
     ca.write_text("not checked here")
-    cfg = RedmineConfig.from_env(
+    cfg = RedmineConfig.from_environ(
         env(
             REDMINE_READ_ONLY="yes",
             REDMINE_VERIFY_SSL="false",

@@ -101,8 +101,8 @@ def test_the_http_guard_answers_401_without_a_usable_key() -> None:
 
 def test_the_team_mode_may_start_without_a_key_but_a_given_key_is_still_checked() -> None:
     env = {"REDMINE_URL": "http://redmine.invalid"}
-    assert RedmineConfig.from_env(env, require_key=False).api_key == ""
+    assert RedmineConfig.from_environ(env, require_key=False).api_key == ""
     with pytest.raises(RedmineConfigError):
-        RedmineConfig.from_env(env)
+        RedmineConfig.from_environ(env)
     with pytest.raises(RedmineConfigError, match="8 to 128"):
-        RedmineConfig.from_env({**env, "REDMINE_API_KEY": "bad key!"}, require_key=False)
+        RedmineConfig.from_environ({**env, "REDMINE_API_KEY": "bad key!"}, require_key=False)

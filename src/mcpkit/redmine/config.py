@@ -7,7 +7,6 @@ whether Redmine accepts it is checked against ``/users/current.json`` on first u
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -41,13 +40,17 @@ class RedmineConfig:
     text_limit: int = DEFAULT_TEXT_LIMIT
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None, *, require_key: bool = True) -> RedmineConfig:
-        """Read ``REDMINE_*`` variables; raise :class:`RedmineConfigError` naming the bad one.
+    def from_environ(cls, environ: Mapping[str, str], *, require_key: bool = True) -> RedmineConfig:
+        """Read ``REDMINE_*`` variables from ``environ``; raise :class:`RedmineConfigError` naming the bad one.
+
+        For the CLI, the one reader of the process environment (``os.environ``); the library
+        never reads it itself, so a server built in a test or another program is configured by
+        the values it is given, not by whatever its process inherited.
 
         ``require_key=False`` is the team HTTP mode: each request may bring its own key, so
         ``REDMINE_API_KEY`` may be unset (``api_key`` is then empty); a key that is set is still checked.
         """
-        env = os.environ if environ is None else environ
+        env = environ
         key_given = bool(env.get("REDMINE_API_KEY", "").strip())
         return cls(
             url=_url(env),
