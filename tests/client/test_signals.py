@@ -50,8 +50,7 @@ def test_signal_ends_the_servers_whole_group(sig: signal.Signals) -> None:
     )
     try:
         group = _group_of_server(proc.pid, members=3)
-        time.sleep(0.5)  # the call is in flight
-        proc.send_signal(sig)
+        proc.send_signal(sig)  # during the handshake or the call: either way the group must go
         _, err = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
@@ -60,3 +59,41 @@ def test_signal_ends_the_servers_whole_group(sig: signal.Signals) -> None:
     assert live_members(group) == []
     assert proc.returncode == 128 + sig
     assert f"stopped by {sig.name}" in err and "Traceback" not in err
+
+
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def test_a_command_started_with_sigint_ignored_keeps_ignoring_it() -> None:
+    """A background job of a shell starts with SIGINT ignored so that Ctrl-C spares it:
+    the command must not take the signal back. SIGTERM still ends it cleanly."""
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "mcpkit",
+            "call",
+            "hang",
+            "--timeout",
+            "600",
+            "--",
+            *raw("--spawn-on-start", "2"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_ignore_sigint,
+    )
+    try:
+        group = _group_of_server(proc.pid, members=3)
+        # Sent in this order, a handled SIGINT would be seen first (and the exit code be 130).
+        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert live_members(group) == []
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert "stopped by SIGTERM" in err

@@ -1,6 +1,7 @@
 """Outcome: everything a ``tools/call`` result says, with one text that loses nothing.
 
-Seed 004's client kept only the first content item and ignored ``isError``. Here the result
+A client that kept only the first content item and ignored ``isError`` passed half an
+answer, or an error's text, on as the answer. Here the result
 is kept whole (``raw``, ``contents``, ``structured``) and ``text`` joins every item in order,
 describing what cannot be shown as text, so a caller that only reads ``text`` still sees
 that an image, a resource or an unknown item was there.

@@ -3,10 +3,15 @@
 Built on the SDK: its ``ClientSession`` answers server requests (ping, roots, sampling) and
 tracks the negotiated version; its ``JSONRPCDispatcher`` correlates requests, sends
 ``notifications/cancelled`` on timeout or cancellation and drops the pending entry on every
-path (so a timed-out call leaves nothing behind). On top of it this module adds what seed 004
-found missing: results kept whole (:class:`Outcome`), ``isError`` raised as
+path (so a timed-out call leaves nothing behind). On top of it this module adds what a client
+that ignored ``isError``, kept only the first content item and leaked timed-out requests was
+missing: results kept whole (:class:`Outcome`), ``isError`` raised as
 :class:`ToolError`, a crash reported at once as :class:`ServerExitedError`, restart on failure,
 and a process-group kill on close (see :mod:`mcpkit.client._stdio`).
+
+One deadline bounds each call, from waiting for a restart through writing (a stdio server
+that stops reading its stdin no longer holds a caller past it) to reading the answer; a
+server that read nothing for a whole call's timeout is reported hung (:attr:`Session.hung`).
 
 Requests go through the dispatcher as raw dicts rather than through the SDK's typed
 ``call_tool``: the typed path rejects results it cannot model (a new content type, a

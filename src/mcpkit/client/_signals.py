@@ -5,6 +5,12 @@ and the ``atexit`` hook, so ``timeout 5 mcpkit call ...`` or a closed terminal l
 server's whole process group running, re-parented to init (issue 11). Here the three signals
 cancel the running command instead; its sessions then close as on any other exit (stdin
 closed, SIGTERM, SIGKILL to the group) and the command exits with 128 + the signal number.
+
+A command started with SIGINT ignored keeps ignoring it, as POSIX tools do: a shell starts a
+background job (``mcpkit call ... &`` in a script) that way so that Ctrl-C at the terminal
+stops only the foreground. Python itself leaves such a SIGINT ignored (no KeyboardInterrupt
+ever comes), and a library must not take the signal back from its program; SIGTERM and
+SIGHUP still end the command cleanly.
 """
 
 from __future__ import annotations
@@ -31,13 +37,21 @@ class SignalledError(McpkitError):
         super().__init__(f"stopped by {signal.Signals(signum).name}")
 
 
+def handled_signals() -> tuple[signal.Signals, ...]:
+    """The signals a command ends on: SIGTERM, SIGHUP, and SIGINT unless the process was
+    started with SIGINT ignored (a background job; see the module's docstring)."""
+    ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    return tuple(s for s in HANDLED if not (s == signal.SIGINT and ignored))
+
+
 async def run_until_signal(body: Callable[[], Awaitable[T]]) -> T:
     """Await ``body()``; on SIGTERM, SIGHUP or SIGINT cancel it and raise :class:`SignalledError`."""
     caught: list[int] = []
     done: list[T] = []
+    handled = handled_signals()
 
     async def watch(scope: anyio.CancelScope) -> None:
-        with anyio.open_signal_receiver(*HANDLED) as signals:
+        with anyio.open_signal_receiver(*handled) as signals:
             async for signum in signals:
                 caught.append(int(signum))
                 scope.cancel()

@@ -13,7 +13,10 @@ top unchanged) and owns the process:
 * stderr is drained all the time (a chatty server never blocks on a full pipe) and its last
   lines are kept for :class:`~mcpkit.errors.ServerExitedError`;
 * a watcher notices the exit within a tenth of a second and ends the read stream, which fails
-  every in-flight request at once instead of at its timeout.
+  every in-flight request at once instead of at its timeout;
+* stdin is the session's write stream itself (:class:`StdinWriter`): a request waits for
+  room on the pipe inside its call's deadline, so a server that stops reading fails its
+  calls at their deadlines (a writer task used to block before the timeout began).
 """
 
 from __future__ import annotations
