@@ -1,6 +1,6 @@
 """A five-step tour of the mcpkit toolkit (what ``make demo`` shows until the archive app lands).
 
-1. A tool definition in the style that crashed Claude Desktop (seed 000) is linted.
+1. A tool definition in the style that crashed Claude Desktop (parentheses, underscores) is linted.
 2. ``adapt`` rewrites it for that client and lint comes back clean.
 3. The fixed tool is served by ``build_server``; its capabilities are exactly ``tools``.
 4. A real SDK client calls it over stdio: good input, bad input, an unknown tool.
@@ -25,7 +25,7 @@ from mcpkit.results import to_wire, validate_result
 console = Console()
 HERE = Path(__file__).resolve().parent
 
-SEED_000_STYLE = {
+CRASHING_STYLE = {
     "name": "show_user",
     "description": "Show a user (requires admin privileges).\nUse 'current' as ID for own details.\n"
     "Includes time_entries and custom_fields.",
@@ -38,14 +38,14 @@ SEED_000_STYLE = {
 
 
 def step_lint_and_adapt() -> None:
-    console.rule("[bold]1. lint a seed-000 style tool against claude-desktop-2025")
-    findings = lint([SEED_000_STYLE], "claude-desktop-2025")
+    console.rule("[bold]1. lint a tool in the style that crashed Claude Desktop against claude-desktop-2025")
+    findings = lint([CRASHING_STYLE], "claude-desktop-2025")
     table = Table("rule", "severity", "pointer", "message")
     for f in findings:
         table.add_row(f.rule, f.severity, f.pointer, f.message)
     console.print(table)
     console.rule("[bold]2. adapt it and lint again")
-    fixed, changes = adapt(SEED_000_STYLE, "claude-desktop-2025")
+    fixed, changes = adapt(CRASHING_STYLE, "claude-desktop-2025")
     for change in changes:
         console.print(f"  [green]changed[/] {change}")
     assert isinstance(fixed, dict)
