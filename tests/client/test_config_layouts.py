@@ -14,7 +14,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcpkit.client import ServerConfigError, SessionOptions, connect, load_config, parse_config
+from mcpkit.client import (
+    ServerConfigError,
+    SessionOptions,
+    connect,
+    default_config_path,
+    load_config,
+    parse_config,
+    resolve_target,
+)
 from mcpkit.client._config import expand_vars
 from tests.client.procs import RAW
 
@@ -165,17 +173,34 @@ def test_text_without_variables_is_unchanged(text: str) -> None:
     st.text(alphabet=st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)), max_size=20),
 )
 def test_a_set_variable_expands_exactly(name: str, value: str) -> None:
-    import os
+    environ = {name: value}
+    assert expand_vars(f"<${{{name}}}|${{env:{name}}}>", environ=environ) == f"<{value}|{value}>"
+    with pytest.raises(ServerConfigError, match=name):
+        expand_vars(f"${{{name}}}", environ={})
 
-    old = os.environ.get(name)
-    os.environ[name] = value
-    try:
-        assert expand_vars(f"<${{{name}}}|${{env:{name}}}>") == f"<{value}|{value}>"
-    finally:
-        if old is None:
-            del os.environ[name]
-        else:
-            os.environ[name] = old
+
+def test_variables_come_from_the_mapping_the_loader_is_given(tmp_path: Path) -> None:
+    path = tmp_path / "servers.json"
+    path.write_text(json.dumps({"mcpServers": {"x": {"url": "https://${HOST}/mcp"}}}))
+    assert load_config(path, {"HOST": "example.com"})["x"].url == "https://example.com/mcp"
+    with pytest.raises(ServerConfigError, match="HOST is not set"):
+        load_config(path, {})
+
+
+def test_the_default_config_file_is_found_in_the_environ_given(tmp_path: Path) -> None:
+    """Only a CLI looks for the user's file, and it says where to look (os.environ)."""
+    chosen = tmp_path / "chosen.toml"
+    assert default_config_path({"MCPKIT_CONFIG": str(chosen)}) == chosen
+    xdg = tmp_path / "xdg"
+    assert default_config_path({"XDG_CONFIG_HOME": str(xdg)}) is None  # (on Linux: all under it)
+    (xdg / "mcpkit").mkdir(parents=True)
+    (xdg / "mcpkit" / "servers.json").write_text('{"mcpServers": {}}')
+    assert default_config_path({"XDG_CONFIG_HOME": str(xdg)}) == xdg / "mcpkit" / "servers.json"
+
+
+def test_a_name_without_a_config_is_a_command_line() -> None:
+    """A library call never looks in the user's files: without ``config`` a word is a command."""
+    assert resolve_target("time").command == ["time"]
 
 
 @pytest.mark.anyio

@@ -14,8 +14,11 @@ One file names many servers, in any of three layouts (JSON or TOML alike)::
 Optional keys: ``type`` (``stdio``, ``http``, ``sse``), ``timeout`` (seconds per call; Codex's
 ``tool_timeout_sec``), ``restart`` (``"on-failure"``), VS Code's ``envFile``, Codex's
 ``http_headers``, ``env_http_headers``, ``bearer_token_env_var`` and ``enabled``.
-``${VAR}``, ``${env:VAR}`` and ``${VAR:-default}`` are read from the environment (a variable
-that is not set is an error naming it), so secrets can stay out of the file.
+``${VAR}``, ``${env:VAR}`` and ``${VAR:-default}`` are read from the environment mapping the
+loader is given (a variable that is not set is an error naming it), so secrets can stay out
+of the file. Nothing here reads the environment on its own initiative: a CLI passes
+``os.environ`` to :func:`default_config_path` and :func:`load_config`; a session never looks
+for a config file (a name is resolved only against the ``config`` it is given).
 
 Where the default file is (first that exists): ``$MCPKIT_CONFIG``;
 ``$XDG_CONFIG_HOME/mcpkit/servers.toml`` then ``servers.json`` (``XDG_CONFIG_HOME`` defaults
@@ -88,8 +91,15 @@ def is_url(text: str) -> bool:
     return text.startswith(("http://", "https://"))
 
 
-def expand_vars(text: str, *, where: str = "config", workspace: Path | None = None) -> str:
-    """Replace ``${VAR}``, ``${VAR:-default}`` and ``${env:VAR}`` from the environment.
+def expand_vars(
+    text: str,
+    *,
+    where: str = "config",
+    workspace: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> str:
+    """Replace ``${VAR}``, ``${VAR:-default}`` and ``${env:VAR}`` from ``environ`` (None: this
+    process's environment, which is what a CLI passes).
 
     Also VS Code's ``${userHome}`` and ``${workspaceFolder}``. A variable that is not set and
     has no default is an error naming it: an empty token sent as ``Bearer `` fails far from
@@ -110,7 +120,7 @@ def expand_vars(text: str, *, where: str = "config", workspace: Path | None = No
         name, has_default, default = body.removeprefix("env:").partition(":-")
         if not _NAME.fullmatch(name):
             raise ServerConfigError(f"{where}: unknown variable ${{{body}}}")
-        value = os.environ.get(name)
+        value = (os.environ if environ is None else environ).get(name)
         if value is not None:
             return value
         if has_default:
@@ -120,36 +130,39 @@ def expand_vars(text: str, *, where: str = "config", workspace: Path | None = No
     return _VAR.sub(one, text)
 
 
-def default_config_path() -> Path | None:
-    """The user's config file, or None when none of the documented places has one."""
-    explicit = os.environ.get(CONFIG_ENV)
+def default_config_path(environ: Mapping[str, str]) -> Path | None:
+    """The user's config file, or None when none of the documented places has one.
+
+    Only a CLI calls this, with ``os.environ``: library code is given its config path."""
+    explicit = environ.get(CONFIG_ENV)
     if explicit:
         return Path(explicit).expanduser()
-    for candidate in config_candidates():
+    for candidate in config_candidates(environ):
         if candidate.is_file():
             return candidate
     return None
 
 
-def config_candidates() -> list[Path]:
+def config_candidates(environ: Mapping[str, str]) -> list[Path]:
     """Every place the default config is looked for, in order."""
     home = Path.home()
-    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+    xdg = Path(environ.get("XDG_CONFIG_HOME") or home / ".config")
     out = [xdg / "mcpkit" / "servers.toml", xdg / "mcpkit" / "servers.json"]
     if sys.platform == "darwin":
         out.append(home / "Library" / "Application Support" / "Claude" / "claude_desktop_config.json")
     elif sys.platform == "win32":
-        out.append(Path(os.environ.get("APPDATA", home)) / "Claude" / "claude_desktop_config.json")
+        out.append(Path(environ.get("APPDATA", home)) / "Claude" / "claude_desktop_config.json")
     else:
         out.append(xdg / "Claude" / "claude_desktop_config.json")
     return out
 
 
-def load_config(path: str | Path) -> dict[str, ServerConfig]:
+def load_config(path: str | Path, environ: Mapping[str, str] | None = None) -> dict[str, ServerConfig]:
     """Read a JSON or TOML config file into ``{name: ServerConfig}`` (every supported layout).
 
-    This is the one loader every part uses (the client, ``mcpkit check`` and the gateway):
-    keep its name and signature stable.
+    ``${VAR}`` references are read from ``environ`` (None: this process's environment, what
+    a CLI passes). This is the one loader every part uses (the client, ``mcpkit check`` and
+    the gateway): keep its name and signature stable.
     """
     p = Path(path).expanduser()
     try:
@@ -161,13 +174,17 @@ def load_config(path: str | Path) -> dict[str, ServerConfig]:
         data: Any = tomllib.loads(text) if is_toml else json.loads(text)
     except (ValueError, tomllib.TOMLDecodeError) as exc:
         raise ServerConfigError(f"config {p} is not valid {p.suffix.lstrip('.') or 'JSON'}: {exc}") from exc
-    servers = parse_config(data, source=str(p), workspace=_workspace_of(p))
+    servers = parse_config(data, source=str(p), workspace=_workspace_of(p), environ=environ)
     lines = text.splitlines()
     return {name: replace(cfg, line=_line_of(lines, name, is_toml)) for name, cfg in servers.items()}
 
 
 def parse_config(
-    data: Any, *, source: str = "config", workspace: str | Path | None = None
+    data: Any,
+    *,
+    source: str = "config",
+    workspace: str | Path | None = None,
+    environ: Mapping[str, str] | None = None,
 ) -> dict[str, ServerConfig]:
     """Build one ServerConfig per entry of whichever server table ``data`` has.
 
@@ -183,7 +200,7 @@ def parse_config(
             f"{source}: expected a top-level 'mcpServers' table (Claude Desktop), 'servers' (VS Code) "
             "or 'mcp_servers' (Codex)"
         )
-    context = _Context(source, Path(workspace) if workspace else Path.cwd())
+    context = _Context(source, Path(workspace) if workspace else Path.cwd(), environ)
     out: dict[str, ServerConfig] = {}
     for name, entry in data[key].items():
         if isinstance(entry, Mapping) and entry.get("enabled") is False:
@@ -200,6 +217,7 @@ LAYOUTS = ("mcpServers", "servers", "mcp_servers")
 class _Context:
     source: str
     workspace: Path
+    environ: Mapping[str, str] | None
 
 
 def _workspace_of(path: Path) -> Path:
@@ -244,16 +262,18 @@ def _entry(name: str, entry: Any, ctx: _Context) -> ServerConfig:
         raise ServerConfigError(f"{where}: 'timeout' must be a positive number of seconds")
 
     def expand(text: Any) -> str:
-        return expand_vars(str(text), where=where, workspace=ctx.workspace)
+        return expand_vars(str(text), where=where, workspace=ctx.workspace, environ=ctx.environ)
 
     env = _env_file(entry, where, expand)
     env.update({str(k): expand(v) for k, v in _table(entry, "env", where).items()})
     headers = {str(k): expand(v) for k, v in _table(entry, "headers", where).items()}
     headers.update({str(k): expand(v) for k, v in _table(entry, "http_headers", where).items()})
     for header, var in _table(entry, "env_http_headers", where).items():
-        headers[str(header)] = _required_env(str(var), where)
+        headers[str(header)] = _required_env(str(var), where, ctx.environ)
     if entry.get("bearer_token_env_var"):
-        headers["Authorization"] = "Bearer " + _required_env(str(entry["bearer_token_env_var"]), where)
+        headers["Authorization"] = "Bearer " + _required_env(
+            str(entry["bearer_token_env_var"]), where, ctx.environ
+        )
     return ServerConfig(
         name=name,
         command=[expand(command), *(expand(a) for a in args)] if command else [],
@@ -285,8 +305,8 @@ def _env_file(entry: Mapping[str, Any], where: str, expand: Any) -> dict[str, st
     return out
 
 
-def _required_env(var: str, where: str) -> str:
-    value = os.environ.get(var)
+def _required_env(var: str, where: str, environ: Mapping[str, str] | None) -> str:
+    value = (os.environ if environ is None else environ).get(var)
     if value is None:
         raise ServerConfigError(f"{where}: environment variable {var} is not set")
     return value
@@ -305,9 +325,11 @@ def resolve_target(
     """Turn what the user gave into a ServerConfig.
 
     Order: a ServerConfig as is; a server object of this process (an SDK low-level
-    ``Server``, or mcpkit's own) is served in memory; a list is an argv; a string URL is HTTP; a string naming a
-    server in ``config`` (or the default config) is that entry; any other string is a command
-    line split like a shell would.
+    ``Server``, or mcpkit's own) is served in memory; a list is an argv; a string URL is
+    HTTP; a string naming a server in ``config`` is that entry; any other string is a
+    command line split like a shell would. The user's default config file is a CLI's
+    business (:func:`default_config_path`): a library call that named a server without
+    ``config`` must not depend on which files the user happens to have.
     """
     if isinstance(target, ServerConfig):
         return target
@@ -320,12 +342,12 @@ def resolve_target(
         return ServerConfig(name=Path(argv[0]).name, command=argv)
     if is_url(target):
         return ServerConfig(name=target, url=target)
-    path = Path(config).expanduser() if config else default_config_path()
-    if path is not None and (config or path.is_file()):
+    if config:
+        path = Path(config).expanduser()
         servers = load_config(path)
         if target in servers:
             return servers[target]
-        if config and not any(c.isspace() for c in target):
+        if not any(c.isspace() for c in target):
             raise ServerConfigError(
                 f"no server {target!r} in {path} (known: {', '.join(sorted(servers)) or 'none'})"
             )

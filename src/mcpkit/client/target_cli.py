@@ -101,7 +101,7 @@ def build_target(
             usage(f"--url must start with http:// or https://, got {url!r}")
         return ServerConfig(name=url, url=url, headers=extra_headers)
     if server:
-        path = config or default_config_path()
+        path = config or default_config_path(os.environ)
         if path is None:
             usage("--server needs --config FILE (no default config found; see 'mcpkit call --help')")
         try:

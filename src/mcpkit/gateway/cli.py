@@ -6,6 +6,7 @@ or configuration error.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -58,7 +59,7 @@ StatusOpt = Annotated[
 
 
 def _config(path: Path | None) -> GatewayConfig:
-    where = path or default_config_path()
+    where = path or default_config_path(os.environ)
     if where is None:
         usage("no --config given and no default config file found")
     try:
