@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from mcpkit.client._session import Session, connect
     from mcpkit.client._signals import SignalledError, run_command
     from mcpkit.client._spawn import spawn
-    from mcpkit.client._trace import Tracer
+    from mcpkit.client._trace import Tracer, tracer_for
     from mcpkit.client._wire import CallToolResult, InitializeResult, ListToolsResult, Result, Tool
     from mcpkit.errors import (
         CallError,
@@ -88,6 +88,7 @@ _WHERE: dict[str, str] = {
     "run_command": "._signals",
     "spawn": "._spawn",
     "Tracer": "._trace",
+    "tracer_for": "._trace",
     "JsonRpcError": "mcpkit.errors",
 }
 
@@ -126,6 +127,7 @@ __all__ = [
     "resolve_target",
     "run_command",
     "spawn",
+    "tracer_for",
 ]
 
 
