@@ -1,4 +1,4 @@
-"""Handlers called directly, without a server: a RedmineCtx on a stand-in Redmine and the arguments.
+"""Handlers called directly, without a server: a RedmineContext on a stand-in Redmine and the arguments.
 
 The stand-in is ``httpx2.MockTransport`` (see support.py for why); these pin the pure logic of
 verify-after-write and of paging one issue's journals. Everything also runs against the real
@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import RedmineClient
 from mcpkit.redmine.config import RedmineConfig
-from mcpkit.redmine.tools import RedmineCtx, issues
+from mcpkit.redmine.tools import RedmineContext, issues
 from mcpkit.redmine.tools.args import uncut
 from mcpkit.redmine.tools.verify import WRITE_ONLY, compare, same
 from mcpkit.redmine.xml import Formatter
@@ -28,14 +28,14 @@ from mcpkit.redmine.xml import Formatter
 KEY = "c0ffee" * 7
 
 
-def ctx(answer: Any) -> RedmineCtx:
+def ctx(answer: Any) -> RedmineContext:
     def handler(request: httpx2.Request) -> httpx2.Response:
         if request.url.path.endswith("/users/current.json"):
             return httpx2.Response(200, json={"user": {"id": 1, "login": "me"}})
         return answer(request)
 
     config = RedmineConfig(url="http://redmine.invalid", api_key=KEY)
-    return RedmineCtx(RedmineClient(config, transport=httpx2.MockTransport(handler)), Formatter())
+    return RedmineContext(RedmineClient(config, transport=httpx2.MockTransport(handler)), Formatter())
 
 
 def text_of(result: Any) -> str:

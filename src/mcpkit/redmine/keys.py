@@ -13,7 +13,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 
 from mcpkit.redmine.api import RedmineClient
-from mcpkit.redmine.tools import RedmineCtx
+from mcpkit.redmine.tools import RedmineContext
 from mcpkit.redmine.xml import Formatter
 from mcpkit.tools import ToolContext
 
@@ -37,17 +37,17 @@ class KeyedClients:
     def __init__(self, base: RedmineClient, fmt: Formatter) -> None:
         self.base = base
         self.fmt = fmt
-        self.default = RedmineCtx(base, fmt)
-        self._by_key: OrderedDict[str, RedmineCtx] = OrderedDict()
+        self.default = RedmineContext(base, fmt)
+        self._by_key: OrderedDict[str, RedmineContext] = OrderedDict()
 
-    def for_key(self, key: str | None) -> RedmineCtx:
+    def for_key(self, key: str | None) -> RedmineContext:
         """The context for ``key``; without one, the configured key's (which may be empty)."""
         if not key or key == self.base.api_key:
             return self.default
         digest = hashlib.sha256(key.encode()).hexdigest()
         found = self._by_key.get(digest)
         if found is None:
-            found = RedmineCtx(self.base.for_key(key), self.fmt)
+            found = RedmineContext(self.base.for_key(key), self.fmt)
             self._by_key[digest] = found
             while len(self._by_key) > MAX_KEYS:
                 self._by_key.popitem(last=False)
@@ -55,6 +55,6 @@ class KeyedClients:
             self._by_key.move_to_end(digest)
         return found
 
-    async def provide(self, ctx: ToolContext) -> RedmineCtx:
+    async def provide(self, ctx: ToolContext) -> RedmineContext:
         """The provider the tools are bound to: the request's key when it carries one."""
         return self.for_key(request_key(ctx.request_headers))

@@ -26,7 +26,7 @@ from mcpkit.redmine.tools import (
     versions,
     wiki,
 )
-from mcpkit.redmine.tools.base import Provider, RedmineCtx, redmine_tool
+from mcpkit.redmine.tools.base import Provider, RedmineContext, redmine_tool
 from mcpkit.tools import ToolSpec
 
 MODULES = (
@@ -61,4 +61,4 @@ def all_tools(provide: Provider) -> list[ToolSpec]:
     return [tool.bind(provide) for tool in tool_data()]
 
 
-__all__ = ["CATEGORIES", "MODULES", "Provider", "RedmineCtx", "all_tools", "redmine_tool", "tool_data"]
+__all__ = ["CATEGORIES", "MODULES", "Provider", "RedmineContext", "all_tools", "redmine_tool", "tool_data"]

@@ -16,7 +16,7 @@ import anyio
 import mcp_types
 
 from mcpkit.errors import ValidationError
-from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
+from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
 from mcpkit.redmine.tools.resource import Resource, delete_tool, get_tool, read
 from mcpkit.redmine.tools.results import done, entity_element
 from mcpkit.redmine.tools.schemas import ident
@@ -67,7 +67,7 @@ def inside(directory: Path | None, relative: str) -> Path:
     return target
 
 
-async def upload_file(rc: RedmineCtx, relative: str, filename: str | None) -> dict[str, Any]:
+async def upload_file(rc: RedmineContext, relative: str, filename: str | None) -> dict[str, Any]:
     """Upload a file from the attachments directory; the upload item Redmine attaches by token."""
     source = inside(rc.client.config.attachments_dir, relative)
     apath = anyio.Path(source)
@@ -84,7 +84,7 @@ async def upload_file(rc: RedmineCtx, relative: str, filename: str | None) -> di
     }
 
 
-async def download_attachment(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def download_attachment(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     aid: int = args["id"]
     info = await read(rc, ATTACHMENT, aid)
     data, content_type = await rc.client.download(aid)
@@ -107,7 +107,7 @@ async def download_attachment(args: dict[str, Any], rc: RedmineCtx) -> mcp_types
     return xml_result(out)
 
 
-async def upload_attachment(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def upload_attachment(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     issue_id: int = args["issue_id"]
     item = await upload_file(rc, str(args["path"]), args.get("filename"))
     if args.get("description"):

@@ -1,7 +1,7 @@
 """A Redmine tool: mcpkit's ``ToolSpec`` with a module-level handler that takes the Redmine context.
 
 Handlers are plain module-level functions ``handler(args, rc)`` that take the Redmine context
-explicitly, so each one is unit-testable without a server: build a :class:`RedmineCtx` on a
+explicitly, so each one is unit-testable without a server: build a :class:`RedmineContext` on a
 client and await the handler. The server binds each tool to a *provider* (``ToolSpec.bind``),
 which picks the context for each call: one fixed context over stdio, the caller's own key over
 HTTP. There used to be a Redmine ``Tool`` type beside ``ToolSpec``; now there is one kind of tool.
@@ -21,16 +21,18 @@ from mcpkit.tools import params as p
 
 
 @dataclass(frozen=True)
-class RedmineCtx:
-    """What a handler needs: the client for this call's key, and the list formatter."""
+class RedmineContext:
+    """What a Redmine handler needs besides its arguments: the client for this call's key, and
+    the list formatter. It is the Redmine side of one call; mcpkit's ``ToolContext`` (progress,
+    logging, the request's headers) is the tool side, from which the provider makes this one."""
 
     client: RedmineClient
     fmt: Formatter
 
 
-Handler = ContextHandler[RedmineCtx]
+Handler = ContextHandler[RedmineContext]
 """``handler(args, rc)``: validated arguments and this call's Redmine context to a result."""
-Provider = Provide[RedmineCtx]
+Provider = Provide[RedmineContext]
 """From the toolkit's per-call :class:`ToolContext` to the Redmine context."""
 
 Kind = Literal["read", "write", "idempotent", "destructive"]
@@ -62,7 +64,7 @@ def redmine_tool(
     required: tuple[str, ...] = (),
     kind: Kind = "read",
 ) -> ToolSpec:
-    """One Redmine tool: mcpkit's :class:`ToolSpec` whose handler takes the :class:`RedmineCtx`.
+    """One Redmine tool: mcpkit's :class:`ToolSpec` whose handler takes the :class:`RedmineContext`.
 
     ``kind`` is the honest answer to "what can a call do": ``read`` (read-only), ``write``
     (creates something each time), ``idempotent`` (the same call twice leaves the same state),

@@ -8,7 +8,7 @@ import mcp_types
 
 from mcpkit.redmine.api import seg
 from mcpkit.redmine.tools.args import as_given, as_text, confirmed, present, project_ref
-from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
+from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
 from mcpkit.redmine.tools.resource import Count, Resource, get_tool, impact_of, list_tool, read, update_record
 from mcpkit.redmine.tools.results import done, done_entity, entity_of, preview_result
 from mcpkit.redmine.tools.schemas import CONFIRM, PROJECT, ident
@@ -43,7 +43,7 @@ def category_fields(args: dict[str, Any]) -> dict[str, Any]:
     return present(args, {"name": as_text, "assigned_to_id": as_given})
 
 
-async def create_issue_category(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def create_issue_category(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     ref = project_ref(args["project"])
     fields = category_fields(args)
     body = await rc.client.post(
@@ -58,11 +58,11 @@ async def create_issue_category(args: dict[str, Any], rc: RedmineCtx) -> mcp_typ
     )
 
 
-async def update_issue_category(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def update_issue_category(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     return await update_record(rc, ISSUE_CATEGORY, args["id"], category_fields(args))
 
 
-async def delete_issue_category(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def delete_issue_category(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     """Preview, or delete moving its issues to ``reassign_to_id`` (else they lose their category)."""
     cid: int = args["id"]
     target: int | None = args.get("reassign_to_id")

@@ -10,7 +10,7 @@ from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import seg
 from mcpkit.redmine.tools.args import project_ref
 from mcpkit.redmine.tools.attachments import upload_file
-from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
+from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
 from mcpkit.redmine.tools.resource import Resource, list_tool
 from mcpkit.redmine.tools.results import done, entity_element
 from mcpkit.redmine.tools.schemas import PROJECT, ident
@@ -20,7 +20,7 @@ CATEGORY = "attachments"
 FILE = Resource("file", "files", "attachments/{id}", "projects/{project}/files")
 
 
-async def upload_project_file(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def upload_project_file(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     """Upload, attach to the project (or one of its versions), then find the file in the list."""
     ref = project_ref(args["project"])
     item = await upload_file(rc, str(args["path"]), args.get("filename"))

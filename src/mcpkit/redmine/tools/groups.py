@@ -7,7 +7,7 @@ from typing import Any
 import mcp_types
 
 from mcpkit.redmine.tools.args import as_text, ids, present, require_some
-from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
+from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
 from mcpkit.redmine.tools.resource import Resource, delete_tool, get_tool, list_tool, read
 from mcpkit.redmine.tools.results import done_entity, entity_of
 from mcpkit.redmine.tools.schemas import as_in_create, ident
@@ -35,7 +35,7 @@ def group_fields(args: dict[str, Any]) -> dict[str, Any]:
     return fields
 
 
-async def create_group(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def create_group(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     fields = group_fields(args)
     body = await rc.client.post("groups.json", what="the new group", json={"group": fields})
     group = await read(rc, GROUP, entity_of(body, "group").get("id"), ["users"])
@@ -45,7 +45,7 @@ async def create_group(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallTo
     )
 
 
-async def update_group(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def update_group(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     """Rename, replace the members, or add and remove single members; then check all of it."""
     gid: int = args["id"]
     fields = group_fields(args)
@@ -63,7 +63,7 @@ async def update_group(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallTo
     )
 
 
-async def change_members(rc: RedmineCtx, gid: int, args: dict[str, Any]) -> list[str]:
+async def change_members(rc: RedmineContext, gid: int, args: dict[str, Any]) -> list[str]:
     """Add and remove single members; the names of what was asked, for the check."""
     asked = []
     for uid in ids(args, "add_user_ids") or []:

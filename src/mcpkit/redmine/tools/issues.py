@@ -31,7 +31,7 @@ from mcpkit.redmine.tools.args import (
     require_some,
     user_or_me,
 )
-from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
+from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
 from mcpkit.redmine.tools.projects import project_id
 from mcpkit.redmine.tools.resource import Count, Resource, delete_tool, list_tool, read
 from mcpkit.redmine.tools.results import done, entity_element, entity_limit, entity_of, page_element
@@ -192,13 +192,13 @@ def issue_fields(args: Mapping[str, Any], *, me: int | None = None) -> dict[str,
     return fields
 
 
-async def my_id(rc: RedmineCtx) -> int | None:
+async def my_id(rc: RedmineContext) -> int | None:
     """The number of the key's user."""
     uid = (await rc.client.check_key()).get("id")
     return uid if isinstance(uid, int) else None
 
 
-async def body_fields(rc: RedmineCtx, args: Mapping[str, Any]) -> dict[str, Any]:
+async def body_fields(rc: RedmineContext, args: Mapping[str, Any]) -> dict[str, Any]:
     """``issue_fields`` with ``me`` and project identifiers resolved to numbers."""
     me = await my_id(rc) if args.get("assigned_to") == "me" else None
     fields = issue_fields(args, me=me)
@@ -221,7 +221,7 @@ def journal_kind(journal: Mapping[str, Any], kind: str) -> bool:
     return True
 
 
-def issue_element(rc: RedmineCtx, issue: Mapping[str, Any], args: Mapping[str, Any]) -> Any:
+def issue_element(rc: RedmineContext, issue: Mapping[str, Any], args: Mapping[str, Any]) -> Any:
     """The issue in full, its journals paged (newest last) and its watchers as a full list."""
     issue_id = issue.get("id")
     fields = {k: v for k, v in issue.items() if k not in ("journals", "watchers")}
@@ -239,7 +239,7 @@ def issue_element(rc: RedmineCtx, issue: Mapping[str, Any], args: Mapping[str, A
         extra = "" if kind == "all" else f", journals={kind}"
         element.add(
             page_element(
-                RedmineCtx(rc.client, rc.fmt.full()),
+                RedmineContext(rc.client, rc.fmt.full()),
                 "journals",
                 journals[offset : offset + limit],
                 window,
@@ -261,7 +261,7 @@ def issue_element(rc: RedmineCtx, issue: Mapping[str, Any], args: Mapping[str, A
     return element
 
 
-async def get_issue(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def get_issue(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     """One issue with its fields in full and its journals paged."""
     issue_id: int = args["id"]
     include = includes(args.get("include"), DEFAULT_SHOW)
@@ -274,7 +274,7 @@ async def get_issue(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolR
 # -- writing -------------------------------------------------------------------------------------
 
 
-async def create_issue(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def create_issue(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     """Create, then compare Redmine's answer with what was asked."""
     fields = await body_fields(rc, args)
     body = await rc.client.post("issues.json", what="the new issue", json={"issue": fields})
@@ -284,7 +284,7 @@ async def create_issue(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallTo
     return await verified(rc, fields, issue, message=message, success=success)
 
 
-async def update_issue(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def update_issue(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     """Change the given fields; Redmine answers 204, so read the issue back and compare."""
     issue_id: int = args["id"]
     fields = await body_fields(rc, args)
@@ -304,7 +304,7 @@ async def update_issue(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallTo
     return await verified(rc, fields, got, message=message, success=success)
 
 
-async def copy_issue(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def copy_issue(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     """Redmine's own copy (``copy_from``), optionally with subtasks and attachments, linked back."""
     source: int = args["id"]
     fields = await body_fields(rc, {k: v for k, v in args.items() if k in ("project", "subject")})
@@ -326,7 +326,7 @@ async def copy_issue(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallTool
     return await verified(rc, fields, issue, message=message, success=success)
 
 
-async def move_issues(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def move_issues(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     """Move each issue to the project; one failure does not stop the others, and all are reported."""
     targets = ids(args, "ids") or []
     if not targets:
@@ -356,12 +356,12 @@ async def move_issues(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToo
     return done(f"Moved {len(moved)} issues to project {args['project']}: {', '.join(map(str, moved))}.")
 
 
-async def watchers_of(rc: RedmineCtx, issue_id: int) -> list[Any]:
+async def watchers_of(rc: RedmineContext, issue_id: int) -> list[Any]:
     """The users watching an issue."""
     return list((await read(rc, ISSUE, issue_id, ["watchers"])).get("watchers") or [])
 
 
-async def change_watcher(args: dict[str, Any], rc: RedmineCtx, *, add: bool) -> mcp_types.CallToolResult:
+async def change_watcher(args: dict[str, Any], rc: RedmineContext, *, add: bool) -> mcp_types.CallToolResult:
     """Add or remove a watcher, then check the watcher list says so."""
     issue_id: int = args["issue_id"]
     user_id: int = args["user_id"]

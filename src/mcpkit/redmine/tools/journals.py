@@ -16,7 +16,7 @@ import mcp_types
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import RedmineError
 from mcpkit.redmine.tools.args import confirmed, uncut
-from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
+from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
 from mcpkit.redmine.tools.issues import ISSUE
 from mcpkit.redmine.tools.resource import read
 from mcpkit.redmine.tools.results import done, entity_element, preview_result
@@ -27,7 +27,7 @@ from mcpkit.tools import params as p
 CATEGORY = "issues"
 
 
-async def find_journal(rc: RedmineCtx, issue_id: int, journal_id: int) -> dict[str, Any] | None:
+async def find_journal(rc: RedmineContext, issue_id: int, journal_id: int) -> dict[str, Any] | None:
     """The journal entry ``journal_id`` of issue ``issue_id``, or ``None`` when it is gone."""
     issue = await read(rc, ISSUE, issue_id, ["journals"])
     for journal in issue.get("journals") or []:
@@ -36,7 +36,7 @@ async def find_journal(rc: RedmineCtx, issue_id: int, journal_id: int) -> dict[s
     return None
 
 
-async def journal_of(rc: RedmineCtx, issue_id: int, journal_id: int) -> dict[str, Any]:
+async def journal_of(rc: RedmineContext, issue_id: int, journal_id: int) -> dict[str, Any]:
     found = await find_journal(rc, issue_id, journal_id)
     if found is None:
         raise RedmineError(
@@ -46,7 +46,7 @@ async def journal_of(rc: RedmineCtx, issue_id: int, journal_id: int) -> dict[str
     return found
 
 
-async def update_journal_note(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def update_journal_note(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     """Replace the note of a journal entry, optionally making it private or public."""
     issue_id: int = args["issue_id"]
     journal_id: int = args["id"]
@@ -64,7 +64,7 @@ async def update_journal_note(args: dict[str, Any], rc: RedmineCtx) -> mcp_types
     return await verified(rc, change, after, message=message, success=success, write_only=frozenset())
 
 
-async def delete_journal_note(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def delete_journal_note(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     """Preview the note; with confirm true, empty it so Redmine removes it."""
     issue_id: int = args["issue_id"]
     journal_id: int = args["id"]

@@ -9,7 +9,7 @@ import mcp_types
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import seg
 from mcpkit.redmine.tools.args import ids, project_ref
-from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
+from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
 from mcpkit.redmine.tools.resource import Resource, delete_tool, list_tool, read
 from mcpkit.redmine.tools.results import done_entity, entity_of
 from mcpkit.redmine.tools.schemas import PROJECT, ident
@@ -41,7 +41,7 @@ def own_roles(membership: dict[str, Any]) -> dict[str, Any]:
     return {**membership, "roles": roles}
 
 
-async def add_project_membership(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def add_project_membership(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     ref = project_ref(args["project"])
     asked = {"user_id": args["user_id"], "role_ids": role_ids(args)}
     body = await rc.client.post(
@@ -58,7 +58,7 @@ async def add_project_membership(args: dict[str, Any], rc: RedmineCtx) -> mcp_ty
     )
 
 
-async def update_project_membership(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def update_project_membership(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     mid: int = args["id"]
     asked = {"role_ids": role_ids(args)}
     await rc.client.put(f"memberships/{mid}.json", what=f"membership {mid}", json={"membership": asked})

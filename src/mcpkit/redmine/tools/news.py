@@ -13,7 +13,7 @@ import mcp_types
 
 from mcpkit.redmine.api import RedmineError, seg
 from mcpkit.redmine.tools.args import as_text, present, project_ref
-from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
+from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
 from mcpkit.redmine.tools.resource import (
     Listing,
     Resource,
@@ -46,13 +46,13 @@ def news_fields(args: Mapping[str, Any]) -> dict[str, Any]:
     return present(args, {"title": as_text, "summary": as_text, "description": as_text})
 
 
-async def list_news(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def list_news(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     """News of one project, or of every project the key can see."""
     res = PROJECT_NEWS if args.get("project") is not None else NEWS
     return await list_records(Listing(res, "list_news", item_call="get_news with id={id}"), args, rc)
 
 
-async def create_news(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def create_news(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     ref = project_ref(args["project"])
     fields = news_fields(args)
     path = f"projects/{seg(ref)}/news.json"
@@ -73,7 +73,7 @@ async def create_news(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToo
     return await verified(rc, fields, news, message=message, success=done_entity(rc, message, "news", news))
 
 
-async def update_news(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def update_news(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     return await update_record(rc, NEWS, args["id"], news_fields(args))
 
 

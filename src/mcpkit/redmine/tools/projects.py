@@ -20,7 +20,7 @@ from mcpkit.redmine.tools.args import (
     project_ref,
     require_some,
 )
-from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
+from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
 from mcpkit.redmine.tools.resource import (
     Count,
     Resource,
@@ -110,7 +110,7 @@ def project_filters(args: Mapping[str, Any]) -> dict[str, Any]:
     return params
 
 
-async def with_parent(rc: RedmineCtx, args: Mapping[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+async def with_parent(rc: RedmineContext, args: Mapping[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
     """Resolve ``parent`` to the number Redmine wants as ``parent_id``."""
     if args.get("parent") is not None:
         fields["parent_id"] = await project_id(rc.client, project_ref(args["parent"]))
@@ -126,7 +126,7 @@ def _read_back_includes(fields: Mapping[str, Any]) -> list[str]:
     return wanted
 
 
-async def create_project(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def create_project(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     """Create, then read back with the includes needed to check trackers and modules."""
     fields = await with_parent(rc, args, project_fields(args))
     body = await rc.client.post("projects.json", what="the new project", json={"project": fields})
@@ -139,7 +139,7 @@ async def create_project(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.Call
     )
 
 
-async def update_project(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def update_project(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     """Change the given fields, read back, compare."""
     ref = project_ref(args["project"])
     fields = await with_parent(rc, args, project_fields(args))
@@ -153,7 +153,7 @@ async def update_project(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.Call
 
 
 async def change_status(
-    action: str, past: str, status: int, args: dict[str, Any], rc: RedmineCtx
+    action: str, past: str, status: int, args: dict[str, Any], rc: RedmineContext
 ) -> mcp_types.CallToolResult:
     """Archive, unarchive, close or reopen; then check the project's status says so."""
     ref = project_ref(args["project"])

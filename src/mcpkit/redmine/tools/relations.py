@@ -7,7 +7,7 @@ from typing import Any
 import mcp_types
 
 from mcpkit.errors import ValidationError
-from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
+from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
 from mcpkit.redmine.tools.resource import Resource, delete_tool, list_tool
 from mcpkit.redmine.tools.results import done_entity, entity_of
 from mcpkit.redmine.tools.schemas import ident
@@ -36,7 +36,7 @@ RELATION = Resource(
 )
 
 
-async def create_issue_relation(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def create_issue_relation(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     """Relate two issues; the type is read from the first one."""
     issue_id: int = args["issue_id"]
     relation: dict[str, Any] = {

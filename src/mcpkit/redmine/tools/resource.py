@@ -18,7 +18,7 @@ import mcp_types
 
 from mcpkit.redmine.api import RedmineError, seg
 from mcpkit.redmine.tools.args import MAX_LIMIT, includes, paging, project_ref, require_some
-from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
+from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
 from mcpkit.redmine.tools.results import (
     confirm_or_preview,
     done_entity,
@@ -99,7 +99,7 @@ def ref_of(res: Resource, args: Mapping[str, Any]) -> Any:
 
 
 async def update_record(
-    rc: RedmineCtx, res: Resource, ref: int, fields: dict[str, Any]
+    rc: RedmineContext, res: Resource, ref: int, fields: dict[str, Any]
 ) -> mcp_types.CallToolResult:
     """The shared update flow: PUT ``fields``, read the record back, compare every field."""
     require_some(fields, f"{res.noun} {ref}")
@@ -111,7 +111,9 @@ async def update_record(
     )
 
 
-async def read(rc: RedmineCtx, res: Resource, ref: Any, include: list[str] | None = None) -> dict[str, Any]:
+async def read(
+    rc: RedmineContext, res: Resource, ref: Any, include: list[str] | None = None
+) -> dict[str, Any]:
     """One record as Redmine shows it."""
     params = {"include": ",".join(include)} if include else None
     body = await rc.client.get(res.item_path(ref), what=f"{res.noun} {ref}", params=params)
@@ -129,7 +131,9 @@ class Listing:
     pages: bool = True
 
 
-async def list_records(listing: Listing, args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def list_records(
+    listing: Listing, args: dict[str, Any], rc: RedmineContext
+) -> mcp_types.CallToolResult:
     """A page of records: Redmine's own paging when it has it, else a slice of the whole list."""
     res = listing.res
     offset, limit = paging(args) if listing.pages else (0, MAX_LIMIT)
@@ -149,13 +153,13 @@ async def list_records(listing: Listing, args: dict[str, Any], rc: RedmineCtx) -
     return page_result(rc, res.plural, items, window, tool=listing.tool, item_call=listing.item_call)
 
 
-async def get_record(res: Resource, args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def get_record(res: Resource, args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     """One record, with the includes asked for."""
     include = includes(args.get("include")) if res.includes else None
     return entity_result(rc, res.singular, await read(rc, res, ref_of(res, args), include))
 
 
-async def impact_of(rc: RedmineCtx, res: Resource, ref: Any) -> list[Element]:
+async def impact_of(rc: RedmineContext, res: Resource, ref: Any) -> list[Element]:
     """The delete preview: the record's small fields and how many records go with it."""
     record = await read(rc, res, ref)
     out = Element(res.singular, {"id": record.get("id", ref)})
@@ -180,7 +184,7 @@ async def impact_of(rc: RedmineCtx, res: Resource, ref: Any) -> list[Element]:
     return [out]
 
 
-async def delete_record(res: Resource, args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def delete_record(res: Resource, args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     """Preview without ``confirm: true``; delete with it."""
     ref = ref_of(res, args)
 

@@ -15,7 +15,7 @@ from typing import Any
 import mcp_types
 
 from mcpkit.redmine.tools.args import confirmed
-from mcpkit.redmine.tools.base import RedmineCtx
+from mcpkit.redmine.tools.base import RedmineContext
 from mcpkit.redmine.xml import response, singular
 from mcpkit.results import DEFAULT_TEXT_LIMIT, Element, Window, page_of, xml_result
 
@@ -25,7 +25,7 @@ DOCUMENT_FIELDS = ("description", "text")
 
 
 def page_elements(
-    rc: RedmineCtx, items: Sequence[Any], *, item_tag: str, item_call: str | None
+    rc: RedmineContext, items: Sequence[Any], *, item_tag: str, item_call: str | None
 ) -> list[Element]:
     """Each item as an element; an excerpt's marker names ``item_call`` for that item."""
     out: list[Element] = []
@@ -40,7 +40,7 @@ def page_elements(
 
 
 def page_element(
-    rc: RedmineCtx,
+    rc: RedmineContext,
     tag: str,
     items: Sequence[Any],
     window: Window,
@@ -55,7 +55,7 @@ def page_element(
 
 
 def page_result(
-    rc: RedmineCtx,
+    rc: RedmineContext,
     tag: str,
     items: Sequence[Any],
     window: Window,
@@ -89,12 +89,12 @@ def entity_limit(data: Mapping[str, Any]) -> int:
     return DEFAULT_TEXT_LIMIT + min(longest, FULL_TEXT_MIN)
 
 
-def entity_element(rc: RedmineCtx, tag: str, data: Mapping[str, Any]) -> Element:
+def entity_element(rc: RedmineContext, tag: str, data: Mapping[str, Any]) -> Element:
     """One entity with every field in full."""
     return rc.fmt.full().entity(tag, data)
 
 
-def entity_result(rc: RedmineCtx, tag: str, data: Mapping[str, Any]) -> mcp_types.CallToolResult:
+def entity_result(rc: RedmineContext, tag: str, data: Mapping[str, Any]) -> mcp_types.CallToolResult:
     """One entity as a result, capped losslessly."""
     return xml_result(entity_element(rc, tag, data), limit=entity_limit(data))
 
@@ -112,7 +112,9 @@ def done(
     return xml_result(response(message, entity), limit=limit)
 
 
-def done_entity(rc: RedmineCtx, message: str, tag: str, data: Mapping[str, Any]) -> mcp_types.CallToolResult:
+def done_entity(
+    rc: RedmineContext, message: str, tag: str, data: Mapping[str, Any]
+) -> mcp_types.CallToolResult:
     """A successful write with the entity as Redmine now has it."""
     return done(message, entity_element(rc, tag, data), limit=entity_limit(data))
 

@@ -10,7 +10,7 @@ import mcp_types
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import seg
 from mcpkit.redmine.tools.args import paging, project_ref
-from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
+from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
 from mcpkit.redmine.tools.results import page_result
 from mcpkit.redmine.tools.schemas import PAGING, PROJECT
 from mcpkit.results import Window
@@ -40,7 +40,7 @@ def search_params(args: Mapping[str, Any]) -> dict[str, Any]:
     return q
 
 
-async def search(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def search(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     offset, limit = paging(args)
     path = "search.json"
     if args.get("project") is not None:

@@ -14,7 +14,7 @@ from typing import Any
 import mcp_types
 
 from mcpkit.redmine.tools.args import project_ref
-from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
+from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
 from mcpkit.redmine.tools.projects import project_id
 from mcpkit.redmine.tools.schemas import PROJECT
 from mcpkit.results import Element, xml_result
@@ -31,7 +31,7 @@ GROUPS = (
 
 
 async def every(
-    rc: RedmineCtx, path: str, key: str, params: Mapping[str, Any]
+    rc: RedmineContext, path: str, key: str, params: Mapping[str, Any]
 ) -> tuple[list[dict[str, Any]], int]:
     """All records of a collection (up to ``MAX_RECORDS``) and the total Redmine reports."""
     out: list[dict[str, Any]] = []
@@ -69,7 +69,7 @@ def leaves_estimate(issues: list[dict[str, Any]]) -> float:
     return sum(float(i.get("estimated_hours") or 0) for i in issues if i.get("id") not in parents)
 
 
-async def get_project_summary(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def get_project_summary(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     ref = project_ref(args["project"])
     pid = await project_id(rc.client, ref)
     scope = {"project_id": pid, "status_id": "*"}

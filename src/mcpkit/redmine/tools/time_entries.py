@@ -9,7 +9,7 @@ import mcp_types
 
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.tools.args import as_given, as_hours, as_text, date_text, present, project_ref
-from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
+from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
 from mcpkit.redmine.tools.projects import project_id
 from mcpkit.redmine.tools.resource import Resource, delete_tool, get_tool, list_tool, update_record
 from mcpkit.redmine.tools.results import done_entity, entity_of
@@ -71,14 +71,14 @@ def time_fields(args: Mapping[str, Any], *, creating: bool) -> dict[str, Any]:
     return fields
 
 
-async def numbered(rc: RedmineCtx, fields: dict[str, Any]) -> dict[str, Any]:
+async def numbered(rc: RedmineContext, fields: dict[str, Any]) -> dict[str, Any]:
     """Redmine rejects a project identifier in a time entry body: it wants the number."""
     if "project_id" in fields:
         fields["project_id"] = await project_id(rc.client, fields["project_id"])
     return fields
 
 
-async def create_time_entry(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def create_time_entry(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     fields = await numbered(rc, time_fields(args, creating=True))
     body = await rc.client.post("time_entries.json", what="the new time entry", json={"time_entry": fields})
     entry = entity_of(body, "time_entry")
@@ -89,7 +89,7 @@ async def create_time_entry(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.C
     )
 
 
-async def update_time_entry(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def update_time_entry(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     tid: int = args["id"]
     return await update_record(rc, TIME_ENTRY, tid, await numbered(rc, time_fields(args, creating=False)))
 

@@ -9,7 +9,7 @@ import mcp_types
 
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.tools.args import as_given, as_text, includes, num, present
-from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
+from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
 from mcpkit.redmine.tools.resource import (
     Count,
     Resource,
@@ -79,18 +79,18 @@ def user_filters(args: Mapping[str, Any]) -> dict[str, Any]:
     return params
 
 
-async def get_user(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def get_user(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     include = includes(args.get("include"))
     return entity_result(rc, "user", await read(rc, USER, user_ref(args["id"]), include))
 
 
-async def get_my_account(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def get_my_account(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     return entity_result(
         rc, "user", entity_of(await rc.client.get("my/account.json", what="your account"), "user")
     )
 
 
-async def create_user(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def create_user(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     fields = user_fields(args)
     if "password" not in fields and not fields.get("generate_password"):
         raise ValidationError("Give a password or set generate_password true")
@@ -100,7 +100,7 @@ async def create_user(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToo
     return await verified(rc, fields, user, message=message, success=done_entity(rc, message, "user", user))
 
 
-async def update_user(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def update_user(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     return await update_record(rc, USER, args["id"], user_fields(args))
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import mcp_types
 
 from mcpkit.redmine.api import RedmineError
-from mcpkit.redmine.tools.base import RedmineCtx
+from mcpkit.redmine.tools.base import RedmineContext
 from mcpkit.results import error_result
 
 # Fields a read-back cannot show: they act once (notes) or are secret (password).
@@ -151,7 +151,7 @@ def compare(
     return applied, missed
 
 
-async def _known_ids(rc: RedmineCtx, path: str, key: str) -> set[Any]:
+async def _known_ids(rc: RedmineContext, path: str, key: str) -> set[Any]:
     cache = rc.client.reference_cache
     if path not in cache:
         body = await rc.client.get(path, what=f"the {key.replace('_', ' ')}")
@@ -160,7 +160,7 @@ async def _known_ids(rc: RedmineCtx, path: str, key: str) -> set[Any]:
     return known if isinstance(known, set) else set()
 
 
-async def likely_reason(rc: RedmineCtx, miss: Mismatch) -> str:
+async def likely_reason(rc: RedmineContext, miss: Mismatch) -> str:
     """Why Redmine probably ignored ``miss``: an unknown id, the workflow, or permissions."""
     listed = REFERENCE_LISTS.get(miss.field)
     if listed is not None:
@@ -193,7 +193,7 @@ def _show(value: Any) -> str:
 
 
 async def verified(
-    rc: RedmineCtx,
+    rc: RedmineContext,
     asked: Mapping[str, Any],
     got: Mapping[str, Any],
     *,

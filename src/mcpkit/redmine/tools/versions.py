@@ -9,7 +9,7 @@ import mcp_types
 
 from mcpkit.redmine.api import seg
 from mcpkit.redmine.tools.args import as_text, date_text, present, project_ref
-from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
+from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
 from mcpkit.redmine.tools.resource import (
     Count,
     Resource,
@@ -54,7 +54,7 @@ def version_fields(args: Mapping[str, Any]) -> dict[str, Any]:
     )
 
 
-async def create_version(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def create_version(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     ref = project_ref(args["project"])
     fields = version_fields(args)
     body = await rc.client.post(
@@ -67,7 +67,7 @@ async def create_version(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.Call
     )
 
 
-async def update_version(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def update_version(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     return await update_record(rc, VERSION, args["id"], version_fields(args))
 
 

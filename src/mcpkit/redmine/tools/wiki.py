@@ -10,7 +10,7 @@ import mcp_types
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import seg
 from mcpkit.redmine.tools.args import confirmed, project_ref, uncut
-from mcpkit.redmine.tools.base import RedmineCtx, redmine_tool
+from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
 from mcpkit.redmine.tools.resource import Resource, list_tool
 from mcpkit.redmine.tools.results import done, done_entity, entity_of, entity_result, preview_result
 from mcpkit.redmine.tools.schemas import CONFIRM, PROJECT
@@ -38,11 +38,11 @@ def page_path(args: Mapping[str, Any]) -> tuple[str, str]:
     return f"projects/{seg(ref)}/wiki/{seg(title)}", f"wiki page {title} of project {ref}"
 
 
-async def read_page(rc: RedmineCtx, path: str, what: str) -> dict[str, Any]:
+async def read_page(rc: RedmineContext, path: str, what: str) -> dict[str, Any]:
     return entity_of(await rc.client.get(f"{path}.json", what=what), "wiki_page")
 
 
-async def get_wiki_page(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def get_wiki_page(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     path, what = page_path(args)
     if args.get("version") is not None:
         version = args["version"]
@@ -50,7 +50,7 @@ async def get_wiki_page(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallT
     return entity_result(rc, "wiki_page", await read_page(rc, path, what))
 
 
-async def create_or_update_wiki_page(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def create_or_update_wiki_page(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     path, what = page_path(args)
     page: dict[str, Any] = {"text": uncut(str(args["text"]), "text")}
     if args.get("comments"):
@@ -67,7 +67,7 @@ async def create_or_update_wiki_page(args: dict[str, Any], rc: RedmineCtx) -> mc
     )
 
 
-async def delete_wiki_page(args: dict[str, Any], rc: RedmineCtx) -> mcp_types.CallToolResult:
+async def delete_wiki_page(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     path, what = page_path(args)
     page = await read_page(rc, path, what)
     out = Element("wiki_page", {"title": page.get("title")})
