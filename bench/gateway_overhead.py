@@ -273,7 +273,7 @@ async def own_work(tmp: Path, calls: int) -> tuple[float, float]:
     gateway = Gateway(load_gateway_config(config))
     async with anyio.create_task_group() as tg:
         await gateway.start(tg)
-        view = await gateway.view_async(gateway.profiles_for_query("claude-code", None))
+        view = await gateway.routing.view_async(gateway.profiles_for_query("claude-code", None))
         downstream = gateway.downstreams["echo"]
         inner: list[float] = []
         request = downstream.request
@@ -289,7 +289,7 @@ async def own_work(tmp: Path, calls: int) -> tuple[float, float]:
         total: list[float] = []
         for _ in range(calls):
             started = time.perf_counter()
-            await gateway.call(view, "echo_echo", dict(ARGS), None)
+            await gateway.pipeline.call(view, "echo_echo", dict(ARGS))
             total.append(time.perf_counter() - started)
         gateway.stop()
         tg.cancel_scope.cancel()

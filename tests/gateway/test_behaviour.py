@@ -62,7 +62,7 @@ def test_status_reports_health_and_quarantine(tmp_path: Path) -> None:
     assert done.returncode == 1  # a server is down
     data = json.loads(done.stdout)
     servers = {s["server"]: s for s in data["servers"]}
-    assert servers["flaky"]["state"] == "ready" and servers["flaky"]["tools"] == 15
+    assert servers["flaky"]["state"] == "ready" and servers["flaky"]["tools"] == 14
     assert servers["gone"]["state"] in ("failed", "unhealthy") and servers["gone"]["error"]
     # Ready once every server answered or failed: the mute one fails at its connect timeout.
     assert servers["mute"]["state"] == "failed"

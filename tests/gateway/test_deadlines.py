@@ -60,3 +60,26 @@ async def test_a_call_waiting_for_a_slot_ends_at_its_deadline(tmp_path: Path) ->
         with anyio.fail_after(GUARD):
             results = await storm(session, 40, "flaky_sleep", {"seconds": 600})
     assert all(timed_out(r) for r in results), [text(r) for r in results if not timed_out(r)][:3]
+
+
+async def test_a_server_that_stops_reading_fails_calls_at_their_deadline_and_is_restarted(
+    tmp_path: Path,
+) -> None:
+    """The server stops reading its stdin for good: 1,000 calls with a 0.05 s deadline all
+    return a timed-out result (the writes to its full pipe do not stall them), and the
+    supervisor restarts it as hung, after which calls are answered again."""
+    config = write_config(tmp_path / "gw.json", {"flaky": flaky("--hang")}, {"call_timeout": 0.05})
+    async with gateway_session(config) as session:
+        with anyio.fail_after(GUARD):
+            assert timed_out(await call(session, "flaky_hang"))
+            results = await storm(session, 1000, "flaky_echo", {"text": "x" * 200})
+        # Calls that met the restarted server are answered; every other one timed out.
+        wrong = [r for r in results if not timed_out(r) and text(r) != "x" * 200]
+        assert not wrong, [text(r) for r in wrong][:3]
+        with anyio.fail_after(GUARD):  # a new process answers: the hung one was replaced
+            while True:
+                again = await call(session, "flaky_echo", {"text": "back"})
+                if again.get("isError") is not True:
+                    break
+                await anyio.sleep(0.1)
+        assert text(again) == "back"

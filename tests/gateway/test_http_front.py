@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcpkit.gateway.plain_calls import FAST_METHODS, plain_request
+from mcpkit.server._plain_calls import FAST_METHODS, plain_request
 from tests.client.procs import free_port
 from tests.gateway.support import flaky, gateway_argv, wait_port, write_config
 

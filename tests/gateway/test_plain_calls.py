@@ -8,7 +8,7 @@ import hypothesis.strategies as st
 import mcp_types
 from hypothesis import given, settings
 
-from mcpkit.gateway.plain_calls import answer_line, wire_result
+from mcpkit.server._plain_calls import answer_line, wire_result
 
 values = st.recursive(
     st.none()

@@ -49,7 +49,7 @@ async def test_the_gateway_adopts_what_it_started_and_reports_what_would_not_sta
         assert flaky_down.pid == spawned["flaky"].pid  # adopted, not a second process
         assert missing.state == "failed"
         assert "no-such-server" in str(missing.error)
-        assert any(name.startswith("flaky") for name in gateway.routes)
+        assert any(name.startswith("flaky") for name in gateway.routing.routes)
         gateway.stop()
         tg.cancel_scope.cancel()
     assert wait_gone([spawned["flaky"].pid]) == []

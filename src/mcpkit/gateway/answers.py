@@ -1,9 +1,10 @@
 """Downstream results on their way to the client: validated, fitted to the adapted definition.
 
-Seed 002's lesson holds across a gateway too: a client must never receive a result it cannot
-read. Every downstream result is checked with :func:`mcpkit.results.validate_result` against
-the protocol version the downstream speaks and the tool's own output schema; an invalid one
-becomes an ``isError`` result naming the downstream, the tool and the first problem. Where the
+A server that sent malformed or unvalidated results broke the clients reading them; behind a
+gateway that holds too: a client must never receive a result it cannot read. Every downstream
+result is checked with :func:`mcpkit.results.validate_result` against the protocol version
+the downstream speaks and the tool's own output schema; an invalid one becomes an
+``isError`` result naming the downstream, the tool and the first problem. Where the
 adapted definition no longer declares the original output schema (a client refused its
 shape), ``structuredContent`` that the client would now reject is dropped and its JSON is kept
 as text, so nothing is lost.

@@ -121,5 +121,7 @@ def markdown_table() -> str:
     lines = ["| name sent | client | profiles | evidence |", "|---|---|---|---|"]
     for row in CLIENTS:
         lines.append(f"| `{row.name}` | {row.client} | {', '.join(row.profiles)} | {row.evidence} |")
-    lines.append(f"| anything else | unknown | {', '.join(SAFE_SET)} | the strictest safe set, no tool limit |")
+    lines.append(
+        f"| anything else | unknown | {', '.join(SAFE_SET)} | the strictest safe set, no tool limit |"
+    )
     return "\n".join(lines)

@@ -184,6 +184,7 @@ class Downstream:
             raise_on_error=False,
             on_notification=self._notified,
             handlers=self._handlers,
+            on_hung=self._hung,
         )
         async with Session(self.server, options, process=self._take_process()) as session:
             try:  # the start is bounded as a whole: a server that never lists its tools is not ready
@@ -209,7 +210,7 @@ class Downstream:
                 tg.start_soon(self._relister, session)
                 await self._watch(session)
                 tg.cancel_scope.cancel()
-            if not self._stop.is_set():
+            if not self._stop.is_set() and not session.hung:
                 code = session.returncode
                 tail = " | ".join(line.strip() for line in session.stderr_tail()[-3:])
                 self.error = f"exited with code {code}" + (f"; last stderr: {tail}" if tail else "")
@@ -226,6 +227,15 @@ class Downstream:
                 return
             with anyio.move_on_after(WATCH_SECONDS):
                 await self._stop.wait()
+
+    def _hung(self, session: Session) -> None:
+        """The server stopped reading its stdin: its calls fail at their deadlines, and it is
+        restarted like one that exited (a hung server used to keep its slot, and the tools of
+        a server that would never answer again stayed listed, its calls all timing out)."""
+        if session is self._session and not self._broken.is_set():
+            self.error = "stopped reading its input (hung)"
+            logger.warning("%s: stopped reading its input; restarting it", self.name)
+            self._broken.set()
 
     async def _relister(self, session: Session) -> None:
         """Re-list the tools whenever the downstream says its list changed."""
@@ -284,9 +294,9 @@ class Downstream:
             raise self._unavailable()
         return session
 
-    def _unavailable(self) -> DownstreamUnavailableError:
+    def _unavailable(self, state: str | None = None) -> DownstreamUnavailableError:
         reason = f": {self.error}" if self.error else ""
-        return DownstreamUnavailableError(f"server {self.name!r} is {self.state}{reason}")
+        return DownstreamUnavailableError(f"server {self.name!r} is {state or self.state}{reason}")
 
     @staticmethod
     def _dead(session: Session) -> bool:
@@ -317,6 +327,8 @@ class Downstream:
                 except (JsonRpcError, CallTimeoutError):
                     raise  # the server answered, or is slow: the connection itself is fine
                 except CallError:
+                    if session is not self._session or self._broken.is_set():
+                        raise self._unavailable("restarting") from None  # its connection was ended
                     if self.server.kind != "stdio":
                         self._broken.set()  # a URL that stopped answering: reconnect with backoff
                     raise

@@ -21,15 +21,21 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
 
 import anyio
-from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
-from mcp_types import DEFAULT_NEGOTIATED_VERSION
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from mcpkit.gateway import answers
-from mcpkit.gateway.plain_calls import answer_line, plain_request, response
+from mcpkit.server import (
+    SDK_DEFAULT_VERSION,
+    SDK_HANDSHAKE_VERSIONS,
+    SDK_MAX_REQUEST_BODY,
+    accepts_json_and_events,
+    answer_line,
+    is_local_host,
+    plain_request,
+    response,
+)
 
 if TYPE_CHECKING:
     from mcpkit.gateway.core import Gateway
@@ -41,8 +47,6 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
-
-_LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
 def fast_calls(app: App, gateway: Gateway, *, path: str, check_host: bool) -> App:
@@ -65,7 +69,7 @@ def fast_calls(app: App, gateway: Gateway, *, path: str, check_host: bool) -> Ap
         if message is None:
             await app(scope, _replaying(body, complete, receive), send)
             return
-        version = headers.get("mcp-protocol-version", DEFAULT_NEGOTIATED_VERSION)
+        version = headers.get("mcp-protocol-version", SDK_DEFAULT_VERSION)
         await _answer(gateway, scope, message, version, receive, send)
 
     return front
@@ -78,26 +82,14 @@ def _headers(scope: Scope) -> dict[str, str]:
 def _eligible_headers(headers: dict[str, str], check_host: bool) -> bool:
     ctype = headers.get("content-type", "").split(";")[0].strip().lower()
     version = headers.get("mcp-protocol-version")
-    if ctype != "application/json" or "mcp-session-id" in headers or not _accepts_both(headers):
+    accepted = accepts_json_and_events(headers.get("accept", ""))  # else the SDK's 406
+    if ctype != "application/json" or "mcp-session-id" in headers or not accepted:
         return False
-    if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+    if version is not None and version not in SDK_HANDSHAKE_VERSIONS:
         return False
-    if check_host:
-        host = urlsplit("//" + headers.get("host", "")).hostname or ""
-        if host not in _LOCAL_HOSTS:
-            return False
-    return _declared_length(headers) <= DEFAULT_MAX_REQUEST_BODY_SIZE
-
-
-def _accepts_both(headers: dict[str, str]) -> bool:
-    """The SDK's own rule (RFC 7231 wildcards): a client must accept JSON and event streams;
-    one that does not gets the SDK's 406, not an answer from here."""
-    types = {t.split(";")[0].strip().lower() for t in headers.get("accept", "").split(",")}
-    if "*/*" in types:
-        return True
-    return bool(types & {"application/json", "application/*"}) and bool(
-        types & {"text/event-stream", "text/*"}
-    )
+    if check_host and not is_local_host(headers.get("host", "")):
+        return False  # the SDK refuses it (DNS rebinding): let it
+    return _declared_length(headers) <= SDK_MAX_REQUEST_BODY
 
 
 def _declared_length(headers: dict[str, str]) -> int:
@@ -116,7 +108,7 @@ async def _read_body(receive: Receive) -> tuple[bytes, bool]:
         chunk = message.get("body", b"")
         parts.append(chunk)
         size += len(chunk)
-        if size > DEFAULT_MAX_REQUEST_BODY_SIZE:
+        if size > SDK_MAX_REQUEST_BODY:
             return b"".join(parts), False
         if not message.get("more_body", False):
             return b"".join(parts), True
@@ -147,8 +139,8 @@ async def _answer(
         async with anyio.create_task_group() as tg:
             tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
             try:
-                view = await gateway.view_async(profiles)
-                result = await gateway.call(view, name, arguments, None)
+                view = await gateway.routing.view_async(profiles)
+                result = await gateway.pipeline.call(view, name, arguments)
             except Exception as exc:  # never a traceback to the client: one line, logged in full
                 logger.exception("tools/call %s failed inside the gateway", name)
                 result = answers.failure(f"The gateway failed on {name}: {type(exc).__name__}: {exc}"[:500])

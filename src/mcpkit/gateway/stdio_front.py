@@ -5,11 +5,11 @@ request, a task and a context for the handler, a model for the result) and the c
 behind it (the same again). For a tool that answers at once, that is most of what a call
 through the gateway costs. The fast lane sits between the gateway's stdin and the SDK:
 
-* a plain ``tools/call`` (see :mod:`mcpkit.gateway.plain_calls`) for a tool of this client's
+* a plain ``tools/call`` (see :func:`mcpkit.server.plain_request`) for a tool of this client's
   current view, whose server is up on stdio with a call slot free, is translated as the SDK's
   path translates it and written to the server as one line (``Downstream.send_raw``);
 * the server's answer is handed back by the transport's reader, checked and capped by the
-  same code as the SDK's path (``Gateway.finished``, ``Gateway.failed``), and written to
+  same code as every other front (``CallPipeline.finished``, ``CallPipeline.failed``), and written to
   stdout as one line; no task is made for the call;
 * the client's ``notifications/cancelled`` for such a call cancels it on the server.
 
@@ -31,8 +31,8 @@ import anyio
 
 from mcpkit.client import RawAnswer
 from mcpkit.gateway import answers
-from mcpkit.gateway.plain_calls import answer_line, is_request_id, json_object, plain_request, response
 from mcpkit.results import scrub_surrogates
+from mcpkit.server import answer_line, is_request_id, json_object, plain_request, response
 
 if TYPE_CHECKING:
     from mcpkit.gateway.core import Gateway
@@ -146,9 +146,9 @@ class StdioFastLane:
         gateway = self._gateway
         if self._profiles is None:  # one client per lane: its profiles are settled at initialize
             self._profiles = gateway.profiles_for_query(self._client, None)
-        view = gateway.cached_view(self._profiles)
+        view = gateway.routing.cached_view(self._profiles)
         params = message.get("params") or {}
-        entry = gateway.routed(view, params["name"]) if view is not None else None
+        entry = gateway.pipeline.route(view, params["name"]) if view is not None else None
         if entry is None:
             return False
         downstream = gateway.downstreams[entry.route.server]
@@ -198,9 +198,9 @@ class StdioFastLane:
         assert self._version is not None
         try:
             if isinstance(value, dict):
-                result = self._gateway.finished(entry, value)
+                result = self._gateway.pipeline.finished(entry, value)
             else:
-                result = self._gateway.failed(entry.route, value)
+                result = self._gateway.pipeline.failed(entry.route, value)
             line = answer_line(request_id, result, self._version, entry.public)
         except Exception as exc:  # never a traceback to the client, never no answer: one line
             logger.exception("tools/call %s failed inside the gateway", entry.public)

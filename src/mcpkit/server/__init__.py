@@ -28,7 +28,16 @@ if TYPE_CHECKING:
     from mcpkit.server._filters import ToolFilter
     from mcpkit.server._http import Authorize, HttpOptions, HttpRefusal, serve_http
     from mcpkit.server._options import ServerOptions
+    from mcpkit.server._plain_calls import answer_line, is_request_id, json_object, plain_request, response
     from mcpkit.server._runner import serve
+    from mcpkit.server._sdk_assumptions import (
+        SDK_DEFAULT_VERSION,
+        SDK_HANDSHAKE_VERSIONS,
+        SDK_MAX_REQUEST_BODY,
+        accepts_json_and_events,
+        connection_of,
+        is_local_host,
+    )
     from mcpkit.server._signals import wait_for_stop_signal
     from mcpkit.server._stdin import claimed_stdin
 
@@ -52,12 +61,26 @@ _WHERE = {
     "HttpRefusal": "_http",
     "serve_http": "_http",
     "ServerOptions": "_options",
+    "answer_line": "_plain_calls",
+    "is_request_id": "_plain_calls",
+    "json_object": "_plain_calls",
+    "plain_request": "_plain_calls",
+    "response": "_plain_calls",
+    "SDK_DEFAULT_VERSION": "_sdk_assumptions",
+    "SDK_HANDSHAKE_VERSIONS": "_sdk_assumptions",
+    "SDK_MAX_REQUEST_BODY": "_sdk_assumptions",
+    "accepts_json_and_events": "_sdk_assumptions",
+    "connection_of": "_sdk_assumptions",
+    "is_local_host": "_sdk_assumptions",
     "serve": "_runner",
     "wait_for_stop_signal": "_signals",
     "claimed_stdin": "_stdin",
 }
 
 __all__ = [
+    "SDK_DEFAULT_VERSION",
+    "SDK_HANDSHAKE_VERSIONS",
+    "SDK_MAX_REQUEST_BODY",
     "ArgumentError",
     "Authorize",
     "HttpOptions",
@@ -70,11 +93,19 @@ __all__ = [
     "ServerOptions",
     "ToolDefinitionError",
     "ToolFilter",
+    "accepts_json_and_events",
+    "answer_line",
     "as_sdk_error",
     "build_server",
     "claimed_stdin",
     "coerce_arguments",
+    "connection_of",
     "default_options",
+    "is_local_host",
+    "is_request_id",
+    "json_object",
+    "plain_request",
+    "response",
     "sdk_errors",
     "serve",
     "serve_http",

@@ -1,12 +1,15 @@
-"""The requests the gateway's fast paths answer themselves, and how those answers are sent.
+"""Plain calls: the requests a fast path may answer without the SDK's server, and their answers.
 
-Almost all of a gateway's traffic is ``tools/call``. Both fronts (HTTP: :mod:`http_front`,
-stdio: :mod:`stdio_front`) answer a *plain* call without the SDK's server machinery, and
-leave everything else to the SDK unchanged. One definition of "plain" serves both, so the
-two paths cannot drift: a single JSON-RPC request (not a batch, not a notification) with a
-string or integer id, ``params`` an object, a string ``name``, ``arguments`` an object or
-absent, no other ``params`` field, and no progress token (progress is relayed by the SDK's
-path).
+Almost all of a server's traffic is ``tools/call``. A fast path (the gateway's stdio lane and
+HTTP hot path; any mcpkit server that wants one) answers a *plain* call without the SDK's
+per-request machinery and leaves everything else to the SDK unchanged. One definition of
+"plain" serves every fast path, so they cannot drift: a single JSON-RPC request (not a batch,
+not a notification) with a string or integer id, ``params`` an object, a string ``name``,
+``arguments`` an object or absent, no other ``params`` field, and no progress token (progress
+is relayed by the SDK's path).
+
+The answer is written as the SDK writes it, to the byte (:func:`answer_line`): the SDK's rules
+it copies are in :mod:`mcpkit.server._sdk_assumptions`, each with a test.
 """
 
 from __future__ import annotations
@@ -15,14 +18,10 @@ import json
 import logging
 from typing import Any, TypeGuard
 
-import mcp_types
-import pydantic_core
-from mcp_types.methods import serialize_server_result
+from mcpkit.results import error_result, plain_text_wire, scrub_surrogates, to_wire
+from mcpkit.server._sdk_assumptions import call_result_wire, message_bytes
 
-from mcpkit.gateway import answers
-from mcpkit.results import plain_text_wire, scrub_surrogates
-
-logger = logging.getLogger("mcpkit.gateway")
+logger = logging.getLogger("mcpkit.server")
 
 FAST_METHODS = frozenset({"tools/call", "ping"})
 _PARAMS = {"tools/call": frozenset({"name", "arguments", "_meta"}), "ping": frozenset({"_meta"})}
@@ -66,24 +65,20 @@ def plain_request(body: bytes | str) -> dict[str, Any] | None:
     return message
 
 
+def _failure(message: str) -> dict[str, Any]:
+    return to_wire(error_result(message))
+
+
 def wire_result(result: dict[str, Any], version: str, name: str) -> dict[str, Any]:
-    """``result`` exactly as the SDK's path sends it for a handshake-era ``version``: through the
-    ``CallToolResult`` model (which spells out defaults such as ``isError: false``), then the
-    per-version field sieve. A result the SDK would not send either becomes one line saying so.
-    (2026-era results also get ``resultType`` and a ``serverInfo`` stamp; no fast path serves
-    that era: both fronts leave its requests to the SDK.)"""
+    """``result`` exactly as the SDK's path sends it for a handshake-era ``version``. A result
+    the SDK would not send either becomes one line saying so. (2026-era results also get
+    ``resultType`` and a ``serverInfo`` stamp; no fast path serves that era: they leave its
+    requests to the SDK.)"""
     try:
-        dumped = mcp_types.CallToolResult.model_validate(result).model_dump(
-            by_alias=True, mode="json", exclude_none=True
-        )
-        return serialize_server_result("tools/call", version, dumped)
+        return call_result_wire(result, version)
     except Exception as exc:
         logger.warning("tools/call %s: result not sendable as %s: %s", name, version, exc)
-        return serialize_server_result(
-            "tools/call",
-            version,
-            answers.failure(f"The result of {name} could not be sent: {exc}"[:300]),
-        )
+        return call_result_wire(_failure(f"The result of {name} could not be sent: {exc}"[:300]), version)
 
 
 def answer_line(request_id: str | int, result: dict[str, Any], version: str, name: str) -> bytes:
@@ -96,15 +91,13 @@ def answer_line(request_id: str | int, result: dict[str, Any], version: str, nam
     plain = plain_text_wire(result, version)
     try:
         return response(request_id, plain if plain is not None else wire_result(result, version, name))
-    except ValueError as exc:  # text no UTF-8 writer can send (a lone surrogate of the gateway's own)
+    except ValueError as exc:  # text no UTF-8 writer can send (a lone surrogate of our own)
         logger.warning("tools/call %s: the answer could not be written: %s", name, exc)
         problem = scrub_surrogates(f"The answer of {name} could not be written: {exc}"[:300])
-        return response(request_id, answers.failure(problem))
+        return response(request_id, _failure(problem))
 
 
 def response(request_id: str | int, result: dict[str, Any]) -> bytes:
-    """The JSON-RPC response carrying ``result``, to the byte as the SDK writes a message: by
-    pydantic's JSON writer (compact UTF-8, its spelling of floats such as ``1e-7``,
-    non-finite numbers as null). Raises ``ValueError`` for text that cannot be UTF-8."""
-    body = {"jsonrpc": "2.0", "id": request_id, "result": result}
-    return pydantic_core.to_json(body, inf_nan_mode="null")
+    """The JSON-RPC response carrying ``result``, to the byte as the SDK writes a message.
+    Raises ``ValueError`` for text that cannot be UTF-8."""
+    return message_bytes({"jsonrpc": "2.0", "id": request_id, "result": result})

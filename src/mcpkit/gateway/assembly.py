@@ -1,0 +1,110 @@
+"""The SDK assembly: the gateway as the SDK's low-level server, with exactly what is served.
+
+One job: register a handler for each request some server backs (tools always; prompts,
+resources, completions, subscriptions and logging only when a server serves them), each
+converted once from mcpkit's errors to the SDK's (:func:`mcpkit.server.sdk_errors`) and
+counted while it runs, so the end of stdin can wait for the answers still due.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import mcp_types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.models import InitializationOptions
+
+from mcpkit import __version__
+from mcpkit.server import SdkServer, sdk_errors
+
+if TYPE_CHECKING:
+    from mcpkit.gateway.core import Gateway
+
+Ctx = ServerRequestContext[Any, Any]
+Handler = Callable[[Ctx, Any], Awaitable[Any]]
+
+
+class InFlight:
+    """How many requests the SDK's path is answering, and a way to wait until none is."""
+
+    def __init__(self) -> None:
+        self._count = 0
+        self._idle = anyio.Event()
+        self._idle.set()
+
+    def counted(self, handler: Handler) -> Handler:
+        """``handler`` counted while it runs."""
+
+        async def run(ctx: Ctx, params: Any) -> Any:
+            self._count += 1
+            if self._count == 1:
+                self._idle = anyio.Event()
+            try:
+                return await handler(ctx, params)
+            finally:
+                self._count -= 1
+                if not self._count:
+                    self._idle.set()
+
+        return run
+
+    @property
+    def busy(self) -> bool:
+        return self._count > 0
+
+    async def wait_idle(self) -> None:
+        while self._count:
+            await self._idle.wait()
+
+
+def assemble(gateway: Gateway, in_flight: InFlight) -> Server[Any]:
+    """The SDK server with exactly the handlers some downstream backs."""
+    # Tools always: a downstream that failed to start may come back, and listChanged tells
+    # the client when its tools arrive. Prompts and resources only when some are served.
+    router, relay = gateway.router, gateway.relay
+    handlers: dict[str, Any] = {"on_list_tools": gateway.list_tools, "on_call_tool": gateway.call_tool}
+    if "prompts" in router.offered:
+        handlers["on_list_prompts"] = router.list_prompts
+        handlers["on_get_prompt"] = router.get_prompt
+    if "resources" in router.offered:
+        handlers["on_list_resources"] = router.list_resources
+        handlers["on_read_resource"] = router.read_resource
+        handlers["on_list_resource_templates"] = router.list_resource_templates
+    if "completions" in router.offered:
+        handlers["on_completion"] = router.complete
+    if "subscribe" in router.offered:
+        handlers["on_subscribe_resource"] = router.subscribe
+        handlers["on_unsubscribe_resource"] = router.unsubscribe
+    handlers = {key: in_flight.counted(sdk_errors(handler)) for key, handler in handlers.items()}
+    server = _GatewayServer(gateway.config.name, version=__version__, **handlers)
+    # Not the constructor's on_roots_list_changed, which warns that roots leave the spec in
+    # 2026-07-28: today's clients use them, and a server behind the gateway asks for them.
+    server.add_notification_handler(
+        "notifications/roots/list_changed", mcp_types.NotificationParams, relay.roots_changed
+    )
+    if "logging" in router.offered:  # likewise not on_set_logging_level; the SDK declares logging
+        server.add_request_handler(
+            "logging/setLevel",
+            mcp_types.SetLevelRequestParams,
+            in_flight.counted(sdk_errors(relay.set_level)),
+        )
+    return server
+
+
+class _GatewayServer(SdkServer):
+    """The honest low-level server, announcing ``tools.listChanged``: the gateway sends it."""
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        return super().create_initialization_options(
+            notification_options or NotificationOptions(tools_changed=True),
+            experimental_capabilities,
+            extensions,
+        )

@@ -1,0 +1,160 @@
+"""The call pipeline: one sequence for every ``tools/call``, whichever front received it.
+
+route -> restore arguments -> send -> check -> cap -> encode
+
+* **route** (:meth:`CallPipeline.route`): the public name to a downstream tool of this
+  client's view; a meta-tool, ``readmore``, a quarantined or unknown name is answered here;
+* **restore** (``Entry.restore``): arguments put back as the server's own schema wants them;
+* **send** (:meth:`CallPipeline.send`): the one awaitable send, ``Downstream.request``, under
+  one deadline; the stdio lane uses its non-waiting form (``Downstream.send_raw``, the same
+  request whose answer comes to a callback: the lane makes no task per call);
+* **check** and **cap** (:meth:`CallPipeline.finished`, :meth:`CallPipeline.failed`): the
+  result validated against the server's protocol and the tool's output schema, fitted to the
+  adapted definition, cut with a pointer to the rest; a failure is one line;
+* **encode**: :func:`mcpkit.server.answer_line` on the fast paths, the SDK's models on its own.
+
+Each front (stdio lane, HTTP hot path, the SDK's handler, the meta-tool ``call_tool``) calls
+these steps and nothing else, so a change to any step reaches every front at once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from mcpkit.client import CallError, CallTimeoutError
+from mcpkit.gateway import answers, metatools, overflow
+from mcpkit.gateway.downstream import Downstream
+from mcpkit.gateway.errors import DownstreamUnavailableError
+from mcpkit.gateway.naming import Route
+from mcpkit.gateway.overflow import Overflow
+from mcpkit.gateway.views import Entry, View
+from mcpkit.jsonrpc import JsonRpcError
+
+
+class CallPipeline:
+    """Route, restore, send, check and cap one tool call; always a valid result (wire form)."""
+
+    def __init__(self, downstreams: Mapping[str, Downstream], cap: Overflow | None) -> None:
+        self._downstreams = downstreams
+        self.overflow = cap
+
+    def route(self, view: View, name: str) -> Entry | None:
+        """The downstream tool a plain call of ``name`` goes to; None for a meta-tool,
+        ``readmore``, or a name this client does not have (:meth:`call` answers those)."""
+        if view.meta and name in metatools.NAMES:
+            return None
+        if self.overflow is not None and name == overflow.TOOL:
+            return None
+        return view.entries.get(name)
+
+    async def send(
+        self, entry: Entry, arguments: dict[str, Any], progress: str | None = None
+    ) -> dict[str, Any]:
+        """The call's arguments restored and sent to its server; the checked, capped result."""
+        route = entry.route
+        request: dict[str, Any] = {"name": route.tool, "arguments": entry.restore(arguments)}
+        if progress is not None:
+            request["_meta"] = {"progressToken": progress}
+        try:
+            raw = await self._downstreams[route.server].request("tools/call", request)
+        except CallError as exc:
+            return self.failed(route, exc)
+        return self.finished(entry, raw)
+
+    def finished(self, entry: Entry, raw: Mapping[str, Any]) -> dict[str, Any]:
+        """A downstream's ``tools/call`` result as the client gets it: validated, fitted to the
+        adapted definition, capped with a pointer to the rest."""
+        route = entry.route
+        downstream = self._downstreams[route.server]
+        result = answers.checked(
+            raw,
+            server=route.server,
+            tool=route.tool,
+            protocol_version=downstream.protocol_version or "2025-11-25",
+            original=entry.original,
+            adapted=entry.adapted,
+        )
+        return self.overflow.apply(result) if self.overflow is not None else result
+
+    @staticmethod
+    def failed(route: Route, exc: Exception) -> dict[str, Any]:
+        """The one-line result for a call that got no result from its server."""
+        if isinstance(exc, DownstreamUnavailableError):
+            return answers.failure(f"{exc}; try again later or see mcpkit gateway status.")
+        if isinstance(exc, CallTimeoutError):
+            return answers.failure(f"Server {route.server} did not answer {route.tool} in time: {exc}")
+        if isinstance(exc, JsonRpcError):
+            return answers.failure(f"Server {route.server} refused {route.tool}: {exc.message} ({exc.code})")
+        return answers.failure(f"Server {route.server} failed on {route.tool}: {exc}")
+
+    async def call(
+        self, view: View, name: str, arguments: dict[str, Any], progress: str | None = None
+    ) -> dict[str, Any]:
+        """One ``tools/call`` as the client of ``view`` sent it; always a valid result (wire form)."""
+        entry = self.route(view, name)
+        if entry is not None:
+            return await self.send(entry, arguments, progress)
+        if view.meta and name in metatools.NAMES:
+            return await self._meta_call(view, name, arguments, progress)
+        if self.overflow is not None and name == overflow.TOOL:
+            text = self.overflow.read(str(arguments.get("id") or ""), _int(arguments.get("offset"), 0))
+            if text is None:
+                return answers.failure("That cut answer is no longer kept; call the tool again.")
+            return {"content": [{"type": "text", "text": text}]}
+        if name in view.quarantined:
+            return answers.failure(
+                f"Tool {name} is quarantined for this client: {view.quarantined[name]}"[:500]
+            )
+        return _unknown(view, name, "tools/list has the tools of this gateway")
+
+    async def _meta_call(
+        self, view: View, name: str, arguments: dict[str, Any], progress: str | None
+    ) -> dict[str, Any]:
+        if name == metatools.SEARCH:
+            query = str(arguments.get("query") or "")
+            limit = _int(arguments.get("limit"), 20)
+            offset = _int(arguments.get("offset"), 0)
+            text = metatools.search({k: e.adapted for k, e in view.entries.items()}, query, limit, offset)
+            return {"content": [{"type": "text", "text": text}]}
+        target = str(arguments.get("name") or "")
+        entry = view.entries.get(target)
+        if entry is None:
+            why = view.quarantined.get(target)
+            if why:
+                return answers.failure(f"Tool {target} is quarantined for this client: {why}"[:500])
+            return _unknown(view, target, "search tools lists the tools")
+        if name == metatools.DESCRIBE:
+            return {
+                "content": [{"type": "text", "text": json.dumps(entry.adapted, ensure_ascii=False, indent=1)}]
+            }
+        raw_args = arguments.get("arguments")
+        if raw_args is None or raw_args == "":
+            args: Any = {}
+        elif isinstance(raw_args, str):
+            try:
+                args = json.loads(raw_args)
+            except ValueError as exc:
+                return answers.failure(f"arguments is not a JSON object: {exc}")
+        else:
+            args = raw_args
+        if not isinstance(args, dict):
+            return answers.failure('arguments must be a JSON object, for example {"timezone": "UTC"}.')
+        return await self.send(entry, args, progress)
+
+
+def _unknown(view: View, name: str, where: str) -> dict[str, Any]:
+    """The answer for a tool name this client does not have. A server's own name (its texts
+    say "call get_x with offset=...") gets the name the tool has here."""
+    same = [public for public, entry in view.entries.items() if entry.route.tool == name]
+    if len(same) == 1:
+        return answers.failure(f"Unknown tool {name!r}; on this gateway it is called {same[0]!r}.")
+    return answers.failure(f"Unknown tool {name!r}; {where}.")
+
+
+def _int(value: Any, default: int) -> int:
+    try:
+        return max(0, int(value))
+    except (TypeError, ValueError):
+        return default
