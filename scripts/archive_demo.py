@@ -86,7 +86,7 @@ Then query it from the CLI (it uses the server when one answers) or the interact
   mcpkit archive search "cats sleeping in the sun"
   mcpkit archive shell
 Run the MCP server for a client such as Claude Desktop:
-  mcpkit archive mcp --websocket ws://127.0.0.1:8765    # thin wrapper over the running server
+  mcpkit archive mcp --url ws://127.0.0.1:8765          # thin wrapper over the running server
   mcpkit archive mcp --db {db}                          # or in-process, no server needed
 """
     )

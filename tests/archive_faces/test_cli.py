@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.archive_faces.conftest import cli, sample_csv
 
 
@@ -62,3 +64,15 @@ def test_exit_codes(sample_db: Path, tmp_path: Path) -> None:
     assert missing.returncode == 1 and "import" in missing.stderr
     broken = cli("import", str(tmp_path / "nope.csv"), "--db", str(tmp_path / "x.db"))
     assert broken.returncode == 1
+
+
+@pytest.mark.parametrize("flag", ["--url", "--server"])
+def test_the_server_url_is_url_and_the_old_spelling_still_works(sample_db: Path, flag: str) -> None:
+    """--url names the server in every part; --server (the archive's old spelling, which names a
+    config entry in mcpkit call) is still taken, unlisted."""
+    done = cli("stats", flag, "ws://127.0.0.1:1", "--json", env={"MCPKIT_ARCHIVE_DB": str(sample_db)})
+    assert done.returncode == 0, done.stderr
+    assert "no archive server answers at ws://127.0.0.1:1" in done.stderr
+    assert json.loads(done.stdout)["total_posts"] == 330
+    shown = cli("stats", "--help").stdout
+    assert "--url" in shown and "--server" not in shown

@@ -128,14 +128,14 @@ async def test_in_process_every_tool(sample_db: Path) -> None:
 
 
 async def test_websocket_wrapper_every_tool(sample_db: Path) -> None:
-    async with real_server(sample_db) as server, mcp_session("--websocket", server.url) as session:
+    async with real_server(sample_db) as server, mcp_session("--url", server.url) as session:
         await _check_all_tools(session)
 
 
 async def test_server_down_and_reconnect(sample_db: Path) -> None:
     port = free_port()
     url = f"ws://127.0.0.1:{port}"
-    async with mcp_session("--websocket", url) as session:
+    async with mcp_session("--url", url) as session:
         expected = {
             "search_similar": ({"query": "猫"}, "エラー: 検索に失敗: サーバーが起動していません"),
             "get_user_stats": ({}, "エラー: ユーザー統計取得に失敗: サーバーが起動していません"),
@@ -160,7 +160,7 @@ async def test_server_down_and_reconnect(sample_db: Path) -> None:
 
 
 async def test_get_status_takes_a_websocket_url(sample_db: Path) -> None:
-    async with real_server(sample_db) as server, mcp_session("--websocket", "ws://127.0.0.1:9") as session:
+    async with real_server(sample_db) as server, mcp_session("--url", "ws://127.0.0.1:9") as session:
         text, err = await call_text(session, "get_status", {"websocket_url": server.url})
         assert not err and text.startswith("🟢 Twilog Server Status")
 
@@ -170,6 +170,7 @@ async def test_connect_timeout_after_five_seconds() -> None:
     silent = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
     port = silent.sockets[0].getsockname()[1]
     try:
+        # the old spelling of --url still works: client configs written with it keep running
         async with mcp_session("--websocket", f"ws://127.0.0.1:{port}") as session:
             text, err = await call_text(session, "get_database_stats", {})
             assert (text, err) == (

@@ -171,7 +171,7 @@ PLANS: dict[tuple[str, str], Plan] = {
     ("docs/archive.md", "mcpkit archive mcp"): Plan(
         ports=(ARCHIVE_PORT, HTTP_PORT),
         setup=("mcpkit archive import twilog.csv", "mcpkit archive start"),
-        lines=(Line(r"--websocket|^mcpkit archive mcp +#", "stdio"),),
+        lines=(Line(r"--url ws|--websocket|^mcpkit archive mcp +#", "stdio"),),
     ),
     ("docs/archive.md", "ollama pull"): Plan(
         ports=(ARCHIVE_PORT,),

@@ -2,7 +2,7 @@
 
 Data commands (import, embed) call the data modules directly; query commands (search, text,
 stats, users, shell) go through the one API — over the server when one answers at
-``--server``/``$MCPKIT_ARCHIVE_URL``, else in-process on the DB — and say which on stderr.
+``--url``/``$MCPKIT_ARCHIVE_URL``, else in-process on the DB — and say which on stderr.
 Exit codes: 0 ok, 1 failure, 2 usage (bad flags or bad params).
 
 This module is the only reader of the archive's environment variables (the table in
@@ -74,9 +74,15 @@ DbOpt = Annotated[
     Path | None,
     typer.Option("--db", help="Archive database; default $MCPKIT_ARCHIVE_DB or the XDG data dir."),
 ]
-ServerOpt = Annotated[
-    str | None, typer.Option("--server", help=f"Server URL to use when it answers; default ${ENV_URL}.")
+UrlOpt = Annotated[
+    str | None,
+    typer.Option("--url", help=f"The archive server's URL, used when it answers; default ${ENV_URL}."),
 ]
+# The URL of the server to talk to is --url in every part (mcpkit call/tools/check say so too).
+# The archive spelled it --server (which names a config entry in the client commands) and, for
+# mcp, --websocket/--ws; those spellings still work, unlisted, so existing client configs run.
+OldUrlOpt = Annotated[str | None, typer.Option("--server", hidden=True)]
+OldMcpUrlOpt = Annotated[str | None, typer.Option("--websocket", "--ws", hidden=True)]
 
 
 def _err(message: str) -> None:
@@ -627,10 +633,10 @@ def status_cmd(as_json: JsonOpt = False) -> None:
 # -- queries ------------------------------------------------------------------------------------
 
 
-async def _connect_api(server: str | None, db: Path | None) -> ArchiveAPIProtocol:
+async def _connect_api(given_url: str | None, db: Path | None) -> ArchiveAPIProtocol:
     """The server when it answers (unless --db was given), else the API in-process."""
     if db is None:
-        url = _server_url(server)
+        url = _server_url(given_url)
         client = RpcClient(url, token=_token(), connect_timeout=2.0)
         try:
             await client.call("get_status", {})
@@ -648,7 +654,7 @@ async def _connect_api(server: str | None, db: Path | None) -> ArchiveAPIProtoco
 
 
 def _query(
-    server: str | None,
+    url: str | None,
     db: Path | None,
     method: str,
     params: dict[str, Any],
@@ -656,7 +662,7 @@ def _query(
     as_json: bool,
 ) -> None:
     async def go() -> Any:
-        api = await _connect_api(server, db)
+        api = await _connect_api(url, db)
         try:
             return await api.call(method, params)
         finally:
@@ -702,8 +708,9 @@ def search_cmd(
     max_posts: Annotated[int | None, typer.Option("--max-posts", help="Users with at most N posts.")] = None,
     date_from: Annotated[str | None, typer.Option("--from", help="Earliest date or date-time.")] = None,
     date_to: Annotated[str | None, typer.Option("--to", help="Latest date (whole day) or date-time.")] = None,
-    server: ServerOpt = None,
+    url: UrlOpt = None,
     db: DbOpt = None,
+    server: OldUrlOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Search posts by meaning (semantic search)."""
@@ -727,7 +734,9 @@ def search_cmd(
     parsed = _weights(weights)
     if parsed is not None:
         params["weights"] = parsed
-    _query(server, db, "search_similar", params, lambda r: texts.format_search_results(query, r), as_json)
+    _query(
+        url or server, db, "search_similar", params, lambda r: texts.format_search_results(query, r), as_json
+    )
 
 
 @app.command("text")
@@ -735,39 +744,50 @@ def text_cmd(
     terms: Annotated[str, typer.Argument(help='Words to find; "a phrase", -exclude.')],
     limit: Annotated[int, typer.Option("--limit", help="How many posts, 1..1000.")] = 50,
     source: Annotated[str, typer.Option("--source", help="content, reasoning or summary.")] = "content",
-    server: ServerOpt = None,
+    url: UrlOpt = None,
     db: DbOpt = None,
+    server: OldUrlOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Find posts containing words, newest first."""
     params = {"search_term": terms, "limit": limit, "source": source}
-    _query(server, db, "search_posts_by_text", params, lambda r: texts.format_text_results(terms, r), as_json)
+    _query(
+        url or server,
+        db,
+        "search_posts_by_text",
+        params,
+        lambda r: texts.format_text_results(terms, r),
+        as_json,
+    )
 
 
 @app.command("stats")
-def stats_cmd(server: ServerOpt = None, db: DbOpt = None, as_json: JsonOpt = False) -> None:
+def stats_cmd(
+    url: UrlOpt = None, db: DbOpt = None, as_json: JsonOpt = False, server: OldUrlOpt = None
+) -> None:
     """Count posts and users and show the date range."""
-    _query(server, db, "get_database_stats", {}, texts.format_database_stats, as_json)
+    _query(url or server, db, "get_database_stats", {}, texts.format_database_stats, as_json)
 
 
 @app.command("users")
 def users_cmd(
     limit: Annotated[int, typer.Option("--limit", help="How many users, 1..1000.")] = 50,
-    server: ServerOpt = None,
+    url: UrlOpt = None,
     db: DbOpt = None,
+    server: OldUrlOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """List users by number of posts."""
-    _query(server, db, "get_user_stats", {"limit": limit}, texts.format_user_stats, as_json)
+    _query(url or server, db, "get_user_stats", {"limit": limit}, texts.format_user_stats, as_json)
 
 
 @app.command("shell")
-def shell_cmd(server: ServerOpt = None, db: DbOpt = None) -> None:
+def shell_cmd(url: UrlOpt = None, db: DbOpt = None, server: OldUrlOpt = None) -> None:
     """Interactive search with slash commands (/help lists them)."""
     from mcpkit.archive.api import ArchiveAPI
     from mcpkit.archive.shell import run_shell
 
-    api = _run(_connect_api(server, db))
+    api = _run(_connect_api(url or server, db))
     if isinstance(api, ArchiveAPI):  # in-process: a long session, worth warming up
         api.warm_in_background()
     run_shell(api, history=_state_dir() / "archive_history", banner=["Type a query, /help for commands."])
@@ -775,8 +795,9 @@ def shell_cmd(server: ServerOpt = None, db: DbOpt = None) -> None:
 
 @app.command("mcp")
 def mcp_cmd(
-    websocket: Annotated[
-        str | None, typer.Option("--websocket", "--ws", help="Forward to the archive server at this URL.")
+    url: Annotated[
+        str | None,
+        typer.Option("--url", help=f"Forward to the archive server at this URL; default ${ENV_URL}."),
     ] = None,
     db: DbOpt = None,
     transport: TransportOpt = TransportChoice.stdio,
@@ -784,21 +805,22 @@ def mcp_cmd(
     port: PortOpt = 8000,
     max_text_chars: TextCapOpt = DEFAULT_MAX_TEXT_CHARS,
     create: CreateOpt = False,
+    websocket: OldMcpUrlOpt = None,
 ) -> None:
     """Run the MCP server: a thin wrapper over the archive server, or in-process with --db."""
     from mcpkit.archive.mcp import build_archive_mcp
     from mcpkit.server import ServerOptions, serve
 
-    if websocket and db:
-        fail("give --websocket or --db, not both", 2)
+    url = url or websocket
+    if url and db:
+        fail("give --url or --db, not both", 2)
     api: ArchiveAPIProtocol
     if db is not None:
         local = _open_api(db, InputLimits(max_text_chars=max_text_chars), create=create)
         local.warm_in_background()
         api = local
-        url = None
     else:
-        url = _server_url(websocket)
+        url = _server_url(url)
         api = RpcClient(url, token=_token())
     options = ServerOptions.from_environ(os.environ).with_http(host=host, port=port)
     serve(build_archive_mcp(api, websocket_url=url, options=options), transport.value)

@@ -1,6 +1,6 @@
 """The archive's MCP face: six tools over the one API, in upstream's schemas and texts.
 
-With ``--websocket URL`` it is a thin wrapper: it forwards each call to the archive
+With ``--url URL`` it is a thin wrapper: it forwards each call to the archive
 server over a reconnecting connection and only formats the answer. With ``--db PATH`` the
 same tools run the API in-process. Either way the API validates and shapes; this module only
 turns answers into upstream's Japanese text and failures into upstream's error messages.

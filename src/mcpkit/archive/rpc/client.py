@@ -35,7 +35,7 @@ from mcpkit.jsonrpc import INTERNAL_ERROR
 logger = logging.getLogger("mcpkit.archive.rpc.client")
 
 ENV_URL = "MCPKIT_ARCHIVE_URL"
-"""Read by the CLI (``--server`` / ``--websocket`` default), never here."""
+"""Read by the CLI (the default of ``--url``), never here."""
 DEFAULT_URL = "ws://127.0.0.1:8765"
 """The upstream default port on loopback."""
 CONNECT_TIMEOUT = 5.0
