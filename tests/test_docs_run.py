@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import shutil
 import sys
 import time
@@ -133,6 +134,9 @@ def _run_shell(block: Block, plan: plans.Plan, box: Sandbox) -> None:
             if rule.action == "daemon":
                 box.on_close(rule.reason)
         assert done.returncode in rule.rc, f"{block.id}: {line}\n{_transcript(box)}"
+        promised = re.search(r"#.*?(\d+) tools", line)
+        if promised and rule.action in {"stdio", "http"}:  # "mcpkit redmine mcp   # 78 tools over stdio"
+            assert f"{promised[1]} tools" in done.stdout, f"{block.id}: {line}\n{_transcript(box)}"
         printed = " ".join(done.stdout.split())
         missing = [s for s in command.shown if "..." not in s and " ".join(s.split()) not in printed]
         assert not missing, (
@@ -147,8 +151,6 @@ def _run_shell(block: Block, plan: plans.Plan, box: Sandbox) -> None:
 
 
 def _matches(pattern: str, text: str) -> bool:
-    import re
-
     return re.search(pattern, text) is not None
 
 
@@ -227,8 +229,6 @@ def _cases() -> list[object]:
 
 def _check_synopsis(block: Block, box: Sandbox) -> None:
     """Each line's command takes every option the line shows (its ``--help`` lists it)."""
-    import re
-
     previous: list[str] = []
     for line in plans.commands_of(block):
         text = line.line.split("#")[0]
@@ -263,8 +263,6 @@ def _xml_shape(text: str) -> set[str]:
 
 def _check_tool_xml(block: Block, plan: plans.Plan, box: Sandbox) -> None:
     """Ask the real Redmine's tool for the answer the page shows, and compare their shapes."""
-    import re
-
     listed = box.run('mcpkit call list_issues --args \'{"status": "*", "limit": 1}\' -- mcpkit redmine mcp')
     found = re.search(r"<id>(\d+)</id>", listed.stdout)
     assert found, f"no issue in the local Redmine to preview\n{_transcript(box)}"

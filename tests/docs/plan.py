@@ -237,17 +237,7 @@ PLANS: dict[tuple[str, str], Plan] = {
 # Blocks known to fail today because the code or the page is being changed by another part of
 # issue 24 (page, first line -> what fails and whose it is). Non-strict: the day it passes, the
 # entry is stale and should go (the lead removes it once the part lands).
-PREVIEW = (
-    "the page's preview has children, attachments and subject untrusted; the tool prints "
-    "project, status, subtasks (server part fixes the page or the tool)"
-)
-CONNECT = "connect() and Pool take SessionOptions now: timeout= is a TypeError (client part fixes the page)"
-KNOWN_FAILURES: dict[tuple[str, str], str] = {
-    ("README.md", "from mcpkit.client import connect, ToolError"): CONNECT,
-    ("docs/client.md", "import anyio"): CONNECT,
-    ("docs/client.md", "from mcpkit.client import Pool"): CONNECT,
-    ("docs/redmine.md", "<response><status>preview"): PREVIEW,
-}
+KNOWN_FAILURES: dict[tuple[str, str], str] = {}
 
 RUNNABLE = {"bash", "sh", "console", "python", "json", "toml", "yaml"}
 
