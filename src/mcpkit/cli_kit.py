@@ -22,6 +22,8 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
+from mcpkit.log import ENV_LOG, setup_logging
+
 __all__ = [
     "AllowOriginOpt",
     "HostOpt",
@@ -37,6 +39,8 @@ __all__ = [
     "env_flag",
     "env_value",
     "fail",
+    "log_level",
+    "logging_from_env",
     "print_json",
     "token_from_env",
     "usage",
@@ -115,6 +119,11 @@ def env_flag(name: str, environ: Mapping[str, str] | None = None) -> bool:
     return (env_value(name, environ) or "0") != "0"
 
 
+def log_level(default: str = "warning", environ: Mapping[str, str] | None = None) -> str:
+    """The level ``MCPKIT_LOG`` names, else ``default``, for :func:`mcpkit.log.setup_logging`."""
+    return (env_value(ENV_LOG, environ) or default).strip().lower() or default
+
+
 def token_from_env(option: str, name: str | None, environ: Mapping[str, str] | None = None) -> str | None:
     """The secret in the variable ``--token-env`` names (secrets never go in argv, where ``ps``
     shows them); a name whose variable is unset or empty is a usage error, not an open server."""
@@ -124,3 +133,8 @@ def token_from_env(option: str, name: str | None, environ: Mapping[str, str] | N
     if value is None:
         usage(f"{option} {name}: the variable is unset or empty")
     return value
+
+
+def logging_from_env(default: str = "warning") -> None:
+    """Logging on stderr at ``$MCPKIT_LOG`` (else ``default``): the first line of a command."""
+    setup_logging(log_level(default))

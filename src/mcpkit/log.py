@@ -1,12 +1,13 @@
-"""Logging set-up shared by every mcpkit command: stderr only, level from ``MCPKIT_LOG``.
+"""Logging set-up shared by every mcpkit command: stderr only, at the level it is given.
 
-stdout is the MCP stdio channel, so nothing may ever log there.
+stdout is the MCP stdio channel, so nothing may ever log there. The level is a value: the CLIs
+read ``MCPKIT_LOG`` (:func:`mcpkit.cli_kit.log_level`) and pass it, so a program that embeds a
+server decides its own logging and no variable changes it behind its back.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import sys
 from typing import TextIO
 
@@ -32,13 +33,10 @@ class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
         pass
 
 
-def setup_logging(default: str = "warning") -> None:
-    """Send mcpkit's logs to stderr at the level ``MCPKIT_LOG`` names (debug, info, warning, error).
-
-    Called by the commands (and the server runner they start), never by library code at import.
-    """
-    name = os.environ.get(ENV_LOG, default).strip().upper() or default.upper()
-    level = logging.getLevelName(name)
+def setup_logging(level_name: str = "warning") -> None:
+    """Send mcpkit's logs to stderr at ``level_name`` (debug, info, warning, error; an unknown
+    name means warning). Called by the commands and the server runner, never at import."""
+    level = logging.getLevelName(level_name.strip().upper())
     if not isinstance(level, int):
         level = logging.WARNING
     root = logging.getLogger()

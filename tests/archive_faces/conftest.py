@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from mcpkit.archive.rpc import RpcServer, ServerOptions
+from mcpkit.archive.rpc import RpcServer, RpcServerOptions
 from tests.archive_faces.tiny_api import TinyAPI
 
 
@@ -23,7 +23,7 @@ def tiny_api() -> TinyAPI:
 
 @pytest.fixture
 async def tiny_server(tiny_api: TinyAPI) -> AsyncIterator[RpcServer]:
-    async with RpcServer(tiny_api, ServerOptions(port=0)) as server:
+    async with RpcServer(tiny_api, RpcServerOptions(port=0)) as server:
         yield server
 
 

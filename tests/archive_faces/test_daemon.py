@@ -85,11 +85,11 @@ def test_the_spec_survives_its_trip_to_the_child() -> None:
     from mcpkit.archive.daemon import ServeSpec
     from mcpkit.archive.embedders import EmbedEndpoint
     from mcpkit.archive.limits import InputLimits
-    from mcpkit.archive.rpc import ServerOptions
+    from mcpkit.archive.rpc import RpcServerOptions
 
     spec = ServeSpec(
         db="/tmp/a.db",
-        server=ServerOptions(
+        server=RpcServerOptions(
             host="::1", port=9, token="t", allowed_origins=("http://a",), max_message_bytes=4096, trace=True
         ),
         limits=InputLimits(max_text_chars=7),

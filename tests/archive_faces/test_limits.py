@@ -12,7 +12,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from mcpkit.archive.api import ArchiveAPI
 from mcpkit.archive.limits import InputLimits, check_depth
-from mcpkit.archive.rpc import RpcServer, ServerOptions
+from mcpkit.archive.rpc import RpcServer, RpcServerOptions
 from mcpkit.archive.rpc.fair import FairLimiter
 from mcpkit.errors import ValidationError
 from mcpkit.jsonrpc import JsonRpcError
@@ -81,7 +81,7 @@ def test_depth_check_is_iterative() -> None:
 async def test_default_text_cap_over_websocket(sample_db: Path) -> None:
     api = ArchiveAPI.open(sample_db)
     try:
-        async with RpcServer(api, ServerOptions(port=0)) as server:
+        async with RpcServer(api, RpcServerOptions(port=0)) as server:
             ws = await raw_connect(server.url)
             answer = await rpc(ws, "search_similar", {"query": "猫" * 300_000})
             assert "query is too long (300,000 characters; the limit is 2,000)" in _one_line_error(answer)
@@ -116,7 +116,7 @@ async def test_limits_over_mcp_are_one_line_errors(sample_db: Path) -> None:
 
 
 async def test_batch_size_cap(tiny_api: TinyAPI) -> None:
-    async with RpcServer(tiny_api, ServerOptions(port=0, max_batch=5)) as server:
+    async with RpcServer(tiny_api, RpcServerOptions(port=0, max_batch=5)) as server:
         ws = await raw_connect(server.url)
         batch = [{"jsonrpc": "2.0", "id": i, "method": "add", "params": [i, 1]} for i in range(6)]
         await send_json(ws, batch)
@@ -132,7 +132,7 @@ async def test_batch_size_cap(tiny_api: TinyAPI) -> None:
 async def test_batch_items_share_the_limit_fairly(tiny_api: TinyAPI) -> None:
     """A 50-item batch of blocked calls holds only the server's 2 slots; another client's call
     is served right after one slot frees, before the rest of the batch."""
-    async with RpcServer(tiny_api, ServerOptions(port=0, max_inflight=2)) as server:
+    async with RpcServer(tiny_api, RpcServerOptions(port=0, max_inflight=2)) as server:
         hog = await raw_connect(server.url)
         other = await raw_connect(server.url)
         await send_json(hog, [{"jsonrpc": "2.0", "id": i, "method": "wait_gate"} for i in range(50)])
@@ -181,7 +181,7 @@ async def test_connection_cap_answers_503_and_logs_once(
     tiny_api: TinyAPI, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO)
-    async with RpcServer(tiny_api, ServerOptions(port=0, max_connections=3)) as server:
+    async with RpcServer(tiny_api, RpcServerOptions(port=0, max_connections=3)) as server:
         open_ = [await raw_connect(server.url) for _ in range(3)]
         for _ in range(20):
             with pytest.raises(InvalidStatus) as info:
@@ -201,7 +201,7 @@ async def test_connection_cap_answers_503_and_logs_once(
 
 
 async def test_idle_connection_is_closed_busy_one_is_not(tiny_api: TinyAPI) -> None:
-    async with RpcServer(tiny_api, ServerOptions(port=0, idle_timeout=0.2)) as server:
+    async with RpcServer(tiny_api, RpcServerOptions(port=0, idle_timeout=0.2)) as server:
         idle = await raw_connect(server.url)
         busy = await raw_connect(server.url)
         await send_json(busy, {"jsonrpc": "2.0", "id": 1, "method": "wait_gate"})
@@ -217,7 +217,7 @@ async def test_idle_connection_is_closed_busy_one_is_not(tiny_api: TinyAPI) -> N
 async def test_client_redials_after_an_idle_close(tiny_api: TinyAPI) -> None:
     from mcpkit.archive.rpc import RpcClient
 
-    async with RpcServer(tiny_api, ServerOptions(port=0, idle_timeout=0.2)) as server:
+    async with RpcServer(tiny_api, RpcServerOptions(port=0, idle_timeout=0.2)) as server:
         client = RpcClient(server.url)
         try:
             assert await client.call("add", [1, 2]) == 3

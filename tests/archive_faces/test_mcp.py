@@ -12,7 +12,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from mcpkit.archive.rpc import RpcServer, ServerOptions
+from mcpkit.archive.rpc import RpcServer, RpcServerOptions
 from tests.archive_faces.conftest import free_port
 
 pytestmark = pytest.mark.anyio
@@ -47,7 +47,7 @@ async def real_server(db: Path, port: int = 0) -> AsyncIterator[RpcServer]:
 
     api = ArchiveAPI.open(db)
     try:
-        async with RpcServer(api, ServerOptions(port=port)) as server:
+        async with RpcServer(api, RpcServerOptions(port=port)) as server:
             yield server
     finally:
         api.close()

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from mcpkit.archive.api import ArchiveAPI
-from mcpkit.archive.rpc import RpcServer, ServerOptions
+from mcpkit.archive.rpc import RpcServer, RpcServerOptions
 from mcpkit.jsonrpc import JsonRpcError
 from tests.archive_faces.conftest import cli
 from tests.archive_faces.test_mcp import call_text, mcp_session
@@ -141,7 +141,7 @@ async def test_check_init_as_upstream(api: ArchiveAPI) -> None:
 async def test_websocket_face_with_upstream_client(parity_db: Path) -> None:
     api = ArchiveAPI.open(parity_db)
     try:
-        async with RpcServer(api, ServerOptions(port=0)) as server:
+        async with RpcServer(api, RpcServerOptions(port=0)) as server:
             posts = await upstream_send_request(
                 server.url, "search_posts_by_text", {"search_term": "AI -Google"}
             )

@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from mcpkit.archive.rpc import RpcClient, RpcServer, ServerOptions
+from mcpkit.archive.rpc import RpcClient, RpcServer, RpcServerOptions
 from mcpkit.errors import CallTimeoutError, ConnectError, HttpError, JsonRpcError
 from tests.archive_faces.tiny_api import TinyAPI
 from tests.archive_faces.upstream_client import upstream_send_request, upstream_vector_search_merge
@@ -54,11 +54,11 @@ async def test_client_reconnects_after_server_restart(tiny_api: TinyAPI) -> None
     port = _free_port()
     client = RpcClient(f"ws://127.0.0.1:{port}")
     try:
-        async with RpcServer(tiny_api, ServerOptions(port=port)):
+        async with RpcServer(tiny_api, RpcServerOptions(port=port)):
             assert await client.call("add", {"a": 1, "b": 1}) == 2
         with pytest.raises(ConnectError):
             await client.call("add", {"a": 1, "b": 1})
-        async with RpcServer(tiny_api, ServerOptions(port=port)):
+        async with RpcServer(tiny_api, RpcServerOptions(port=port)):
             assert await client.call("add", {"a": 2, "b": 2}) == 4
     finally:
         await client.aclose()
@@ -76,7 +76,7 @@ async def test_connect_timeout_when_handshake_never_completes() -> None:
 
 
 async def test_token_sent_by_client(tiny_api: TinyAPI) -> None:
-    async with RpcServer(tiny_api, ServerOptions(port=0, token="tok")) as server:
+    async with RpcServer(tiny_api, RpcServerOptions(port=0, token="tok")) as server:
         with pytest.raises(HttpError):
             await RpcClient(server.url, token="").call("add", {"a": 1, "b": 1})
         async with RpcClient(server.url, token="tok") as client:

@@ -10,7 +10,7 @@ import json
 import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from mcpkit.archive.rpc import RpcServer, SecurityConfigError, ServerOptions
+from mcpkit.archive.rpc import RpcServer, RpcServerOptions, SecurityConfigError
 from tests.archive_faces.tiny_api import TinyAPI
 from tests.archive_faces.wire import raw_connect, recv_json, rpc, send_json
 
@@ -126,7 +126,7 @@ async def test_beyond_hard_cap_closes_with_1009(tiny_server: RpcServer) -> None:
 
 
 async def test_browser_origin_rejected_unless_allowed(tiny_api: TinyAPI) -> None:
-    options = ServerOptions(port=0, allowed_origins=("http://localhost:5173",))
+    options = RpcServerOptions(port=0, allowed_origins=("http://localhost:5173",))
     async with RpcServer(tiny_api, options) as server:
         with pytest.raises(InvalidStatus) as info:
             await raw_connect(server.url, origin="https://evil.example")
@@ -140,12 +140,12 @@ async def test_browser_origin_rejected_unless_allowed(tiny_api: TinyAPI) -> None
 @pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.10", "::"])
 def test_token_required_off_loopback(tiny_api: TinyAPI, host: str) -> None:
     with pytest.raises(SecurityConfigError, match="MCPKIT_ARCHIVE_TOKEN"):
-        RpcServer(tiny_api, ServerOptions(host=host, port=0))
-    RpcServer(tiny_api, ServerOptions(host=host, port=0, token="s3cret"))  # accepted (not bound here)
+        RpcServer(tiny_api, RpcServerOptions(host=host, port=0))
+    RpcServer(tiny_api, RpcServerOptions(host=host, port=0, token="s3cret"))  # accepted (not bound here)
 
 
 async def test_token_checked_when_set(tiny_api: TinyAPI) -> None:
-    async with RpcServer(tiny_api, ServerOptions(port=0, token="s3cret")) as server:
+    async with RpcServer(tiny_api, RpcServerOptions(port=0, token="s3cret")) as server:
         with pytest.raises(InvalidStatus) as info:
             await raw_connect(server.url)
         assert info.value.response.status_code == 401
@@ -266,7 +266,7 @@ async def test_client_disconnect_mid_stream_closes_the_stream(
 
 
 async def test_stop_server_method(tiny_api: TinyAPI) -> None:
-    async with RpcServer(tiny_api, ServerOptions(port=0)) as server:
+    async with RpcServer(tiny_api, RpcServerOptions(port=0)) as server:
         async with await raw_connect(server.url) as ws:
             assert (await rpc(ws, "stop_server", {}))["result"] == {"status": "stopping"}
         await asyncio.wait_for(server.wait_stopped(), 10)

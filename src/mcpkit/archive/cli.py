@@ -48,12 +48,12 @@ from mcpkit.cli_kit import (
     env_flag,
     env_value,
     fail,
+    logging_from_env,
     print_json,
     token_from_env,
 )
 from mcpkit.errors import McpkitError, ValidationError
 from mcpkit.jsonrpc import error_fields
-from mcpkit.log import setup_logging
 
 if TYPE_CHECKING:
     from mcpkit.archive.api import ArchiveAPI
@@ -214,7 +214,7 @@ def import_cmd(
     from mcpkit.archive.importers import import_csv
     from mcpkit.archive.importers.export_file import ReadLimits
 
-    setup_logging()
+    logging_from_env()
     path = _db_path(db)
     with _opened_store(db, "import", create=True) as store, _progress() as bar:
         tasks: dict[str, Any] = {}
@@ -249,7 +249,7 @@ def import_twilog_search_cmd(
     """Bring posts, enrichments and vectors across from a twilog-search installation."""
     from mcpkit.archive.importers.twilog_search import import_twilog_search
 
-    setup_logging()
+    logging_from_env()
     with _opened_store(db, "import", create=True) as store:
         report = import_twilog_search(directory, store, csv_path=csv_path)
     if as_json:
@@ -279,7 +279,7 @@ def embed_cmd(
     from mcpkit.archive.settings import SPACES
     from mcpkit.archive.vectors import drop_space, vectors_root
 
-    setup_logging()
+    logging_from_env()
     if space not in SPACES:
         fail(f"--space must be one of {', '.join(SPACES)}, got {space!r}", 2)
     with _opened_store(db, "embed", create=False) as store, _progress() as bar:
@@ -332,7 +332,7 @@ def enrich_cmd(
     from mcpkit.archive.enrich import enrich as run_enrich
     from mcpkit.archive.enrich.client import api_key_from
 
-    setup_logging()
+    logging_from_env()
     endpoint = endpoint or env_value(ENV_ENRICH_URL) or DEFAULT_ENDPOINT
     model = model or env_value(ENV_ENRICH_MODEL) or DEFAULT_MODEL
     with _opened_store(db, "enrich", create=False) as store:
@@ -452,9 +452,9 @@ def _spec(
     bind that others could reach without a token is refused here, before anything starts."""
     from mcpkit.archive.daemon import ServeSpec
     from mcpkit.archive.rpc.security import AccessPolicy
-    from mcpkit.archive.rpc.server import ServerOptions
+    from mcpkit.archive.rpc.server import RpcServerOptions
 
-    options = ServerOptions(
+    options = RpcServerOptions(
         host=host,
         port=port,
         token=_token(token_env),
@@ -487,7 +487,7 @@ def _serve(spec: ServeSpec) -> None:
     from mcpkit.archive.api import ArchiveAPI
     from mcpkit.archive.rpc.server import run_server
 
-    setup_logging("info")
+    logging_from_env("info")
     logging.getLogger("faiss.loader").setLevel(logging.WARNING)  # which CPU build it picked
     path = Path(spec.db)
     if not spec.create:

@@ -31,7 +31,7 @@ from mcpkit.archive.embedders import EmbedEndpoint
 from mcpkit.archive.errors import ArchiveError
 from mcpkit.archive.limits import InputLimits
 from mcpkit.archive.rpc.client import RpcClient
-from mcpkit.archive.rpc.server import ServerOptions
+from mcpkit.archive.rpc.server import RpcServerOptions
 from mcpkit.errors import CallError
 
 ENV_STATE = "MCPKIT_ARCHIVE_STATE"
@@ -61,7 +61,7 @@ class ServeSpec:
     the background one, so ``start`` takes every ``serve`` option by construction."""
 
     db: str
-    server: ServerOptions = field(default_factory=ServerOptions)
+    server: RpcServerOptions = field(default_factory=RpcServerOptions)
     limits: InputLimits = field(default_factory=InputLimits)
     create: bool = False
     exact: bool = False
@@ -77,7 +77,7 @@ class ServeSpec:
         server["allowed_origins"] = tuple(server.get("allowed_origins") or ())
         return cls(
             db=str(data["db"]),
-            server=ServerOptions(**server),
+            server=RpcServerOptions(**server),
             limits=InputLimits(**data["limits"]),
             create=bool(data["create"]),
             exact=bool(data["exact"]),

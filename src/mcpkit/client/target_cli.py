@@ -17,10 +17,9 @@ from typing import Annotated
 
 import typer
 
-from mcpkit.cli_kit import TraceToOpt, fail, usage
+from mcpkit.cli_kit import TraceToOpt, fail, log_level, logging_from_env, usage
 from mcpkit.client._config import ServerConfig, ServerConfigError, default_config_path, is_url, load_config
 from mcpkit.client._trace import Tracer, tracer_for
-from mcpkit.log import ENV_LOG, setup_logging
 
 UrlOpt = Annotated[str | None, typer.Option("--url", help="Server URL (streamable HTTP, SSE fallback).")]
 ServerOpt = Annotated[str | None, typer.Option("--server", "-s", help="Server name from the config file.")]
@@ -128,8 +127,8 @@ def quiet_logs(trace: str | None) -> None:
     Every failure reaches the user as one line from the client; the SDK logs the same failure
     again, with a traceback, which is noise unless someone is debugging.
     """
-    setup_logging()
-    debugging = bool(trace) or os.environ.get(ENV_LOG, "").strip().lower() == "debug"
+    logging_from_env()
+    debugging = bool(trace) or log_level() == "debug"
     for name in ("mcp", "httpx2", "httpcore", "mcp_types"):
         logging.getLogger(name).setLevel(logging.DEBUG if debugging else logging.CRITICAL)
 

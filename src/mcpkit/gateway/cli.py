@@ -23,6 +23,7 @@ from mcpkit.cli_kit import (
     TokenEnvOpt,
     TransportChoice,
     TransportOpt,
+    logging_from_env,
     print_json,
     token_from_env,
     usage,
@@ -32,7 +33,6 @@ from mcpkit.errors import ConfigError
 from mcpkit.gateway.config import GatewayConfig, load_gateway_config
 from mcpkit.gateway.errors import GatewayConfigError
 from mcpkit.gateway.status import default_status_path, read_live
-from mcpkit.log import setup_logging
 
 if TYPE_CHECKING:
     import anyio.abc
@@ -99,7 +99,7 @@ def serve(
     if profile != "auto":  # only a forced profile needs the profiles loaded before the start
         _check_profile(profile)
     token = token_from_env("--token-env", token_env)
-    setup_logging()
+    logging_from_env()
     cfg = _config(config)
 
     async def main() -> None:
@@ -151,7 +151,7 @@ def names(
     as_json: JsonOpt = False,
 ) -> None:
     """Print every public tool name and the server and tool it leads to."""
-    setup_logging()
+    logging_from_env()
     found = anyio.run(lambda: _once(_gateway(_config(config)), views=False))
     table: dict[str, dict[str, str]] = found["names"]
     if as_json:
@@ -176,7 +176,7 @@ def status(
 
     Reads a running gateway's status for this config; with none running, starts the servers once.
     """
-    setup_logging()
+    logging_from_env()
     cfg = _config(config)
     live = read_live(status_file or default_status_path(cfg.source))
     data = live if live is not None else anyio.run(_once, _gateway(cfg))["status"]

@@ -3,7 +3,7 @@
 from mcpkit.archive.rpc.api_protocol import ArchiveAPIProtocol, open_stream
 from mcpkit.archive.rpc.client import DEFAULT_URL, RpcClient
 from mcpkit.archive.rpc.security import AccessPolicy, SecurityConfigError, is_loopback
-from mcpkit.archive.rpc.server import RpcServer, ServerOptions, run_server
+from mcpkit.archive.rpc.server import RpcServer, RpcServerOptions, run_server
 
 __all__ = [
     "DEFAULT_URL",
@@ -11,8 +11,8 @@ __all__ = [
     "ArchiveAPIProtocol",
     "RpcClient",
     "RpcServer",
+    "RpcServerOptions",
     "SecurityConfigError",
-    "ServerOptions",
     "is_loopback",
     "open_stream",
     "run_server",

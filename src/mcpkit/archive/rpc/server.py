@@ -56,7 +56,7 @@ Send = Callable[[dict[str, Any] | list[dict[str, Any]]], Awaitable[None]]
 
 
 @dataclass
-class ServerOptions:
+class RpcServerOptions:
     """How the server listens and what it accepts."""
 
     host: str = DEFAULT_HOST
@@ -96,9 +96,9 @@ class RpcServer:
     :meth:`request_stop` or a ``stop_server`` call.
     """
 
-    def __init__(self, api: ArchiveAPIProtocol, options: ServerOptions | None = None) -> None:
+    def __init__(self, api: ArchiveAPIProtocol, options: RpcServerOptions | None = None) -> None:
         self.api = api
-        self.options = options or ServerOptions()
+        self.options = options or RpcServerOptions()
         opts = self.options
         self.policy = AccessPolicy.for_bind(opts.host, opts.token, opts.allowed_origins)
         self._server: Server | None = None
@@ -364,7 +364,7 @@ class RpcServer:
 
 
 async def run_server(
-    api: ArchiveAPIProtocol, options: ServerOptions, *, on_ready: Callable[[str], None] | None = None
+    api: ArchiveAPIProtocol, options: RpcServerOptions, *, on_ready: Callable[[str], None] | None = None
 ) -> None:
     """Serve until ``stop_server``, SIGINT or SIGTERM; then close connections gracefully."""
     import signal
