@@ -56,6 +56,19 @@ async def test_an_mcpkit_server_is_served_in_process() -> None:
         assert s.server_info["name"] == "shouter"
 
 
+async def test_the_sdk_memory_streams_are_what_the_in_memory_transport_assumes() -> None:
+    """mcpkit.client._memory relies on this shape of the SDK's helper (and on a low-level
+    server's ``run(read, write, create_initialization_options())``, used above)."""
+    from mcp.shared.memory import create_client_server_memory_streams
+
+    async with create_client_server_memory_streams() as (client_streams, server_streams):
+        (client_read, client_write), (server_read, server_write) = client_streams, server_streams
+        assert callable(client_write.send) and callable(server_read.receive)
+        assert callable(server_write.send) and callable(client_read.receive)
+    server = make_server()
+    assert callable(server.run) and server.create_initialization_options().server_name == "in-process"
+
+
 async def test_something_that_is_not_a_server_is_a_connect_error() -> None:
     with pytest.raises(ConnectError, match="cannot serve"):
         async with connect(object(), SessionOptions(timeout=30)):

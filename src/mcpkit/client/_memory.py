@@ -8,7 +8,7 @@ loop runs as a task beside the session, exactly as the SDK's own ``Client(server
 What it takes, duck-typed so the client need not import :mod:`mcpkit.server` (the layers point
 the other way): an SDK low-level ``Server``, or any object whose ``lowlevel`` attribute is
 one (mcpkit's own server from ``build_server``). What it assumes of the SDK, each checked by
-``tests/client/test_memory.py``: ``mcp.shared.memory.create_client_server_memory_streams``
+``tests/client/test_calls.py``: ``mcp.shared.memory.create_client_server_memory_streams``
 yields ``(client_streams, server_streams)``, each a ``(read, write)`` pair; a low-level
 server's ``run(read, write, create_initialization_options())`` serves one connection until
 its read side ends.
