@@ -193,3 +193,21 @@ def test_a_flag_means_one_thing_in_every_part() -> None:
                     helps.setdefault(opt, set()).add(getattr(param, "help", "") or "")
     for shared in ("--allow-origin", "--host", "--json", "--transport", "--max-message-bytes"):
         assert len(helps[shared]) == 1, (shared, helps[shared])
+
+
+def test_the_log_level_is_read_by_the_cli_and_given_to_the_library(monkeypatch: pytest.MonkeyPatch) -> None:
+    import logging
+
+    from mcpkit.cli_kit import log_level
+    from mcpkit.log import setup_logging
+
+    assert log_level("info", {}) == "info"
+    assert log_level("info", {"MCPKIT_LOG": " DEBUG "}) == "debug"
+    monkeypatch.setenv("MCPKIT_LOG", "debug")
+    root = logging.getLogger()
+    before = root.level
+    try:
+        setup_logging("error")  # the variable does not override what the caller passed
+        assert root.level == logging.ERROR
+    finally:
+        root.setLevel(before)
