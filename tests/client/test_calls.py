@@ -165,3 +165,22 @@ async def test_request_results_are_the_wire_dicts() -> None:
         page = await s.request("tools/list")
         assert {t["name"] for t in page["tools"]} >= {"echo", "stats"}
         assert s.initialize_result["protocolVersion"] == s.protocol_version
+
+
+def test_options_are_one_frozen_value() -> None:
+    """Options used to be keywords restated at each layer, and drifted; now one value is
+    built once and passed down, and a variant is made with ``replace``."""
+    import dataclasses
+
+    options = SessionOptions(timeout=5)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        options.timeout = 1  # type: ignore[misc]
+    assert dataclasses.replace(options, restart="on-failure").timeout == 5
+    with pytest.raises(ValueError, match="restart must be"):
+        SessionOptions(restart="always")  # type: ignore[arg-type]
+    session = Session(ServerConfig.in_process(make_server()))
+    assert session.timeout == 60 and session.connect_timeout == 60 and session.restart == "never"
+    config_says = ServerConfig(name="x", command=["x"], timeout=7, restart="on-failure")
+    assert (
+        Session(config_says, options).timeout == 7 and Session(config_says, options).restart == "on-failure"
+    )
