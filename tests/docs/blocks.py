@@ -34,7 +34,7 @@ class Block:
 
     @property
     def first_line(self) -> str:
-        return next((line.strip() for line in self.text.splitlines() if line.strip()), "")
+        return next((line.strip() for line in self.text.split("\n") if line.strip()), "")
 
 
 def parse_directive(body: str) -> dict[str, str]:
@@ -47,7 +47,9 @@ def parse_directive(body: str) -> dict[str, str]:
 
 
 def blocks_of(path: Path, page: str) -> list[Block]:
-    lines = path.read_text(encoding="utf-8").splitlines()
+    # "\n" only: splitlines() also breaks at U+2028 and friends, which would shift every line
+    # number after such a character away from the one an editor shows.
+    lines = path.read_text(encoding="utf-8").split("\n")
     found: list[Block] = []
     i = 0
     while i < len(lines):

@@ -281,7 +281,7 @@ class Command:
 def commands_of(block: Block) -> list[Command]:
     """The command lines of a shell block: continuation lines joined; for console blocks the
     ``$ `` lines, with the ``mcp> `` lines after one as its input."""
-    raw = block.text.replace("\\\n", " ").splitlines()
+    raw = block.text.replace("\\\n", " ").split("\n")
     found: list[Command] = []
     if block.lang == "console":
         for line in raw:
