@@ -9,7 +9,7 @@
    through a gateway on stateless HTTP whose downstream is that URL. Same goal. Beside it,
    the HTTP floor: the same calls through a bare uvicorn + httpx2 relay
    (bench/gateway_http_relay_floor.py), one more HTTP server and client and nothing else.
-3. The gateway's own work per call, in-process (``--parts own``): ``Gateway.call`` against the
+3. The gateway's own work per call, in-process (``--parts own``): ``CallPipeline.call`` against the
    echo server over stdio, minus the time spent in the downstream request itself (routing,
    argument translation, result validation; no transport in front).
 4. Spawn-to-ready with 5 downstreams (mcp-server-time, mcp-server-fetch, server-everything,
