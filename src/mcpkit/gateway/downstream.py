@@ -323,6 +323,8 @@ class Downstream:
                     return await self._exchange(session, method, params, left)
                 except ServerExitedError:
                     self._broken.set()
+                    if session.hung:  # ended by its restart as hung, not a crash of its own
+                        raise self._unavailable("restarting") from None
                     raise
                 except (JsonRpcError, CallTimeoutError):
                     raise  # the server answered, or is slow: the connection itself is fine
@@ -379,6 +381,8 @@ class Downstream:
             self._release()
             if isinstance(value, ServerExitedError):
                 self._broken.set()
+            if session.hung and _connection_ended(value):  # ended by its restart as hung
+                value = self._unavailable("restarting")
             answer(value)
 
         request_id = session.send_raw(method, params, done, timeout=self.config.call_timeout)
@@ -416,6 +420,11 @@ class _Answer:
             raise value
         assert value is not None
         return value
+
+
+def _connection_ended(value: RawAnswer) -> bool:
+    """Whether a raw answer says the connection ended (not the server's answer or a timeout)."""
+    return isinstance(value, CallError) and not isinstance(value, JsonRpcError | CallTimeoutError)
 
 
 def _wants_progress(params: Mapping[str, Any]) -> bool:

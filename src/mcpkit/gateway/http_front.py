@@ -82,9 +82,10 @@ def _headers(scope: Scope) -> dict[str, str]:
 def _eligible_headers(headers: dict[str, str], check_host: bool) -> bool:
     ctype = headers.get("content-type", "").split(";")[0].strip().lower()
     version = headers.get("mcp-protocol-version")
-    accepted = accepts_json_and_events(headers.get("accept", ""))  # else the SDK's 406
-    if ctype != "application/json" or "mcp-session-id" in headers or not accepted:
+    if ctype != "application/json" or "mcp-session-id" in headers:
         return False
+    if not accepts_json_and_events(headers.get("accept", "")):
+        return False  # the SDK's 406
     if version is not None and version not in SDK_HANDSHAKE_VERSIONS:
         return False
     if check_host and not is_local_host(headers.get("host", "")):
