@@ -22,7 +22,6 @@ exact wire data to grade it.
 from __future__ import annotations
 
 import logging
-import re
 import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -45,6 +44,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERS
 from pydantic import ValidationError as PydanticValidationError
 
 from mcpkit import __version__
+from mcpkit._sdk import SDK_JSON_PARSE_PREFIX, SDK_SSE_TOO_LARGE, is_sdk_closed, is_sdk_timeout
 from mcpkit.client._config import ServerConfig, resolve_target
 from mcpkit.client._handlers import ClientHandlers
 from mcpkit.client._http import (
@@ -399,11 +399,11 @@ class Session:
     async def _connect_error(self, link: _Link, exc: BaseException) -> CallError:
         """Say why the handshake failed, in terms a user can act on."""
         name = self.server.name
-        if isinstance(exc, TimeoutError) or (isinstance(exc, MCPError) and _sdk_timeout(exc)):
+        if isinstance(exc, TimeoutError) or (isinstance(exc, MCPError) and is_sdk_timeout(exc)):
             return ConnectError(f"{name}: no answer to initialize within {self.connect_timeout:g} s")
         if isinstance(exc, FileNotFoundError):
             return ConnectError(str(exc))
-        if isinstance(exc, MCPError) and _sdk_closed(exc) and link.transport is not None:
+        if isinstance(exc, MCPError) and is_sdk_closed(exc) and link.transport is not None:
             return ConnectError(f"{name}: {await self._exit_error(link)}")
         if isinstance(exc, MCPError):
             mapped = _http_error(exc)
@@ -656,12 +656,12 @@ class Session:
                 transport.expired(mark)
             raise CallTimeoutError(method, seconds)
         except MCPError as exc:
-            if _sdk_timeout(exc) and seconds is not None:
+            if is_sdk_timeout(exc) and seconds is not None:
                 if transport is not None:
                     transport.expired(mark)
                 raise CallTimeoutError(method, seconds) from None
             mapped = _http_error(exc, self.server.url, self.max_body)
-            if mapped is None and _sdk_closed(exc):
+            if mapped is None and is_sdk_closed(exc):
                 raise await self._exit_error(link) from None
             if mapped is not None:
                 raise mapped from None
@@ -732,22 +732,6 @@ class Session:
         return t.exit_error()
 
 
-def _sdk_timeout(exc: MCPError) -> bool:
-    """The SDK's own timeout, not a server's error answer that happens to use code -32001."""
-    return (
-        exc.code == mcp_types.REQUEST_TIMEOUT
-        and re.fullmatch(r"Request .* timed out", exc.message) is not None
-    )
-
-
-def _sdk_closed(exc: MCPError) -> bool:
-    """The SDK's word that the connection ended (or an HTTP answer stream broke off), not a
-    server's error answer with code -32000, the code servers use most for their own errors."""
-    return exc.code == mcp_types.CONNECTION_CLOSED and (
-        exc.message == "Connection closed" or exc.message.startswith("SSE stream ")
-    )
-
-
 def _http_error(exc: MCPError, url: str | None = None, max_body: int | None = None) -> CallError | None:
     """The client error for an HTTP failure the guard turned into a JSON-RPC error, else None."""
     problem = HttpProblem.from_data(exc.data) if exc.code == HTTP_FAILURE else None
@@ -757,8 +741,8 @@ def _http_error(exc: MCPError, url: str | None = None, max_body: int | None = No
         return HttpError(problem.message, url=problem.url, kind=problem.kind, status=problem.status)
     if exc.code == mcp_types.PARSE_ERROR and BodyLimitError.MARKER in exc.message:
         # A body without Content-Length passed the limit mid-stream (the SDK wraps our error).
-        return ResponseTooLargeError(exc.message.removeprefix("Failed to parse JSON response: "), url="")
-    if exc.code == mcp_types.CONNECTION_CLOSED and "Server-sent event exceeded" in exc.message and url:
+        return ResponseTooLargeError(exc.message.removeprefix(SDK_JSON_PARSE_PREFIX), url="")
+    if exc.code == mcp_types.CONNECTION_CLOSED and SDK_SSE_TOO_LARGE in exc.message and url:
         # One event of an event-stream answer passed the limit (checked by the SDK's parser).
         problem = HttpProblem(url, "too-large", detail=f"{(max_body or 0) / (1024 * 1024):g} MB")
         return ResponseTooLargeError(problem.message.replace("response body", "server-sent event"), url=url)

@@ -18,9 +18,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-PLAIN_VERSIONS = frozenset({"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"})
-"""Versions whose result surface is the SDK's 2025-11-25 ``CallToolResult`` (the test suite
-checks this against the SDK for every version listed)."""
+from mcpkit._sdk import PLAIN_RESULT_VERSIONS
+
+PLAIN_VERSIONS = PLAIN_RESULT_VERSIONS
+"""Versions whose result surface is the SDK's 2025-11-25 ``CallToolResult`` (an assumption about
+the SDK, kept with the others in :mod:`mcpkit._sdk` and checked there for every version)."""
 
 _KEYS = frozenset({"content", "structuredContent", "isError"})
 

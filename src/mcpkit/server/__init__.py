@@ -14,6 +14,14 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from mcpkit._sdk import (
+        SDK_DEFAULT_VERSION,
+        SDK_HANDSHAKE_VERSIONS,
+        SDK_MAX_REQUEST_BODY,
+        accepts_json_and_events,
+        connection_of,
+        is_local_host,
+    )
     from mcpkit.server._arguments import ArgumentError, coerce_arguments
     from mcpkit.server._build import (
         McpkitServer,
@@ -30,14 +38,6 @@ if TYPE_CHECKING:
     from mcpkit.server._options import ServerOptions
     from mcpkit.server._plain_calls import answer_line, is_request_id, json_object, plain_request, response
     from mcpkit.server._runner import serve
-    from mcpkit.server._sdk_assumptions import (
-        SDK_DEFAULT_VERSION,
-        SDK_HANDSHAKE_VERSIONS,
-        SDK_MAX_REQUEST_BODY,
-        accepts_json_and_events,
-        connection_of,
-        is_local_host,
-    )
     from mcpkit.server._signals import wait_for_stop_signal
     from mcpkit.server._stdin import claimed_stdin
 
@@ -66,12 +66,12 @@ _WHERE = {
     "json_object": "_plain_calls",
     "plain_request": "_plain_calls",
     "response": "_plain_calls",
-    "SDK_DEFAULT_VERSION": "_sdk_assumptions",
-    "SDK_HANDSHAKE_VERSIONS": "_sdk_assumptions",
-    "SDK_MAX_REQUEST_BODY": "_sdk_assumptions",
-    "accepts_json_and_events": "_sdk_assumptions",
-    "connection_of": "_sdk_assumptions",
-    "is_local_host": "_sdk_assumptions",
+    "SDK_DEFAULT_VERSION": "mcpkit._sdk",
+    "SDK_HANDSHAKE_VERSIONS": "mcpkit._sdk",
+    "SDK_MAX_REQUEST_BODY": "mcpkit._sdk",
+    "accepts_json_and_events": "mcpkit._sdk",
+    "connection_of": "mcpkit._sdk",
+    "is_local_host": "mcpkit._sdk",
     "serve": "_runner",
     "wait_for_stop_signal": "_signals",
     "claimed_stdin": "_stdin",

@@ -9,7 +9,7 @@ not a notification) with a string or integer id, ``params`` an object, a string 
 is relayed by the SDK's path).
 
 The answer is written as the SDK writes it, to the byte (:func:`answer_line`): the SDK's rules
-it copies are in :mod:`mcpkit.server._sdk_assumptions`, each with a test.
+it copies are in :mod:`mcpkit._sdk`, each with a test.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import json
 import logging
 from typing import Any, TypeGuard
 
+from mcpkit._sdk import call_result_wire, message_bytes
 from mcpkit.results import error_result, plain_text_wire, scrub_surrogates, to_wire
-from mcpkit.server._sdk_assumptions import call_result_wire, message_bytes
 
 logger = logging.getLogger("mcpkit.server")
 

@@ -1,27 +1,37 @@
-"""Each assumption in mcpkit.server._sdk_assumptions, checked against the SDK itself.
+"""Each assumption in mcpkit._sdk, checked against the SDK itself.
 
 The gateway's fast paths copy rules of the SDK's streamable HTTP app and its JSON writer;
 these tests run the SDK's own app in-process (ASGI, no sockets) and its own models, so an SDK
 release that changes one of them fails the test named after it, instead of the fast path
-quietly answering what the SDK would refuse, or writing different bytes.
+quietly answering what the SDK would refuse, or writing different bytes. The client's
+assumptions (which -32001 and -32000 are the SDK's own) are checked on the SDK's own client.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
 import httpx2
+import httpx2._sse
+import mcp.client.streamable_http
 import mcp_types
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.server.connection import Connection
 from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+from mcp.shared.memory import create_client_server_memory_streams
 
-from mcpkit.server import _sdk_assumptions as sdk
+from mcpkit import _sdk as sdk
 
 pytestmark = pytest.mark.anyio
 
@@ -154,3 +164,60 @@ def test_the_json_writer_writes_the_sdks_bytes(result: dict[str, Any], request_i
         by_alias=True, exclude_unset=True
     )
     assert sdk.message_bytes({"jsonrpc": "2.0", "id": request_id, "result": result}) == theirs.encode()
+
+
+# -- the client's: which -32001 and -32000 are the SDK's own ------------------------------------
+
+
+async def _never_answers(ctx: Any, params: mcp_types.CallToolRequestParams) -> mcp_types.CallToolResult:
+    await anyio.sleep_forever()
+    raise AssertionError("unreachable")
+
+
+async def test_the_sdk_words_its_own_timeout_as_is_sdk_timeout_reads() -> None:
+    # Over streams, as mcpkit's Session talks to every server: the SDK's JSON-RPC dispatcher.
+    # (Its in-process Client uses another dispatcher, with another text; mcpkit does not.)
+    server: Server[Any] = Server("probe", on_call_tool=_never_answers)
+    with anyio.fail_after(60):  # a guard against a hang only
+        async with (
+            create_client_server_memory_streams() as (client_streams, server_streams),
+            anyio.create_task_group() as tg,
+        ):
+            tg.start_soon(lambda: server.run(*server_streams, server.create_initialization_options()))
+            async with ClientSession(*client_streams) as session:
+                await session.initialize()
+                with pytest.raises(MCPError) as raised:
+                    await session.call_tool("x", {}, read_timeout_seconds=0.05)
+            tg.cancel_scope.cancel()
+    assert sdk.is_sdk_timeout(raised.value)
+    assert not sdk.is_sdk_closed(raised.value)
+    # A server's own -32001 answer is a server error, not a timeout of ours.
+    assert not sdk.is_sdk_timeout(MCPError(code=mcp_types.REQUEST_TIMEOUT, message="upstream timed out"))
+
+
+async def test_the_sdk_words_a_closed_connection_as_is_sdk_closed_reads() -> None:
+    # A real child that reads the initialize request and exits without answering it.
+    child = StdioServerParameters(command=sys.executable, args=["-c", "import sys; sys.stdin.readline()"])
+    with anyio.fail_after(60):
+        async with stdio_client(child) as (read, write), ClientSession(read, write) as session:
+            with pytest.raises(MCPError) as raised:
+                await session.initialize()
+    assert sdk.is_sdk_closed(raised.value)
+    assert not sdk.is_sdk_timeout(raised.value)
+    assert not sdk.is_sdk_closed(MCPError(code=mcp_types.CONNECTION_CLOSED, message="Internal server error"))
+
+
+def test_the_sdk_http_client_texts_are_the_ones_the_client_looks_for() -> None:
+    # Read off the SDK's (and its HTTP library's) own source: provoking either over a socket
+    # needs a misbehaving HTTP server, which tests/client/test_http.py runs for the behaviour.
+    http_client = inspect.getsource(mcp.client.streamable_http)
+    assert 'f"Failed to parse JSON response: {exc}"' in http_client
+    assert sdk.SDK_JSON_PARSE_PREFIX == "Failed to parse JSON response: "
+    assert f'SSEError(f"{sdk.SDK_SSE_TOO_LARGE} the' in inspect.getsource(httpx2._sse)
+
+
+def test_results_for_the_plain_versions_have_the_2025_11_25_surface() -> None:
+    result = {"content": [{"type": "text", "text": "a"}], "structuredContent": {"n": 1}, "isError": True}
+    latest = sdk.call_result_wire(result, "2025-11-25")
+    for version in sdk.PLAIN_RESULT_VERSIONS:
+        assert list(sdk.call_result_wire(result, version).items()) == list(latest.items()), version

@@ -1,11 +1,15 @@
-"""Every assumption mcpkit's fast paths make about the MCP SDK's internals, in one place.
+"""Every assumption mcpkit makes about the MCP SDK's internals, in one place.
 
 The gateway answers plain tool calls without the SDK's per-request machinery (see
 :mod:`mcpkit.server._plain_calls`), so it must behave exactly as the SDK would have: refuse
-what the SDK refuses, write the bytes the SDK writes. Each such rule is copied here from the
-SDK (pinned in pyproject.toml), never elsewhere, and tests/server/test_sdk_assumptions.py
-checks each one against the SDK itself, so an SDK upgrade that changes one fails a test
-that names it instead of making the fast path quietly answer differently from the SDK's.
+what the SDK refuses, write the bytes the SDK writes. The client tells the SDK's own
+timeouts and closed connections from a server's error answers with the same codes, which the
+SDK marks only in its message texts. Each such rule is written here from the SDK (pinned in
+pyproject.toml), never elsewhere, and tests/test_sdk_assumptions.py checks each one against
+the SDK itself, so an SDK upgrade that changes one fails a test that names it instead of
+making mcpkit quietly answer differently from the SDK (or call a server's own -32001 a
+timeout). The module sits below ``server/``, ``client/`` and ``results/`` so all three read
+the same copy.
 
 1. :func:`connection_of`: a request's connection is the private ``ServerSession._connection``
    (the SDK makes a ``ServerSession`` per request; the connection is the only object that
@@ -19,16 +23,23 @@ that names it instead of making the fast path quietly answer differently from th
 6. :func:`message_bytes`: its JSON writer (pydantic's: compact UTF-8, its float spelling,
    non-finite numbers as null), byte for byte.
 7. :func:`call_result_wire`: a ``tools/call`` result as its server writes it: through the
-   ``CallToolResult`` model, then the per-version field sieve.
+   ``CallToolResult`` model, then the per-version field sieve; :data:`PLAIN_RESULT_VERSIONS`:
+   the versions whose result surface is the 2025-11-25 ``CallToolResult`` (what
+   :func:`mcpkit.results.plain_text_wire` relies on).
+8. :func:`is_sdk_timeout` and :func:`is_sdk_closed`: the SDK's dispatcher reports its own
+   timeout as -32001 and a closed connection as -32000, the codes servers use for their own
+   errors too; only the message texts tell them apart.
+9. :data:`SDK_JSON_PARSE_PREFIX` and :data:`SDK_SSE_TOO_LARGE`: the texts its HTTP client puts
+   on a response it could not parse and on a server-sent event over its size limit.
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 import mcp_types
 import pydantic_core
-from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 from mcp_types import DEFAULT_NEGOTIATED_VERSION
 from mcp_types.methods import serialize_server_result
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
@@ -36,8 +47,20 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 if TYPE_CHECKING:
     from mcp.server.connection import Connection
 
-SDK_MAX_REQUEST_BODY: int = DEFAULT_MAX_REQUEST_BODY_SIZE
-"""Bytes of a request body the SDK's HTTP transport reads before it answers 413."""
+    SDK_MAX_REQUEST_BODY: int
+    """Bytes of a request body the SDK's HTTP transport reads before it answers 413."""
+
+
+def __getattr__(name: str) -> Any:
+    # The body limit lives in the SDK's server package; read it when asked, so that importing
+    # this module (results/ does, for PLAIN_RESULT_VERSIONS) never loads the SDK itself: the
+    # archive's CLI imports results/ and must start without it.
+    if name == "SDK_MAX_REQUEST_BODY":
+        from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
+
+        return DEFAULT_MAX_REQUEST_BODY_SIZE
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 SDK_HANDSHAKE_VERSIONS: frozenset[str] = frozenset(HANDSHAKE_PROTOCOL_VERSIONS)
 SDK_DEFAULT_VERSION: str = DEFAULT_NEGOTIATED_VERSION
@@ -86,3 +109,34 @@ def call_result_wire(result: dict[str, Any], version: str) -> dict[str, Any]:
         by_alias=True, mode="json", exclude_none=True
     )
     return serialize_server_result("tools/call", version, dumped)
+
+
+PLAIN_RESULT_VERSIONS = frozenset({"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"})
+"""Versions whose ``tools/call`` result surface is the SDK's 2025-11-25 ``CallToolResult``."""
+
+SDK_JSON_PARSE_PREFIX = "Failed to parse JSON response: "
+"""How the SDK's HTTP client begins the -32700 it reports for a response body it could not parse
+(mcpkit's body limit, raised inside that parse, arrives wrapped in it)."""
+
+SDK_SSE_TOO_LARGE = "Server-sent event exceeded"
+"""The start of the SDK's -32000 text for one server-sent event over its size limit."""
+
+_SDK_TIMEOUT_TEXT = re.compile(r"Request .* timed out")
+
+
+def is_sdk_timeout(exc: Any) -> bool:
+    """The SDK's own timeout (``Request 'tools/call' timed out``, -32001), not a server's error
+    answer that happens to use code -32001."""
+    return (
+        getattr(exc, "code", None) == mcp_types.REQUEST_TIMEOUT
+        and _SDK_TIMEOUT_TEXT.fullmatch(str(getattr(exc, "message", ""))) is not None
+    )
+
+
+def is_sdk_closed(exc: Any) -> bool:
+    """The SDK's word that the connection ended (or an HTTP answer stream broke off), not a
+    server's error answer with code -32000, the code servers use most for their own errors."""
+    message = str(getattr(exc, "message", ""))
+    return getattr(exc, "code", None) == mcp_types.CONNECTION_CLOSED and (
+        message == "Connection closed" or message.startswith("SSE stream ")
+    )
