@@ -10,8 +10,9 @@ import nothing of the MCP SDK, so a CLI that builds options (or only prints data
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from mcpkit._lazy import lazy_root
 
 if TYPE_CHECKING:
     from mcpkit._sdk import (
@@ -42,39 +43,39 @@ if TYPE_CHECKING:
     from mcpkit.server._stdin import claimed_stdin
 
 _WHERE = {
-    "ArgumentError": "_arguments",
-    "coerce_arguments": "_arguments",
-    "McpkitServer": "_build",
-    "SdkServer": "_build",
-    "ToolDefinitionError": "_build",
-    "build_server": "_build",
-    "default_options": "_build",
-    "set_default_options": "_build",
-    "as_sdk_error": "_errors",
-    "sdk_errors": "_errors",
-    "PromptArgumentSpec": "_extras",
-    "PromptSpec": "_extras",
-    "ResourceSpec": "_extras",
-    "ToolFilter": "_filters",
-    "Authorize": "_http",
-    "HttpOptions": "_http",
-    "HttpRefusal": "_http",
-    "serve_http": "_http",
-    "ServerOptions": "_options",
-    "answer_line": "_plain_calls",
-    "is_request_id": "_plain_calls",
-    "json_object": "_plain_calls",
-    "plain_request": "_plain_calls",
-    "response": "_plain_calls",
+    "ArgumentError": "._arguments",
+    "coerce_arguments": "._arguments",
+    "McpkitServer": "._build",
+    "SdkServer": "._build",
+    "ToolDefinitionError": "._build",
+    "build_server": "._build",
+    "default_options": "._build",
+    "set_default_options": "._build",
+    "as_sdk_error": "._errors",
+    "sdk_errors": "._errors",
+    "PromptArgumentSpec": "._extras",
+    "PromptSpec": "._extras",
+    "ResourceSpec": "._extras",
+    "ToolFilter": "._filters",
+    "Authorize": "._http",
+    "HttpOptions": "._http",
+    "HttpRefusal": "._http",
+    "serve_http": "._http",
+    "ServerOptions": "._options",
+    "answer_line": "._plain_calls",
+    "is_request_id": "._plain_calls",
+    "json_object": "._plain_calls",
+    "plain_request": "._plain_calls",
+    "response": "._plain_calls",
     "SDK_DEFAULT_VERSION": "mcpkit._sdk",
     "SDK_HANDSHAKE_VERSIONS": "mcpkit._sdk",
     "SDK_MAX_REQUEST_BODY": "mcpkit._sdk",
     "accepts_json_and_events": "mcpkit._sdk",
     "connection_of": "mcpkit._sdk",
     "is_local_host": "mcpkit._sdk",
-    "serve": "_runner",
-    "wait_for_stop_signal": "_signals",
-    "claimed_stdin": "_stdin",
+    "serve": "._runner",
+    "wait_for_stop_signal": "._signals",
+    "claimed_stdin": "._stdin",
 }
 
 __all__ = [
@@ -114,14 +115,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mcpkit.server' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"mcpkit.server.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_root(__name__, _WHERE)
