@@ -30,20 +30,25 @@ def _group_of_server(client_pid: int, members: int, timeout: float = 30) -> int:
     raise AssertionError("the server and its children did not start")
 
 
+def _hanging_call() -> list[str]:
+    """``mcpkit call`` of a tool that never answers, on a server that starts two children."""
+    return [
+        sys.executable,
+        "-m",
+        "mcpkit",
+        "call",
+        "hang",
+        "--timeout",
+        "600",
+        "--",
+        *raw("--spawn-on-start", "2"),
+    ]
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
 def test_signal_ends_the_servers_whole_group(sig: signal.Signals) -> None:
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "mcpkit",
-            "call",
-            "hang",
-            "--timeout",
-            "600",
-            "--",
-            *raw("--spawn-on-start", "2"),
-        ],
+        _hanging_call(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -69,17 +74,7 @@ def test_a_command_started_with_sigint_ignored_keeps_ignoring_it() -> None:
     """A background job of a shell starts with SIGINT ignored so that Ctrl-C spares it:
     the command must not take the signal back. SIGTERM still ends it cleanly."""
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "mcpkit",
-            "call",
-            "hang",
-            "--timeout",
-            "600",
-            "--",
-            *raw("--spawn-on-start", "2"),
-        ],
+        _hanging_call(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

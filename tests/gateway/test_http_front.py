@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -25,9 +26,8 @@ from tests.gateway.support import flaky, gateway_argv, wait_port, write_config
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 
 
-@pytest.fixture(scope="module")
-def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    config = write_config(tmp_path_factory.mktemp("front") / "gw.json", {"flaky": flaky()})
+def _http_gateway(config: Path) -> Iterator[str]:
+    """A gateway child on stateless HTTP for ``config``: its URL until the fixture ends."""
     port = free_port()
     proc = subprocess.Popen(
         gateway_argv(config, "--transport", "http", "--port", str(port)),
@@ -41,6 +41,12 @@ def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+@pytest.fixture(scope="module")
+def url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    config = write_config(tmp_path_factory.mktemp("front") / "gw.json", {"flaky": flaky()})
+    yield from _http_gateway(config)
 
 
 def post(
@@ -194,19 +200,7 @@ async def test_a_client_that_goes_away_cancels_the_downstream_call(url: str) -> 
 def many_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A gateway over HTTP with 60 tools: over Cursor's limit of 40, under everyone else's."""
     config = write_config(tmp_path_factory.mktemp("many") / "gw.json", {"bulk": flaky("--many", "45")})
-    port = free_port()
-    proc = subprocess.Popen(
-        gateway_argv(config, "--transport", "http", "--port", str(port)),
-        env={**os.environ, "MCPKIT_LOG": "warning"},
-        stdin=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_port(port)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        proc.wait(30)
+    yield from _http_gateway(config)
 
 
 def _listed(url: str) -> list[str]:

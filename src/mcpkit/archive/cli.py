@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import json
 import logging
 import os
@@ -22,7 +23,7 @@ import sqlite3
 import sys
 from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, get_type_hints
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -557,41 +558,37 @@ def serve_spec_cmd() -> None:
     _serve(spec)
 
 
+def _with_serve_options(command: Callable[..., None]) -> Callable[..., None]:
+    """Give ``command`` every option of ``serve`` ahead of its own (typer reads the signature),
+    so ``start`` cannot lack one again: it once lacked --trace and --max-message-bytes because
+    it listed the options a second time and rebuilt serve's argv from them."""
+    shared = inspect.signature(serve_cmd, eval_str=True).parameters.values()
+    own = [
+        p
+        for p in inspect.signature(command, eval_str=True).parameters.values()
+        if p.kind is not inspect.Parameter.VAR_KEYWORD
+    ]
+    command.__signature__ = inspect.Signature([*shared, *own])  # type: ignore[attr-defined]
+    command.__annotations__ = {
+        **get_type_hints(serve_cmd, include_extras=True),
+        **get_type_hints(command, include_extras=True),
+    }
+    return command
+
+
 @app.command("start")
+@_with_serve_options
 def start_cmd(
-    host: HostOpt = "127.0.0.1",
-    port: ListenPortOpt = 8765,
-    db: DbOpt = None,
-    token_env: TokenEnvOpt = None,
-    allow_origin: AllowOriginOpt = None,
-    max_message_bytes: MaxMessageBytesOpt = 1 << 20,
-    max_text_chars: TextCapOpt = DEFAULT_MAX_TEXT_CHARS,
-    max_connections: ConnCapOpt = 256,
-    max_batch: BatchOpt = 100,
-    idle_timeout: IdleOpt = 300.0,
-    trace: TraceFlagOpt = False,
-    create: CreateOpt = False,
+    *,
     ready_timeout: Annotated[
         float, typer.Option("--ready-timeout", help="Seconds to wait for readiness.")
     ] = 120.0,
+    **serve_options: Any,
 ) -> None:
     """Start the server in the background (every serve option applies); returns once it answers."""
     from mcpkit.archive import daemon
 
-    spec = _spec(
-        host=host,
-        port=port,
-        db=db,
-        token_env=token_env,
-        allow_origin=allow_origin,
-        max_message_bytes=max_message_bytes,
-        max_text_chars=max_text_chars,
-        max_connections=max_connections,
-        max_batch=max_batch,
-        idle_timeout=idle_timeout,
-        trace=trace,
-        create=create,
-    )
+    spec = _spec(**serve_options)
     try:
         state = daemon.start(spec, _state_dir(), ready_timeout=ready_timeout)
     except McpkitError as exc:

@@ -104,13 +104,13 @@ MCP_SPEC = Profile(
 # -- claude-desktop-2025 (what crashed Claude Desktop) ---------------------------------------
 
 DESKTOP = "Claude Desktop (2025)"
-SEED_000 = (
-    "seed 000; tech.jugoya.ai/blog/2025-01-09-mcp-tool-descriptions-constraint; "
+DESKTOP_CRASHES = (
+    "crash reports of a Redmine MCP server in Claude Desktop; tech.jugoya.ai/blog/2025-01-09-mcp-tool-descriptions-constraint; "
     "qiita.com/yonaka15/items/50fcce378b45a3fc7f4a (row 5)"
 )
-SEED_DOUBT = (
+DESKTOP_DOUBT = (
     " Reported by one blog post and its repost (Jan 2025), unconfirmed since; an error here because"
-    " this profile is seed 000 by definition."
+    " this profile exists to keep servers clear of exactly these crashes."
 )
 
 CLAUDE_DESKTOP_2025 = Profile(
@@ -134,8 +134,8 @@ CLAUDE_DESKTOP_2025 = Profile(
             id="desktop-description-parentheses",
             severity="error",
             client=DESKTOP,
-            citation=SEED_000,
-            summary="Parentheses in any description, parameters included, crash the app." + SEED_DOUBT,
+            citation=DESKTOP_CRASHES,
+            summary="Parentheses in any description, parameters included, crash the app." + DESKTOP_DOUBT,
         ),
         text.forbidden_chars(
             "_",
@@ -145,24 +145,24 @@ CLAUDE_DESKTOP_2025 = Profile(
             id="desktop-description-underscores",
             severity="error",
             client=DESKTOP,
-            citation=SEED_000,
-            summary="Underscores in any description, parameters included, crash the app." + SEED_DOUBT,
+            citation=DESKTOP_CRASHES,
+            summary="Underscores in any description, parameters included, crash the app." + DESKTOP_DOUBT,
         ),
         text.max_lines(
             4,
             id="desktop-description-lines",
             severity="error",
             client=DESKTOP,
-            citation=SEED_000,
-            summary="A description longer than 4 lines crashes the app." + SEED_DOUBT,
+            citation=DESKTOP_CRASHES,
+            summary="A description longer than 4 lines crashes the app." + DESKTOP_DOUBT,
         ),
         schema.type_arrays(
             id="desktop-type-arrays",
             severity="error",
             client=DESKTOP,
-            citation=SEED_000,
+            citation=DESKTOP_CRASHES,
             summary='A type array such as ["number", "string"] anywhere in a schema crashes the app.'
-            + SEED_DOUBT,
+            + DESKTOP_DOUBT,
         ),
         *TS_RULES,
     ),

@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import mcp_types
 from mcp.server.context import ServerRequestContext
-from mcp.server.lowlevel import NotificationOptions, Server
-from mcp.server.models import InitializationOptions
+from mcp.server.lowlevel import Server
 
 from mcpkit import __version__
 from mcpkit.server import SdkServer, sdk_errors
@@ -97,14 +96,4 @@ def assemble(gateway: Gateway, in_flight: InFlight) -> Server[Any]:
 class _GatewayServer(SdkServer):
     """The honest low-level server, announcing ``tools.listChanged``: the gateway sends it."""
 
-    def create_initialization_options(
-        self,
-        notification_options: NotificationOptions | None = None,
-        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
-        extensions: dict[str, dict[str, Any]] | None = None,
-    ) -> InitializationOptions:
-        return super().create_initialization_options(
-            notification_options or NotificationOptions(tools_changed=True),
-            experimental_capabilities,
-            extensions,
-        )
+    announces_tools_changed = True

@@ -103,7 +103,13 @@ class SdkServer(Server[Any]):
     explicitly, so every ``initialize`` answer carried ``"extensions": {}``: an empty capability
     object, the kind that made a client believe a server offered what it had no handler for. An
     empty map is now left out; a server with real extensions still announces them.
+
+    ``announces_tools_changed``: whether ``tools.listChanged`` is declared when the caller gives
+    no notification options (a subclass that sends the notification, as the gateway does, says
+    so here rather than overriding this method a second time).
     """
+
+    announces_tools_changed = False
 
     def create_initialization_options(
         self,
@@ -111,6 +117,8 @@ class SdkServer(Server[Any]):
         experimental_capabilities: dict[str, dict[str, Any]] | None = None,
         extensions: dict[str, dict[str, Any]] | None = None,
     ) -> InitializationOptions:
+        if notification_options is None and self.announces_tools_changed:
+            notification_options = NotificationOptions(tools_changed=True)
         options = super().create_initialization_options(
             notification_options, experimental_capabilities, extensions
         )
