@@ -10,6 +10,7 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import functools
+import hashlib
 import re
 from dataclasses import dataclass
 
@@ -21,12 +22,51 @@ _SPACE = re.compile(r"\s+")
 _POST_URL = re.compile(r"https?://(?:www\.)?(?:twitter\.com|x\.com)/([^/]+)/status/(\d+)")
 
 
+KINDS: tuple[str, ...] = ("post", "reply", "quote", "repost", "like", "bookmark")
+"""Every kind of record an archive holds, in the order summaries list them."""
+AUTHORED_KINDS: frozenset[str] = frozenset({"post", "reply", "quote"})
+"""What search and stats cover by default: what the account itself wrote."""
+PLATFORMS: tuple[str, ...] = ("x", "mastodon", "bluesky")
+"""Where posts come from; a Twilog CSV holds X posts."""
+
+_LOG_TYPE_OF_KIND = {"post": 1, "reply": 1, "quote": 1, "repost": 1, "like": 2, "bookmark": 3}
+
+
+@dataclass(frozen=True, slots=True)
+class Media:
+    """One picture, video or file attached to a post, as the export holds it.
+
+    ``path`` is the file's path inside the export (``""`` when the export has no copy; then
+    ``url`` is where it lived online); ``alt`` is the description its author wrote.
+    """
+
+    type: str  # "image", "video", "gif", "audio" or "file"
+    path: str = ""
+    url: str = ""
+    alt: str = ""
+
+
 @dataclass(frozen=True, slots=True)
 class Post:
-    """One archived post (a tweet, or a liked / bookmarked post of someone else).
+    """One archived record: a post, reply, quote or repost of the account, or a post it liked
+    or bookmarked.
 
-    ``log_type`` is Twilog's: 1 own post, 2 like, 3 bookmark. ``user`` is ``""`` when the URL
-    does not name the author of this very post.
+    The first six fields are Twilog's (``log_type`` 1 own post, 2 like, 3 bookmark; ``user``
+    is ``""`` when the export does not name the author of this very post); a Twilog CSV gives
+    nothing more. Every importer fills the rest as far as its export allows:
+
+    * ``post_id`` is the archive's own key (:func:`post_key`): the tweet id for X, so a Twilog
+      CSV and an X archive of the same account meet on the same row; a stable 63-bit hash of
+      the platform and ``source_id`` for the others, negative so it never meets an X id.
+    * ``source_id`` is the platform's id as a string (X ids exceed 2^53; Mastodon's is the
+      object URI; Bluesky's the ``at://`` URI), ``""`` for a Twilog row (its id is the key).
+    * ``content`` is the text as a person reads it: entities unescaped once, links expanded,
+      HTML turned into paragraphs, the whole note of a long X post; ``content_warning`` apart.
+    * ``reply_to``, ``thread_root``, ``quote_of``, ``repost_of`` name other posts by their
+      ``source_id`` form (an X id or a URI); ``account`` is the archive owner the record came
+      from (``@name`` on X, ``@name@host`` on Mastodon, the handle or DID on Bluesky).
+    * ``kind`` is one of :data:`KINDS`; ``""`` means "derive it from ``log_type``"
+      (:func:`kind_of`), which is what a Twilog row leaves.
     """
 
     post_id: int
@@ -35,6 +75,45 @@ class Post:
     url: str
     content: str
     log_type: int
+    platform: str = "x"
+    kind: str = ""
+    source_id: str = ""
+    account: str = ""
+    reply_to: str = ""
+    thread_root: str = ""
+    quote_of: str = ""
+    repost_of: str = ""
+    content_warning: str = ""
+    lang: str = ""
+    media: tuple[Media, ...] = ()
+
+
+def kind_of(post: Post) -> str:
+    """The post's kind; a Twilog row's comes from its log_type and its text ("RT @" reposts)."""
+    if post.kind:
+        return post.kind
+    if post.log_type == 2:
+        return "like"
+    if post.log_type == 3:
+        return "bookmark"
+    return "repost" if post.content.startswith("RT @") else "post"
+
+
+def log_type_of_kind(kind: str) -> int:
+    """Twilog's log_type for a kind (every authored kind and reposts are 1)."""
+    return _LOG_TYPE_OF_KIND[kind]
+
+
+def post_key(platform: str, source_id: str) -> int:
+    """The archive key of a post: the X id itself, else a stable negative 63-bit hash.
+
+    Stable across runs and machines (vectors and enrichments are keyed by it), and distinct
+    from every X id because X ids are positive.
+    """
+    if platform == "x":
+        return int(source_id)
+    digest = hashlib.blake2b(f"{platform}\n{source_id}".encode(), digest_size=8).digest()
+    return -(int.from_bytes(digest, "big") & (2**63 - 1)) - 1
 
 
 def strip_content(text: str) -> str:
