@@ -274,22 +274,29 @@ class RedmineClient:
         what = f"attachment {attachment_id}"
         path = f"attachments/download/{attachment_id}"
         try:
-            async with self._http.stream("GET", path, headers=self._auth()) as response:
-                if response.status_code >= 300:
-                    await response.aread()
-                    raise self._status_error(response, what)
-                chunks: list[bytes] = []
-                size = 0
-                async for chunk in response.aiter_bytes():
-                    size += len(chunk)
-                    if size > max_bytes:
-                        raise RedmineError(
-                            f"{what} is larger than {max_bytes // (1024 * 1024)} MB; download it in a browser"
-                        )
-                    chunks.append(chunk)
-                return b"".join(chunks), response.headers.get("content-type", "application/octet-stream")
+            with anyio.fail_after(self.config.timeout):
+                return await self._read_download(path, what, max_bytes)
+        except TimeoutError:
+            raise self._deadline_error(what) from None
         except httpx2.HTTPError as exc:
             raise self._transport_error(exc, what) from None
+
+    async def _read_download(self, path: str, what: str, max_bytes: int) -> tuple[bytes, str]:
+        """Stream one attachment, refusing it once it passes ``max_bytes``."""
+        async with self._http.stream("GET", path, headers=self._auth()) as response:
+            if response.status_code >= 300:
+                await response.aread()
+                raise self._status_error(response, what)
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in response.aiter_bytes():
+                size += len(chunk)
+                if size > max_bytes:
+                    raise RedmineError(
+                        f"{what} is larger than {max_bytes // (1024 * 1024)} MB; download it in a browser"
+                    )
+                chunks.append(chunk)
+            return b"".join(chunks), response.headers.get("content-type", "application/octet-stream")
 
     async def _ensure_key(self) -> None:
         if self.current_user is None or time.monotonic() >= self._key_ok_until:
@@ -320,14 +327,17 @@ class RedmineClient:
         headers = self._auth({"Content-Type": content_type} if content_type else None)
         started = time.monotonic()
         try:
-            response = await self._http.request(
-                method,
-                path.lstrip("/"),
-                params=dict(params or {}),
-                json=json,
-                content=content,
-                headers=headers,
-            )
+            with anyio.fail_after(self.config.timeout):
+                response = await self._http.request(
+                    method,
+                    path.lstrip("/"),
+                    params=dict(params or {}),
+                    json=json,
+                    content=content,
+                    headers=headers,
+                )
+        except TimeoutError:
+            raise self._deadline_error(what) from None
         except httpx2.HTTPError as exc:
             logger.debug("%s %s failed: %s", method, path, type(exc).__name__)
             raise self._transport_error(exc, what) from None
@@ -389,6 +399,15 @@ class RedmineClient:
                 f"Redmine answered {what} with HTTP {code}: {_errors_of(response) or 'unexpected status'}"
             )
         return RedmineError(self._scrub(message), status=code)
+
+    def _deadline_error(self, what: str) -> RedmineError:
+        """The one deadline of a request passed: connect, headers and body together took too long."""
+        return RedmineError(
+            self._scrub(
+                f"Redmine at {self.config.url} did not finish answering {what} within "
+                f"{self.config.timeout:g} s: check the server or raise REDMINE_TIMEOUT"
+            )
+        )
 
     def _transport_error(self, exc: httpx2.HTTPError, what: str) -> RedmineError:
         url = self.config.url
