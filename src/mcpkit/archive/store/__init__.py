@@ -10,12 +10,16 @@ sides, a trigram match is a superset of "folded term is a substring of folded te
 result is re-checked, so FTS is only ever an accelerator, never a different answer.
 """
 
+from mcpkit.archive.store._merge import is_cut, merge_posts, normalized
 from mcpkit.archive.store._queries import SOURCES, PostArrays, add_enrichment, post_dict, trigram_query
 from mcpkit.archive.store._schema import SCHEMA_VERSION, DatabaseError, describe_db_error, remove_database
 from mcpkit.archive.store._store import Store
 from mcpkit.archive.store._writer import (
     BULK_HASHSIZE,
     FTS_CHUNK,
+    POST_COLUMNS,
+    BatchBuilder,
+    PostBatch,
     PostRow,
     PostWriter,
     UpsertCounts,
@@ -25,10 +29,13 @@ from mcpkit.archive.store._writer import (
 __all__ = [
     "BULK_HASHSIZE",
     "FTS_CHUNK",
+    "POST_COLUMNS",
     "SCHEMA_VERSION",
     "SOURCES",
+    "BatchBuilder",
     "DatabaseError",
     "PostArrays",
+    "PostBatch",
     "PostRow",
     "PostWriter",
     "Store",
@@ -36,6 +43,9 @@ __all__ = [
     "WriteBase",
     "add_enrichment",
     "describe_db_error",
+    "is_cut",
+    "merge_posts",
+    "normalized",
     "post_dict",
     "remove_database",
     "trigram_query",

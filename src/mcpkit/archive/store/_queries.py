@@ -19,9 +19,19 @@ import numpy as np
 import numpy.typing as npt
 
 from mcpkit.archive.errors import ArchiveError
+from mcpkit.archive.filters import PostFilter, account_key
+from mcpkit.archive.posts import KINDS, PLATFORMS
 from mcpkit.archive.query import TextFilter
 
-__all__ = ["SOURCES", "PostArrays", "StoreQueries", "add_enrichment", "post_dict", "trigram_query"]
+__all__ = [
+    "SOURCES",
+    "PostArrays",
+    "StoreQueries",
+    "ThreadNode",
+    "add_enrichment",
+    "post_dict",
+    "trigram_query",
+]
 
 SOURCES = ("content", "reasoning", "summary")
 
@@ -29,13 +39,75 @@ _POST_COLUMNS = "p.post_id, coalesce(u.name, ''), p.timestamp, p.url, p.content"
 _FTS_PROBE = 5000
 
 
+UNKNOWN_CODE = 255
+"""The code of a kind or platform that :data:`KINDS`/:data:`PLATFORMS` do not list."""
+
+
 @dataclass(frozen=True, slots=True)
 class PostArrays:
-    """Per-post columns for vectorised filters, sorted by post id."""
+    """Per-post columns for vectorised filters, sorted by post id.
+
+    Kinds and platforms are small codes (their index in :data:`KINDS` and :data:`PLATFORMS`,
+    :data:`UNKNOWN_CODE` for anything else), accounts an index into ``account_names``, so a
+    filter is one table lookup per row, as the user filter is.
+    """
 
     post_ids: npt.NDArray[np.int64]
     user_ids: npt.NDArray[np.int64]  # 0 = unknown user
     ts: npt.NDArray[np.float64]  # NaN = unparsable timestamp (passes date filters)
+    kinds: npt.NDArray[np.uint8]
+    platforms: npt.NDArray[np.uint8]
+    accounts: npt.NDArray[np.int32]
+    has_media: npt.NDArray[np.bool_]
+    account_names: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadNode:
+    """What walking a thread needs of a post: who wrote it, what it replies to, when.
+
+    ``source_form`` is how other posts name it in ``reply_to``: its ``source_id``, or for a
+    Twilog row (which has none) its id.
+    """
+
+    post_id: int
+    source_form: str
+    platform: str
+    kind: str
+    user: str
+    account: str
+    reply_to: str
+    ts: int | None
+
+
+_THREAD_COLUMNS = (
+    "p.post_id, p.source_id, p.platform, p.kind, coalesce(u.name, ''), p.account, p.reply_to, p.ts "
+    "FROM posts p LEFT JOIN users u ON u.user_id = p.user_id"
+)
+_EXTENDED_COLUMNS = (
+    "post_id, source_id, platform, kind, account, reply_to, thread_root, quote_of, repost_of, "
+    "content_warning, lang, has_media"
+)
+
+
+def _code_case(column: str, names: Sequence[str]) -> str:
+    """SQL turning ``column`` into the index of its value in ``names`` (constants of this module)."""
+    arms = " ".join(f"WHEN '{name}' THEN {i}" for i, name in enumerate(names))
+    return f"CASE {column} {arms} ELSE {UNKNOWN_CODE} END"
+
+
+def _thread_node(row: Sequence[Any]) -> ThreadNode:
+    post_id = int(row[0])
+    return ThreadNode(
+        post_id=post_id,
+        source_form=str(row[1]) or str(post_id),
+        platform=str(row[2]),
+        kind=str(row[3]),
+        user=str(row[4]),
+        account=str(row[5]),
+        reply_to=str(row[6]),
+        ts=None if row[7] is None else int(row[7]),
+    )
 
 
 def post_dict(row: Sequence[Any]) -> dict[str, Any]:
@@ -94,14 +166,21 @@ class StoreQueries(abc.ABC):
         return out
 
     def text_search(
-        self, text_filter: TextFilter, limit: int, source: str = "content", offset: int = 0
+        self,
+        text_filter: TextFilter,
+        limit: int,
+        source: str = "content",
+        offset: int = 0,
+        post_filter: PostFilter | None = None,
     ) -> list[dict[str, Any]]:
         """Posts whose ``source`` text passes ``text_filter``, newest first, with enrichments,
-        ``limit`` of them after the first ``offset``.
+        ``limit`` of them after the first ``offset`` (only posts ``post_filter`` passes).
 
         A post without that text (not enriched) is matched as an empty text, as upstream.
         """
-        found = itertools.islice(self.matching_posts(text_filter, source), offset, offset + limit)
+        found = itertools.islice(
+            self.matching_posts(text_filter, source, post_filter), offset, offset + limit
+        )
         return self.with_enrichments([post for post, _ in found])
 
     def with_enrichments(self, posts: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -123,7 +202,7 @@ class StoreQueries(abc.ABC):
         return posts
 
     def matching_posts(
-        self, text_filter: TextFilter, source: str = "content"
+        self, text_filter: TextFilter, source: str = "content", post_filter: PostFilter | None = None
     ) -> Iterator[tuple[dict[str, Any], int | None]]:
         """``(post, ts)`` newest first for every post whose ``source`` text passes the filter
         (posts without their enrichments: :meth:`with_enrichments` adds them to those kept).
@@ -131,10 +210,12 @@ class StoreQueries(abc.ABC):
         The answer is by definition that of a scan testing every post (tests/archive/naive.py);
         FTS5 trigram only finds candidates faster (include terms of three or more characters),
         and terms that match very many posts are served by walking the time index instead,
-        which is then the faster path.
+        which is then the faster path. ``post_filter``'s conditions are SQL terms of the same
+        statement.
         """
         conn = self.reader
         text_col = _source_column(source)
+        where, params = self.filter_sql(post_filter)
         join = "" if source == "content" else " LEFT JOIN enrichments e ON e.post_id = p.post_id"
         base = (
             f"SELECT {_POST_COLUMNS}, p.ts, {text_col} FROM posts p "
@@ -152,11 +233,12 @@ class StoreQueries(abc.ABC):
             ).fetchone()[0]
             if probe < _FTS_PROBE:
                 rows = conn.execute(
-                    f"{base} WHERE p.post_id IN (SELECT rowid FROM {table} WHERE {table} MATCH ?){order}",
-                    (query,),
+                    f"{base} WHERE p.post_id IN (SELECT rowid FROM {table} WHERE {table} MATCH ?)"
+                    f"{where}{order}",
+                    (query, *params),
                 )
         if rows is None:
-            rows = conn.execute(base + order)
+            rows = conn.execute(f"{base} WHERE 1{where}{order}", params)
         for row in rows:
             if text_filter.matches(row[6]):
                 yield post_dict(row), row[5]
@@ -164,19 +246,65 @@ class StoreQueries(abc.ABC):
     def post_arrays(self) -> PostArrays:
         """Filter columns for every post, built with numpy (about a second per million posts)."""
         missing = -(2**62)
+        accounts = tuple(self.distinct_accounts())
+        account_arms = " ".join("WHEN ? THEN " + str(i) for i in range(len(accounts)))
+        account_code = f"CASE account {account_arms} ELSE -1 END" if accounts else "-1"
         rows = self.reader.execute(
-            f"SELECT post_id, coalesce(user_id, 0), coalesce(ts, {missing}) FROM posts ORDER BY post_id"
+            f"SELECT post_id, coalesce(user_id, 0), coalesce(ts, {missing}), "
+            f"{_code_case('kind', KINDS)}, {_code_case('platform', PLATFORMS)}, {account_code}, "
+            "has_media != 0 FROM posts ORDER BY post_id",
+            accounts,
         ).fetchall()
-        table = np.array(rows, dtype=np.int64).reshape(-1, 3)
+        table = np.array(rows, dtype=np.int64).reshape(-1, 7)
         ts = table[:, 2].astype(np.float64)
         ts[table[:, 2] == missing] = np.nan
-        return PostArrays(np.ascontiguousarray(table[:, 0]), np.ascontiguousarray(table[:, 1]), ts)
+        return PostArrays(
+            post_ids=np.ascontiguousarray(table[:, 0]),
+            user_ids=np.ascontiguousarray(table[:, 1]),
+            ts=ts,
+            kinds=table[:, 3].astype(np.uint8),
+            platforms=table[:, 4].astype(np.uint8),
+            accounts=table[:, 5].astype(np.int32),
+            has_media=table[:, 6].astype(np.bool_),
+            account_names=accounts,
+        )
 
-    def user_counts(self) -> dict[int, tuple[str, int]]:
-        """``user_id -> (name, post_count)`` for named users."""
+    def distinct_accounts(self) -> list[str]:
+        """Every account spelling stored (the archive owners: a handful)."""
+        return [str(r[0]) for r in self.reader.execute("SELECT DISTINCT account FROM posts ORDER BY account")]
+
+    def filter_sql(self, post_filter: PostFilter | None, alias: str = "p") -> tuple[str, list[Any]]:
+        """``(" AND cond ...", params)``: the SQL terms of ``post_filter`` on ``posts`` as ``alias``.
+
+        Accounts are compared as :func:`account_key` forms; the stored spellings they match are
+        looked up first, so SQLite's ASCII-only ``lower`` never decides a match.
+        """
+        if post_filter is None or not post_filter.active:
+            return "", []
+        terms: list[str] = []
+        params: list[Any] = []
+        for column, values in (("kind", post_filter.kinds), ("platform", post_filter.platforms)):
+            if values is not None:
+                terms.append(f"{alias}.{column} IN ({','.join('?' * len(values))})")
+                params.extend(sorted(values))
+        if post_filter.accounts is not None:
+            spellings = [a for a in self.distinct_accounts() if account_key(a) in post_filter.accounts]
+            if spellings:
+                terms.append(f"{alias}.account IN ({','.join('?' * len(spellings))})")
+                params.extend(spellings)
+            else:
+                terms.append("0")
+        if post_filter.has_media is not None:
+            terms.append(f"{alias}.has_media {'!=' if post_filter.has_media else '='} 0")
+        return "".join(f" AND {t}" for t in terms), params
+
+    def user_counts(self, post_filter: PostFilter | None = None) -> dict[int, tuple[str, int]]:
+        """``user_id -> (name, post_count)`` for named users, counting posts ``post_filter`` passes."""
+        where, params = self.filter_sql(post_filter)
         rows = self.reader.execute(
             "SELECT u.user_id, u.name, count(p.post_id) FROM users u JOIN posts p ON p.user_id = u.user_id "
-            "GROUP BY u.user_id"
+            f"WHERE 1{where} GROUP BY u.user_id",
+            params,
         )
         return {int(uid): (name, int(count)) for uid, name, count in rows}
 
@@ -219,6 +347,128 @@ class StoreQueries(abc.ABC):
         for post_id, text in self.reader.execute(sql):
             if text:
                 yield int(post_id), str(text)
+
+    # -- mcpkit's answers: filtered counts, extended posts, threads --------------------------
+
+    def filtered_stats(self, post_filter: PostFilter) -> dict[str, Any]:
+        """Counts of the posts ``post_filter`` passes, and how they fall by kind, platform and account.
+
+        Each breakdown ignores its own field's condition (as a search page's facets do), so
+        ``by_kind`` of a default query still shows how many likes and reposts there are.
+        """
+        conn = self.reader
+        where, params = self.filter_sql(post_filter)
+        total, users, earliest, latest = conn.execute(
+            "SELECT count(*), count(DISTINCT user_id), min(nullif(timestamp, '')), max(nullif(timestamp, '')) "
+            f"FROM posts p WHERE 1{where}",
+            params,
+        ).fetchone()
+
+        def facet(column: str, field: str) -> list[tuple[str, int]]:
+            sub_where, sub_params = self.filter_sql(post_filter.without(field))
+            rows = conn.execute(
+                f"SELECT p.{column}, count(*) FROM posts p WHERE 1{sub_where} GROUP BY p.{column}", sub_params
+            )
+            return [(str(value), int(count)) for value, count in rows]
+
+        def ordered(pairs: list[tuple[str, int]], names: Sequence[str]) -> dict[str, int]:
+            rank = {name: i for i, name in enumerate(names)}
+            return dict(sorted(pairs, key=lambda p: (rank.get(p[0], len(rank)), p[0])))
+
+        accounts = sorted(facet("account", "account"), key=lambda p: (-p[1], p[0]))
+        return {
+            "total_posts": int(total),
+            "total_users": int(users),
+            "date_range": {"earliest": earliest or "", "latest": latest or ""},
+            "by_kind": ordered(facet("kind", "kind"), KINDS),
+            "by_platform": ordered(facet("platform", "platform"), PLATFORMS),
+            "by_account": dict(accounts),
+        }
+
+    def extend_posts(self, posts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``posts`` in mcpkit's shape: ``id`` as a string first, then upstream's fields, then
+        platform, kind, account, content warning, reply, quote and repost targets, media, lang.
+
+        In place for the dicts' contents; returns the new dicts in the same order.
+        """
+        ids = [post["post_id"] for post in posts]
+        extra: dict[int, Sequence[Any]] = {}
+        media: dict[int, list[dict[str, str]]] = {}
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for row in self.reader.execute(
+                f"SELECT {_EXTENDED_COLUMNS} FROM posts WHERE post_id IN ({marks})", part
+            ):
+                extra[int(row[0])] = row
+            with_media = [pid for pid in part if pid in extra and extra[pid][11]]
+            if with_media:
+                marks = ",".join("?" * len(with_media))
+                for post_id, kind, path, url, alt in self.reader.execute(
+                    f"SELECT post_id, type, path, url, alt FROM media WHERE post_id IN ({marks}) "
+                    "ORDER BY post_id, position",
+                    with_media,
+                ):
+                    media.setdefault(int(post_id), []).append(
+                        {"type": kind, "path": path, "url": url, "alt": alt}
+                    )
+        out = []
+        for post in posts:
+            row = extra.get(post["post_id"])
+            if row is None:
+                out.append({"id": str(post["post_id"]), **post})
+                continue
+            out.append(
+                {
+                    "id": str(row[1]) or str(row[0]),
+                    **post,
+                    "platform": row[2],
+                    "kind": row[3],
+                    "account": row[4],
+                    "content_warning": row[9],
+                    "reply_to": row[5],
+                    "thread_root": row[6],
+                    "quote_of": row[7],
+                    "repost_of": row[8],
+                    "media": media.get(int(row[0]), []),
+                    "lang": row[10],
+                }
+            )
+        return out
+
+    def thread_nodes(self, ids: Iterable[int]) -> dict[int, ThreadNode]:
+        """The posts of ``ids`` the archive has, as thread nodes."""
+        out: dict[int, ThreadNode] = {}
+        id_list = [int(i) for i in ids]
+        for start in range(0, len(id_list), 500):
+            part = id_list[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for row in self.reader.execute(f"SELECT {_THREAD_COLUMNS} WHERE p.post_id IN ({marks})", part):
+                node = _thread_node(row)
+                out[node.post_id] = node
+        return out
+
+    def replies_to(self, platform: str, source_forms: Sequence[str]) -> list[ThreadNode]:
+        """Posts of ``platform`` whose ``reply_to`` names one of ``source_forms``."""
+        out: list[ThreadNode] = []
+        for start in range(0, len(source_forms), 500):
+            part = list(source_forms[start : start + 500])
+            marks = ",".join("?" * len(part))
+            rows = self.reader.execute(
+                f"SELECT {_THREAD_COLUMNS} WHERE p.reply_to IN ({marks}) AND p.reply_to != '' "
+                "AND p.platform = ?",
+                [*part, platform],
+            )
+            out.extend(_thread_node(row) for row in rows)
+        return out
+
+    def post_id_by_reference(self, reference: str) -> int | None:
+        """The post whose ``source_id`` or ``url`` is ``reference`` (a scan: for one lookup)."""
+        row = self.reader.execute(
+            "SELECT post_id FROM posts WHERE source_id = ? OR url = ? ORDER BY post_id LIMIT 1",
+            (reference, reference),
+        ).fetchone()
+        return None if row is None else int(row[0])
 
 
 def add_enrichment(

@@ -70,6 +70,53 @@ _MIGRATIONS: tuple[str, ...] = (
         tokens INTEGER NOT NULL DEFAULT 0
     )
     """,
+    # 4: one post model for every export (X archive, Mastodon, Bluesky, Twilog): where a post
+    # comes from, its kind, thread and targets, content warning, language, media; and the
+    # exports imported. Columns are added in place (nothing is copied, so vectors, FTS rows and
+    # enrichments keyed by post_id stay valid); a Twilog row's kind comes from its log_type
+    # and text as posts.kind_of says. posts_facets serves kind filters (authored kinds are the
+    # default) and the counts by kind, platform and account; the thread indexes are partial:
+    # most posts are in no thread, and an import would pay for every empty entry. A reply's
+    # target needs no index: its post_id is post_key(platform, reply_to).
+    """
+    ALTER TABLE posts ADD COLUMN platform TEXT NOT NULL DEFAULT 'x';
+    ALTER TABLE posts ADD COLUMN kind TEXT NOT NULL DEFAULT 'post';
+    ALTER TABLE posts ADD COLUMN source_id TEXT NOT NULL DEFAULT '';
+    ALTER TABLE posts ADD COLUMN account TEXT NOT NULL DEFAULT '';
+    ALTER TABLE posts ADD COLUMN reply_to TEXT NOT NULL DEFAULT '';
+    ALTER TABLE posts ADD COLUMN thread_root TEXT NOT NULL DEFAULT '';
+    ALTER TABLE posts ADD COLUMN quote_of TEXT NOT NULL DEFAULT '';
+    ALTER TABLE posts ADD COLUMN repost_of TEXT NOT NULL DEFAULT '';
+    ALTER TABLE posts ADD COLUMN content_warning TEXT NOT NULL DEFAULT '';
+    ALTER TABLE posts ADD COLUMN lang TEXT NOT NULL DEFAULT '';
+    ALTER TABLE posts ADD COLUMN has_media INTEGER NOT NULL DEFAULT 0;
+    UPDATE posts SET kind = CASE
+            WHEN log_type = 2 THEN 'like'
+            WHEN log_type = 3 THEN 'bookmark'
+            ELSE 'repost'
+        END
+        WHERE log_type IN (2, 3) OR substr(content, 1, 4) = 'RT @';
+    CREATE INDEX posts_facets ON posts(kind, platform, account);
+    CREATE INDEX posts_reply_to ON posts(reply_to) WHERE reply_to != '';
+    CREATE INDEX posts_thread_root ON posts(thread_root) WHERE thread_root != '';
+    CREATE TABLE media (
+        post_id INTEGER NOT NULL,
+        position INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        path TEXT NOT NULL DEFAULT '',
+        url TEXT NOT NULL DEFAULT '',
+        alt TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY (post_id, position)
+    ) WITHOUT ROWID;
+    CREATE TABLE exports (
+        export_id INTEGER PRIMARY KEY,
+        format TEXT NOT NULL,
+        account TEXT NOT NULL DEFAULT '',
+        path TEXT NOT NULL,
+        imported_at TEXT NOT NULL,
+        summary TEXT NOT NULL DEFAULT '{}'
+    )
+    """,
 )
 
 SCHEMA_VERSION = len(_MIGRATIONS)

@@ -12,19 +12,23 @@ Why this shape:
 
 from __future__ import annotations
 
+import datetime as dt
+import json
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
-from mcpkit.archive.posts import Post, fold, timestamp_epoch
+from mcpkit.archive.posts import Post, fold
+from mcpkit.archive.store._merge import merge_posts, normalized
 from mcpkit.archive.store._queries import StoreQueries
 from mcpkit.archive.store._schema import DatabaseError, describe_db_error, migrate, rollback
 from mcpkit.archive.store._writer import (
     BULK_HASHSIZE,
     FTS_HASHSIZE,
-    PostRow,
+    BatchBuilder,
     PostWriter,
     UpsertCounts,
     WriteBase,
@@ -57,7 +61,6 @@ class Store(StoreQueries):
         except (sqlite3.Error, OSError) as exc:
             self.close()
             raise DatabaseError(describe_db_error(self.path, exc)) from exc
-        self._user_ids: dict[str, int] = {}
         self._variables = self._writer.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
 
     # -- connections and schema ---------------------------------------------------------------
@@ -102,7 +105,6 @@ class Store(StoreQueries):
                 conn.execute("COMMIT")
             except BaseException:
                 rollback(conn)
-                self._user_ids.clear()
                 raise
 
     def generation(self) -> int:
@@ -110,40 +112,26 @@ class Store(StoreQueries):
 
     # -- writes ------------------------------------------------------------------------------
 
-    def _user_id(self, conn: sqlite3.Connection, name: str) -> int | None:
-        if not name:
-            return None
-        cached = self._user_ids.get(name)
-        if cached is not None:
-            return cached
-        row = conn.execute("SELECT user_id FROM users WHERE name = ?", (name,)).fetchone()
-        if row is None:
-            user_id = int(conn.execute("INSERT INTO users(name) VALUES (?)", (name,)).lastrowid or 0)
-        else:
-            user_id = int(row[0])
-        self._user_ids[name] = user_id
-        return user_id
+    def upsert_posts(
+        self, conn: sqlite3.Connection, posts: Sequence[Post], account: str = ""
+    ) -> UpsertCounts:
+        """Store posts of any export, merging each with the stored post of the same id by the
+        rules of :mod:`._merge` (a Twilog row replaces a stored Twilog row only when its
+        log_type is larger); ``account`` is the export's, for records that name none.
 
-    def upsert_posts(self, conn: sqlite3.Connection, posts: Sequence[Post]) -> UpsertCounts:
-        """Insert new posts; replace a stored post only when the new log_type is larger.
-
-        Call inside :meth:`transaction`. Re-importing the same rows changes nothing.
+        Call inside :meth:`transaction`. Re-importing the same posts changes nothing.
         """
-        ordered = sorted(posts, key=lambda p: p.post_id)
-        rows: list[PostRow] = [
-            (
-                p.post_id,
-                self._user_id(conn, p.user),
-                p.url,
-                p.timestamp,
-                timestamp_epoch(p.timestamp),
-                p.content,
-                p.log_type,
-            )
-            for p in ordered
-        ]
+        distinct: dict[int, Post] = {}
+        for post in posts:
+            post = normalized(post, account)
+            previous = distinct.get(post.post_id)
+            distinct[post.post_id] = post if previous is None else merge_posts(previous, post)
+        batch = BatchBuilder(self.write_base(conn)).batch(distinct.values())
+        batch.check = [p.post_id for p in batch.posts]
+        if batch.users:
+            self.add_users(conn, batch.users)
         writer = self.post_writer(conn)
-        counts, _ = writer.write(rows, [fold(p.content) for p in ordered], [p.post_id for p in ordered])
+        counts, _ = writer.write_posts(batch)
         writer.flush()
         return counts
 
@@ -181,6 +169,23 @@ class Store(StoreQueries):
     def add_users(self, conn: sqlite3.Connection, users: Sequence[tuple[int, str]]) -> None:
         """Insert ``(user_id, name)`` pairs whose ids the caller allotted from :meth:`write_base`."""
         conn.executemany("INSERT INTO users(user_id, name) VALUES (?, ?)", users)
+
+    def record_export(
+        self, conn: sqlite3.Connection, *, format: str, account: str, path: Path, summary: dict[str, Any]
+    ) -> int:
+        """Note an import in the ``exports`` table (the web app finds media files through the
+        export's path); returns its ``export_id``. Call inside the import's transaction."""
+        cursor = conn.execute(
+            "INSERT INTO exports(format, account, path, imported_at, summary) VALUES (?, ?, ?, ?, ?)",
+            (
+                format,
+                account,
+                str(Path(path).resolve()),
+                dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                json.dumps(summary, ensure_ascii=False, sort_keys=True),
+            ),
+        )
+        return int(cursor.lastrowid or 0)
 
     def upsert_enrichments(
         self, conn: sqlite3.Connection, items: Iterable[tuple[int, str | None, str | None, str | None]]

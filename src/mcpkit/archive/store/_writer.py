@@ -1,17 +1,37 @@
-"""Writing posts in bulk: as few SQLite statements as possible, FTS5 entries in sorted chunks."""
+"""Writing posts in bulk: as few SQLite statements as possible, FTS5 entries in sorted chunks.
+
+Two ways in, one table: :meth:`PostWriter.write` takes Twilog rows (the six fields, the
+fastest path, used by the Twilog CSV importer), :meth:`PostWriter.write_posts` takes whole
+:class:`~mcpkit.archive.posts.Post` records of any export with their media. Both merge with
+what is stored by the rules of :mod:`._merge`.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import sqlite3
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from mcpkit.archive.posts import fold
+from mcpkit.archive.posts import Media, Post, fold, kind_of, timestamp_epoch
+from mcpkit.archive.store._merge import merge_posts, normalized
 
-__all__ = ["BULK_HASHSIZE", "FTS_CHUNK", "PostRow", "PostWriter", "UpsertCounts", "WriteBase", "fts_config"]
+__all__ = [
+    "BULK_HASHSIZE",
+    "FTS_CHUNK",
+    "POST_COLUMNS",
+    "BatchBuilder",
+    "PostBatch",
+    "PostRow",
+    "PostWriter",
+    "UpsertCounts",
+    "WriteBase",
+    "fts_config",
+    "read_posts",
+]
 
 FTS_CHUNK = 65536
 """Index entries :class:`PostWriter` holds back before writing them in one go."""
@@ -20,7 +40,37 @@ BULK_HASHSIZE = 128 << 20
 FTS_HASHSIZE = 1 << 20  # FTS5's default
 
 PostRow = tuple[int, int | None, str, str, int | None, str, int]
-"""A ``posts`` table row: post_id, user_id, url, timestamp, ts, content, log_type."""
+"""A Twilog row of the ``posts`` table: post_id, user_id, url, timestamp, ts, content, log_type."""
+
+POST_COLUMNS = (
+    "post_id",
+    "user_id",
+    "url",
+    "timestamp",
+    "ts",
+    "content",
+    "log_type",
+    "platform",
+    "kind",
+    "source_id",
+    "account",
+    "reply_to",
+    "thread_root",
+    "quote_of",
+    "repost_of",
+    "content_warning",
+    "lang",
+    "has_media",
+)
+"""Every column of ``posts``, in the order :meth:`PostWriter.write_posts` writes them."""
+_TWILOG_INSERT = "INSERT INTO posts(post_id, user_id, url, timestamp, ts, content, log_type, kind) VALUES "
+_FULL_INSERT = f"INSERT INTO posts({', '.join(POST_COLUMNS)}) VALUES "
+_FULL_UPDATE = f"UPDATE posts SET {', '.join(f'{c} = ?' for c in POST_COLUMNS[1:])} WHERE post_id = ?"
+_READ_COLUMNS = (
+    "p.post_id, coalesce(u.name, ''), p.timestamp, p.url, p.content, p.log_type, p.platform, p.kind, "
+    "p.source_id, p.account, p.reply_to, p.thread_root, p.quote_of, p.repost_of, p.content_warning, "
+    "p.lang, p.has_media"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +80,23 @@ class UpsertCounts:
     unchanged: int = 0
 
 
+@dataclass(slots=True)
+class PostBatch:
+    """Posts ready for :meth:`PostWriter.write_posts`, prepared off the writing thread.
+
+    ``posts`` are :func:`normalized`, distinct and in ascending ``post_id`` order; ``rows``
+    are their ``posts`` table rows (:data:`POST_COLUMNS`, user ids allotted from the
+    :class:`WriteBase`), ``folded`` their folded texts. Only the ids in ``check`` may already be
+    stored; ``users`` are the users first named in this batch with the ids allotted to them.
+    """
+
+    posts: list[Post]
+    rows: list[tuple[Any, ...]]
+    folded: list[str]
+    check: list[int]
+    users: list[tuple[int, str]] = field(default_factory=list)
+
+
 @dataclass(frozen=True, slots=True)
 class WriteBase:
     """What a bulk writer needs to know of the store when its write transaction starts."""
@@ -37,6 +104,104 @@ class WriteBase:
     users: dict[str, int]
     next_user_id: int
     id_range: tuple[int, int] | None  # smallest and largest stored post id; None: no posts
+
+
+class BatchBuilder:
+    """Turns posts into :class:`PostBatch` es for one write transaction, allotting user ids
+    from its :class:`WriteBase` (so one builder per transaction, used from one thread).
+
+    ``account`` is the export's, for records that name none.
+    """
+
+    def __init__(self, base: WriteBase, account: str = "") -> None:
+        self._users = dict(base.users)
+        self._next_user = base.next_user_id
+        self._range = base.id_range if base.id_range is not None else (1, 0)
+        self._account = account
+
+    def batch(self, posts: Iterable[Post]) -> PostBatch:
+        """``posts`` (distinct ids) as a batch: normalized, sorted, rows and texts ready."""
+        low, high = self._range
+        ordered = sorted((normalized(p, self._account) for p in posts), key=_post_id)
+        rows: list[tuple[Any, ...]] = []
+        new_users: list[tuple[int, str]] = []
+        users = self._users
+        for p in ordered:
+            user_id = users.get(p.user) if p.user else None
+            if p.user and user_id is None:
+                user_id = users[p.user] = self._next_user
+                new_users.append((user_id, p.user))
+                self._next_user += 1
+            rows.append(post_row(p, user_id))
+        return PostBatch(
+            posts=ordered,
+            rows=rows,
+            folded=[fold(p.content) for p in ordered],
+            check=[p.post_id for p in ordered if low <= p.post_id <= high],
+            users=new_users,
+        )
+
+
+def _post_id(post: Post) -> int:
+    return post.post_id
+
+
+def post_row(p: Post, user_id: int | None) -> tuple[Any, ...]:
+    """The ``posts`` table row of a :func:`normalized` post (:data:`POST_COLUMNS`)."""
+    return (
+        p.post_id,
+        user_id,
+        p.url,
+        p.timestamp,
+        timestamp_epoch(p.timestamp),
+        p.content,
+        p.log_type,
+        p.platform,
+        p.kind,
+        p.source_id,
+        p.account,
+        p.reply_to,
+        p.thread_root,
+        p.quote_of,
+        p.repost_of,
+        p.content_warning,
+        p.lang,
+        1 if p.media else 0,
+    )
+
+
+def read_posts(conn: sqlite3.Connection, ids: Sequence[int], variables: int) -> dict[int, Post]:
+    """The stored posts among ``ids``, whole (media included), as :func:`normalized` posts."""
+    found: dict[int, Post] = {}
+    with_media: list[int] = []
+    for start in range(0, len(ids), variables):
+        part = list(ids[start : start + variables])
+        marks = ",".join("?" * len(part))
+        for row in conn.execute(
+            f"SELECT {_READ_COLUMNS} FROM posts p LEFT JOIN users u ON u.user_id = p.user_id "
+            f"WHERE p.post_id IN ({marks})",
+            part,
+        ):
+            found[int(row[0])] = Post(*row[:16])
+            if row[16]:
+                with_media.append(int(row[0]))
+    media: dict[int, list[Media]] = {}
+    for start in range(0, len(with_media), variables):
+        part = with_media[start : start + variables]
+        marks = ",".join("?" * len(part))
+        for post_id, kind, path, url, alt in conn.execute(
+            f"SELECT post_id, type, path, url, alt FROM media WHERE post_id IN ({marks}) "
+            "ORDER BY post_id, position",
+            part,
+        ):
+            media.setdefault(int(post_id), []).append(Media(kind, path, url, alt))
+    for post_id, items in media.items():
+        found[post_id] = _with_media(found[post_id], tuple(items))
+    return found
+
+
+def _with_media(post: Post, media: tuple[Media, ...]) -> Post:
+    return dataclasses.replace(post, media=media)
 
 
 class PostWriter:
@@ -66,43 +231,138 @@ class PostWriter:
     def write(
         self, rows: Sequence[PostRow], folded: Sequence[str], check: Sequence[int]
     ) -> tuple[UpsertCounts, list[int]]:
-        """Write rows by the rule of :meth:`Store.upsert_posts`; ``folded`` is each row's folded content.
+        """Write Twilog rows; ``folded`` is each row's folded content.
 
         Only the ids in ``check`` are looked up; every other row must be new. The rows must be
-        distinct, best in ascending post_id order. Returns the counts and the ids of the rows
-        left unchanged.
+        distinct, best in ascending post_id order. Against a stored Twilog row the larger
+        log_type wins (upstream's rule); against a post an export brought, the merge rules of
+        :mod:`._merge`. Returns the counts and the ids of the rows left unchanged.
         """
         conn = self._conn
-        existing: dict[int, int] = {}  # post_id -> stored log_type
+        existing: dict[int, tuple[int, str]] = {}  # post_id -> stored log_type, source_id
         for start in range(0, len(check), self._variables):
             part = check[start : start + self._variables]
             marks = ",".join("?" * len(part))
-            existing.update(
-                conn.execute(f"SELECT post_id, log_type FROM posts WHERE post_id IN ({marks})", part)
-            )
+            for post_id, log_type, source_id in conn.execute(
+                f"SELECT post_id, log_type, source_id FROM posts WHERE post_id IN ({marks})", part
+            ):
+                existing[post_id] = (log_type, source_id)
         if not existing:
             self._insert(rows, folded)
             return UpsertCounts(new=len(rows)), []
         inserts: list[PostRow] = []
         fts_inserts: list[str] = []
         updates: list[tuple[PostRow, str]] = []
+        merges: list[PostRow] = []
         unchanged: list[int] = []
         for row, body in zip(rows, folded, strict=True):
             stored = existing.get(row[0])
             if stored is None:
                 inserts.append(row)
                 fts_inserts.append(body)
-            elif row[6] > stored:
+            elif stored[1]:
+                merges.append(row)
+            elif row[6] > stored[0]:
                 updates.append((row, body))
             else:
                 unchanged.append(row[0])
         self._insert(inserts, fts_inserts)
         if updates:
             self._update(updates)
-        return UpsertCounts(new=len(inserts), updated=len(updates), unchanged=len(unchanged)), unchanged
+        updated = len(updates)
+        if merges:
+            names = self._user_names({row[1] for row in merges if row[1] is not None})
+            posts = [
+                Post(r[0], names.get(r[1], "") if r[1] is not None else "", r[3], r[2], r[5], r[6])
+                for r in merges
+            ]
+            changed, same = self._merge_stored([normalized(p) for p in posts])
+            updated += changed
+            unchanged.extend(same)
+        return UpsertCounts(new=len(inserts), updated=updated, unchanged=len(unchanged)), unchanged
+
+    def write_posts(self, batch: PostBatch) -> tuple[UpsertCounts, list[int]]:
+        """Write whole posts (any export) with their media, merging with stored ones.
+
+        Returns the counts and the ids of the posts left unchanged. Users the batch names for
+        the first time must be stored first (:meth:`Store.add_users`).
+        """
+        existing: set[int] = set()
+        for start in range(0, len(batch.check), self._variables):
+            part = batch.check[start : start + self._variables]
+            marks = ",".join("?" * len(part))
+            existing.update(
+                r[0]
+                for r in self._conn.execute(f"SELECT post_id FROM posts WHERE post_id IN ({marks})", part)
+            )
+        if not existing:
+            self._insert_full(batch.posts, batch.rows, batch.folded)
+            return UpsertCounts(new=len(batch.rows)), []
+        fresh = [i for i, p in enumerate(batch.posts) if p.post_id not in existing]
+        self._insert_full(
+            [batch.posts[i] for i in fresh], [batch.rows[i] for i in fresh], [batch.folded[i] for i in fresh]
+        )
+        changed, same = self._merge_stored([p for p in batch.posts if p.post_id in existing])
+        return UpsertCounts(new=len(fresh), updated=changed, unchanged=len(same)), same
+
+    def _merge_stored(self, posts: Sequence[Post]) -> tuple[int, list[int]]:
+        """Merge stored posts with these (:func:`normalized`) versions of them; returns how many
+        changed and the ids of those that did not."""
+        stored = read_posts(self._conn, [p.post_id for p in posts], self._variables)
+        changes: list[tuple[Post, Post]] = []
+        same: list[int] = []
+        for post in posts:
+            old = stored[post.post_id]
+            merged = merge_posts(old, post)
+            if merged is old:
+                same.append(post.post_id)
+            else:
+                changes.append((old, merged))
+        if changes:
+            self._replace(changes)
+        return len(changes), same
+
+    def _replace(self, changes: Sequence[tuple[Post, Post]]) -> None:
+        """Store the merged versions of stored posts: the row, its media, its index entry."""
+        conn = self._conn
+        ids = self._user_ids({new.user for _, new in changes if new.user})
+        conn.executemany(
+            _FULL_UPDATE, [(*post_row(new, ids.get(new.user))[1:], new.post_id) for _, new in changes]
+        )
+        texts = [(old, new) for old, new in changes if old.content != new.content]
+        if texts:
+            self.flush()  # the entry to delete may be one still held back
+            conn.executemany(
+                "INSERT INTO fts_content(fts_content, rowid, body) VALUES ('delete', ?, ?)",
+                [(old.post_id, fold(old.content)) for old, _ in texts],
+            )
+            conn.executemany(
+                "INSERT INTO fts_content(rowid, body) VALUES (?, ?)",
+                [(new.post_id, fold(new.content)) for _, new in texts],
+            )
+        media = [new for old, new in changes if old.media != new.media]
+        if media:
+            conn.executemany("DELETE FROM media WHERE post_id = ?", [(p.post_id,) for p in media])
+            self._insert_media(media)
+
+    def _user_names(self, user_ids: Iterable[int]) -> dict[int, str]:
+        found: dict[int, str] = {}
+        for user_id in user_ids:
+            row = self._conn.execute("SELECT name FROM users WHERE user_id = ?", (user_id,)).fetchone()
+            if row is not None:
+                found[user_id] = str(row[0])
+        return found
+
+    def _user_ids(self, names: Iterable[str]) -> dict[str, int]:
+        found: dict[str, int] = {}
+        for name in names:
+            row = self._conn.execute("SELECT user_id FROM users WHERE name = ?", (name,)).fetchone()
+            if row is not None:
+                found[name] = int(row[0])
+        return found
 
     def _update(self, updates: Sequence[tuple[PostRow, str]]) -> None:
-        """Replace stored rows (rare in bulk: only their old text is read back, for the index)."""
+        """Replace stored Twilog rows (rare in bulk: only their old text is read back, for the index)."""
         conn = self._conn
         old: dict[int, str] = {}
         ids = [row[0] for row, _ in updates]
@@ -112,8 +372,8 @@ class PostWriter:
             old.update(conn.execute(f"SELECT post_id, content FROM posts WHERE post_id IN ({marks})", part))
         changed = [(row, body) for row, body in updates if old[row[0]] != row[5]]
         conn.executemany(
-            "UPDATE posts SET user_id=?, url=?, timestamp=?, ts=?, content=?, log_type=? WHERE post_id=?",
-            [(*row[1:], row[0]) for row, _ in updates],
+            "UPDATE posts SET user_id=?, url=?, timestamp=?, ts=?, content=?, log_type=?, kind=? WHERE post_id=?",
+            [(*row[1:], _twilog_kind(row), row[0]) for row, _ in updates],
         )
         if changed:
             self.flush()  # the entry to delete may be one still held back
@@ -140,10 +400,31 @@ class PostWriter:
             self._conn.execute(_values_sql(head, width, len(part)), list(itertools.chain.from_iterable(part)))
 
     def _insert(self, rows: Sequence[PostRow], folded: Sequence[str]) -> None:
-        self._insert_many("INSERT INTO posts VALUES ", 7, rows)
+        self._insert_many(_TWILOG_INSERT, 8, [(*row, _twilog_kind(row)) for row in rows])
+        self._index(rows, folded)
+
+    def _insert_full(
+        self, posts: Sequence[Post], rows: Sequence[tuple[Any, ...]], folded: Sequence[str]
+    ) -> None:
+        self._insert_many(_FULL_INSERT, len(POST_COLUMNS), rows)
+        self._insert_media([p for p in posts if p.media])
+        self._index(rows, folded)
+
+    def _insert_media(self, posts: Sequence[Post]) -> None:
+        self._insert_many(
+            "INSERT INTO media(post_id, position, type, path, url, alt) VALUES ",
+            6,
+            [(p.post_id, i, m.type, m.path, m.url, m.alt) for p in posts for i, m in enumerate(p.media)],
+        )
+
+    def _index(self, rows: Sequence[Sequence[Any]], folded: Sequence[str]) -> None:
         self._fts.extend(zip([row[0] for row in rows], folded, strict=True))
         if len(self._fts) >= FTS_CHUNK:
             self.flush()
+
+
+def _twilog_kind(row: PostRow) -> str:
+    return kind_of(Post(row[0], "", row[3], row[2], row[5], row[6]))
 
 
 def fts_config(conn: sqlite3.Connection, key: str, value: object) -> bool:

@@ -1,0 +1,206 @@
+"""What every export reader gives the import flow, whatever the format.
+
+A reader turns one export (a Twilog CSV, an X archive, a Mastodon archive, a Bluesky CAR)
+into a stream of :class:`~mcpkit.archive.posts.Post` records; the flow
+(:mod:`mcpkit.archive.importers.flow`) writes them, merges them with what the archive holds
+and reports. Keeping the two apart is what lets four formats share one merge rule, one
+transaction discipline and one summary line.
+
+Why a stream: exports reach millions of records and several GB; a reader holds at most what
+it needs to join records (an X archive's long-note texts, say), never every record, so an
+import's memory does not grow with the export.
+
+Each format module (``importers/<format>.py``) provides::
+
+    def sniff(path: Path) -> bool                      # cheap: is this my format? never raises
+    def open_reader(path: Path, limits: ReadLimits) -> ExportReader
+
+``open_reader`` raises :class:`~mcpkit.archive.errors.ImportFormatError` with one line (what
+was expected, what was found) for a file that is not this export, truncated or malformed;
+so may ``records()`` while it streams (the flow then rolls the export back: nothing is
+half-written). Record types the reader does not know are counted in
+:attr:`ReadSummary.skipped` by name, never fatal.
+
+A reader may also offer :class:`Progressive` (bytes read so far of how many), which the flow
+turns into a progress bar; without it the bar counts records.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from mcpkit.archive.errors import ImportFormatError
+from mcpkit.archive.importers.export_file import ReadLimits, open_export
+from mcpkit.archive.posts import KINDS, Post, kind_of
+
+__all__ = [
+    "FORMAT_NAMES",
+    "MAX_SAMPLES",
+    "ExportReader",
+    "ImportFormatError",
+    "Progressive",
+    "ReadLimits",
+    "ReadSummary",
+    "TwilogCsvReader",
+    "kind_counts_text",
+]
+
+MAX_SAMPLES = 5
+"""Malformed records a summary describes; the rest are only counted (a junk file must not
+grow a list without bound)."""
+
+FORMAT_NAMES: dict[str, str] = {
+    "twilog-csv": "Twilog CSV",
+    "x-archive": "X archive",
+    "mastodon": "Mastodon archive",
+    "bluesky-car": "Bluesky repository",
+}
+"""How a summary line names each format."""
+
+_PLURALS = {
+    "post": "posts",
+    "reply": "replies",
+    "quote": "quotes",
+    "repost": "reposts",
+    "like": "likes",
+    "bookmark": "bookmarks",
+}
+
+
+@dataclass(slots=True)
+class ReadSummary:
+    """What a reader saw, complete once ``records()`` is exhausted.
+
+    ``kinds`` counts the records yielded by kind (a record the export holds twice counts
+    twice: the store's counts of new/updated/unchanged are per post); ``skipped`` counts
+    record types the reader does not import, by their name in the export (``dmConversation``,
+    ``app.bsky.graph.follow``); ``malformed`` counts records it could not read, of which
+    ``samples`` describes the first :data:`MAX_SAMPLES` (``"line 12: expected 5 fields"``).
+    """
+
+    kinds: Counter[str] = field(default_factory=Counter)
+    skipped: Counter[str] = field(default_factory=Counter)
+    malformed: int = 0
+    samples: list[str] = field(default_factory=list)
+
+    def add_malformed(self, description: str) -> None:
+        """Count one malformed record, keeping its description if few are kept so far."""
+        self.malformed += 1
+        if len(self.samples) < MAX_SAMPLES:
+            self.samples.append(description)
+
+    @property
+    def records(self) -> int:
+        return sum(self.kinds.values())
+
+
+@runtime_checkable
+class ExportReader(Protocol):
+    """One opened export; see the module docstring."""
+
+    format: str  # "twilog-csv" | "x-archive" | "mastodon" | "bluesky-car"
+    account: str  # "@name", "@name@host", a handle or a DID; "" when unknown
+
+    def records(self) -> Iterator[Post]:
+        """The export's records, streamed (bounded memory); call once."""
+        ...
+
+    def summary(self) -> ReadSummary:
+        """What ``records()`` saw; complete after it is exhausted."""
+        ...
+
+
+@runtime_checkable
+class Progressive(Protocol):
+    """A reader that knows how far it has read: ``(bytes read, bytes in all)``."""
+
+    def position(self) -> tuple[int, int]: ...
+
+
+def kind_counts_text(kinds: Counter[str]) -> str:
+    """``"12,408 posts, 3,120 likes"``: the kinds a summary line lists, in :data:`KINDS` order."""
+    parts = [f"{kinds[k]:,} {_PLURALS[k]}" for k in KINDS if kinds.get(k)]
+    parts += [f"{n:,} {k}" for k, n in sorted(kinds.items()) if k not in _PLURALS and n]
+    return ", ".join(parts) if parts else "no records"
+
+
+# -- the Twilog CSV, as a reader ------------------------------------------------------------------
+
+_ACCOUNT_SAMPLE = 1000
+"""Rows read to name the account of a Twilog CSV (the author most of its own posts name)."""
+_POSITION_EVERY = 1024
+
+
+class TwilogCsvReader:
+    """A Twilog CSV export as an :class:`ExportReader` (the parsing is ``twilog_csv``'s).
+
+    A Twilog export holds one account's posts, likes and bookmarks but never says whose: the
+    account is the author named by most of the account's own posts among the first rows.
+    """
+
+    format = "twilog-csv"
+
+    def __init__(self, path: Path, limits: ReadLimits | None = None) -> None:
+        from mcpkit.archive.importers.twilog_csv import check_export
+
+        self.path = Path(path)
+        self.limits = limits or ReadLimits()
+        if not self.path.is_file():
+            raise ImportFormatError(f"{self.path}: no such file")
+        check_export(self.path, self.limits)
+        self._summary = ReadSummary()
+        self._done = 0
+        self._size = self.path.stat().st_size
+        self.account = self._account()
+
+    def _account(self) -> str:
+        authors: Counter[str] = Counter()
+        for count, post in enumerate(self._parsed()):
+            if count >= _ACCOUNT_SAMPLE:
+                break
+            if isinstance(post, Post) and post.user and kind_of(post) == "post":
+                authors[post.user] += 1
+        return f"@{authors.most_common(1)[0][0]}" if authors else ""
+
+    def _parsed(self) -> Iterator[Post | str]:
+        from mcpkit.archive.importers.twilog_csv import parse_twilog_csv
+
+        export = open_export(self.path, self.limits)
+        try:
+            for count, (line, parsed) in enumerate(parse_twilog_csv(export.text)):
+                if count % _POSITION_EVERY == 0:
+                    self._done = export.raw.tell()
+                yield f"line {line}: {parsed}" if isinstance(parsed, str) else parsed
+        finally:
+            export.close()
+
+    def records(self) -> Iterator[Post]:
+        summary = self._summary
+        for parsed in self._parsed():
+            if isinstance(parsed, str):
+                summary.add_malformed(parsed)
+                continue
+            summary.kinds[kind_of(parsed)] += 1
+            yield parsed
+        self._done = self._size
+
+    def summary(self) -> ReadSummary:
+        return self._summary
+
+    def position(self) -> tuple[int, int]:
+        return self._done, self._size
+
+
+def sniff_twilog_csv(path: Path) -> bool:
+    """Whether ``path`` is a Twilog CSV (plain, gzip or a zip holding one CSV)."""
+    from mcpkit.archive.importers.twilog_csv import check_export
+
+    try:
+        check_export(Path(path))
+    except (ImportFormatError, OSError, ValueError):
+        return False
+    return True

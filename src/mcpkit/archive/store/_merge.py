@@ -1,0 +1,130 @@
+"""When two exports hold the same post: which value of each field the archive keeps.
+
+People import several exports of one account (an older and a newer X archive, the Twilog CSV
+of the same account) and expect each post once, as complete as any of them has it. Each
+export knows different things: a Twilog CSV has no reply target, an X archive without
+``note-tweet.js`` has a long post's text cut with ``…``, a like has no text at all in some X
+archives. So the archive keeps, field by field, the richer value:
+
+* a value over an empty one;
+* for the text, the whole text over one that is the same text cut with ``…``;
+* the media of both (the same picture, by URL or path, once, each of its fields filled);
+* the kind the account wrote (reply and quote say more than post) over a repost, a repost
+  over a bookmark, a bookmark over a like;
+* otherwise, between a record of a real export and a Twilog row, the export's (it has the
+  post's own time and links expanded); between two of the same level, what is stored stays
+  (re-importing changes nothing).
+
+Between two Twilog rows upstream's rule stays as it always was, for the whole row: the larger
+log_type wins, and on a tie what came first. A Twilog-only archive therefore answers exactly
+as before.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from mcpkit.archive.posts import Media, Post, kind_of, log_type_of_kind
+
+__all__ = ["is_cut", "merge_posts", "normalized"]
+
+_KIND_RANK = {"reply": 5, "quote": 5, "post": 4, "repost": 3, "bookmark": 2, "like": 1}
+_ELLIPSIS = "…"
+
+_PLAIN_FIELDS = (
+    "user",
+    "timestamp",
+    "url",
+    "source_id",
+    "account",
+    "reply_to",
+    "thread_root",
+    "quote_of",
+    "repost_of",
+    "content_warning",
+    "lang",
+)
+
+
+def normalized(post: Post, account: str = "") -> Post:
+    """``post`` as the store keeps it: its kind spelled out, the export's account when the
+    record names none, and a log_type that agrees with the kind for records of real exports
+    (a Twilog row keeps its own: it decides between Twilog rows)."""
+    kind = kind_of(post)
+    log_type = post.log_type if _is_twilog(post) else log_type_of_kind(kind)
+    if kind == post.kind and log_type == post.log_type and (post.account or not account):
+        return post
+    return dataclasses.replace(post, kind=kind, log_type=log_type, account=post.account or account)
+
+
+def _is_twilog(post: Post) -> bool:
+    """A Twilog row: its id is the key, it has no source id of its own."""
+    return post.source_id == ""
+
+
+def merge_posts(stored: Post, incoming: Post) -> Post:
+    """The post the archive keeps when it holds ``stored`` and an export brings ``incoming``
+    (both :func:`normalized`, same ``post_id``); ``stored`` itself when nothing changes."""
+    if stored == incoming:
+        return stored
+    if _is_twilog(stored) and _is_twilog(incoming):
+        return incoming if incoming.log_type > stored.log_type else stored
+    first, second = (
+        (incoming, stored) if _is_twilog(stored) and not _is_twilog(incoming) else (stored, incoming)
+    )
+    values: dict[str, object] = {
+        name: getattr(first, name) or getattr(second, name) for name in _PLAIN_FIELDS
+    }
+    kind = (
+        stored.kind if _KIND_RANK.get(stored.kind, 0) >= _KIND_RANK.get(incoming.kind, 0) else incoming.kind
+    )
+    media = merge_media(first.media, second.media)
+    merged = dataclasses.replace(
+        stored,
+        content=_merge_text(first.content, second.content),
+        kind=kind,
+        log_type=log_type_of_kind(kind) if kind in _KIND_RANK else stored.log_type,
+        media=media,
+        **values,  # type: ignore[arg-type]
+    )
+    return stored if merged == stored else merged
+
+
+def is_cut(short: str, full: str) -> bool:
+    """Whether ``short`` is ``full`` cut short and ended with ``…`` (X cuts long posts and
+    retweets so; the cut may fall after a space, which X then drops)."""
+    if not short.endswith(_ELLIPSIS) or len(short) > len(full):
+        return False
+    head = short[: -len(_ELLIPSIS)].rstrip()
+    return full != short and full.startswith(head)
+
+
+def _merge_text(first: str, second: str) -> str:
+    if not first or first == second:
+        return second or first
+    if not second:
+        return first
+    if is_cut(first, second):
+        return second
+    return first
+
+
+def merge_media(first: tuple[Media, ...], second: tuple[Media, ...]) -> tuple[Media, ...]:
+    """Both lists, ``first``'s order first; an item of ``second`` that is one of ``first``'s
+    (same URL, or same path) fills that item's empty fields instead of being added."""
+    if not second or first == second:
+        return first or second
+    merged = list(first)
+    for item in second:
+        for index, have in enumerate(merged):
+            if (item.url and item.url == have.url) or (item.path and item.path == have.path):
+                merged[index] = Media(
+                    type=have.type or item.type,
+                    path=have.path or item.path,
+                    url=have.url or item.url,
+                    alt=have.alt or item.alt,
+                )
+                break
+        else:
+            merged.append(item)
+    return tuple(merged)
