@@ -16,6 +16,7 @@ import mcp_types
 
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import RedmineError
+from mcpkit.redmine.permissions import Need, require
 from mcpkit.redmine.tools.args import (
     as_given,
     as_hours,
@@ -208,6 +209,39 @@ async def body_fields(rc: RedmineContext, args: Mapping[str, Any]) -> dict[str, 
     return fields
 
 
+PRIVATE_NOTE = Need(
+    "private_notes", ("set_notes_private",), "store the note as public, readable by everyone on the project"
+)
+NOTE = Need("notes", ("add_issue_notes",), "drop the note")
+WATCHERS = Need("watcher_user_ids", ("add_issue_watchers",), "create the issue without these watchers")
+
+
+def private_issue(own: bool) -> Need:
+    """Setting the private flag: any issue, or also the user's own issues (its creations)."""
+    perms = ("set_issues_private", "set_own_issues_private") if own else ("set_issues_private",)
+    return Need("is_private", perms, "ignore the private flag, leaving the issue visible to the project")
+
+
+def guarded(fields: Mapping[str, Any], *, own: bool, new: bool) -> list[Need]:
+    """The fields of an issue write whose silent drop would expose or lose something."""
+    needs: list[Need] = []
+    if fields.get("notes"):
+        needs.append(NOTE)
+        if fields.get("private_notes") is True:
+            needs.append(PRIVATE_NOTE)
+    if "is_private" in fields:
+        needs.append(private_issue(own))
+    if new and fields.get("watcher_user_ids"):
+        needs.append(WATCHERS)
+    return needs
+
+
+async def check_allowed(rc: RedmineContext, project: object, needs: list[Need]) -> None:
+    """Refuse the write before it is sent when a guarded field would be dropped (see permissions)."""
+    if needs:
+        await require(rc.client, project, needs)
+
+
 # -- reading -------------------------------------------------------------------------------------
 
 
@@ -277,6 +311,8 @@ async def get_issue(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallT
 async def create_issue(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     """Create, then compare Redmine's answer with what was asked."""
     fields = await body_fields(rc, args)
+    if isinstance(fields.get("project_id"), int):
+        await check_allowed(rc, fields["project_id"], guarded(fields, own=True, new=True))
     body = await rc.client.post("issues.json", what="the new issue", json={"issue": fields})
     issue = entity_of(body, "issue")
     message = f"Created issue {issue.get('id')}."
@@ -289,6 +325,12 @@ async def update_issue(args: dict[str, Any], rc: RedmineContext) -> mcp_types.Ca
     issue_id: int = args["id"]
     fields = await body_fields(rc, args)
     require_some(fields, f"issue {issue_id}")
+    needs = guarded(fields, own=False, new=False)
+    if needs:
+        before = await read(rc, ISSUE, issue_id)
+        own = (before.get("author") or {}).get("id") == await my_id(rc)
+        project = fields.get("project_id") or (before.get("project") or {}).get("id")
+        await check_allowed(rc, project, guarded(fields, own=own, new=False))
     await rc.client.put(f"issues/{issue_id}.json", what=f"issue {issue_id}", json={"issue": fields})
     noted = "notes" in fields
     issue = await read(rc, ISSUE, issue_id, ["journals"] if noted else None)

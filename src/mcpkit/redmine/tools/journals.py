@@ -15,9 +15,10 @@ import mcp_types
 
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import RedmineError
+from mcpkit.redmine.permissions import require
 from mcpkit.redmine.tools.args import confirmed, uncut
 from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
-from mcpkit.redmine.tools.issues import ISSUE
+from mcpkit.redmine.tools.issues import ISSUE, PRIVATE_NOTE
 from mcpkit.redmine.tools.resource import read
 from mcpkit.redmine.tools.results import done, entity_element, preview_result
 from mcpkit.redmine.tools.schemas import CONFIRM, ident
@@ -29,15 +30,26 @@ CATEGORY = "issues"
 
 async def find_journal(rc: RedmineContext, issue_id: int, journal_id: int) -> dict[str, Any] | None:
     """The journal entry ``journal_id`` of issue ``issue_id``, or ``None`` when it is gone."""
+    return (await issue_and_journal(rc, issue_id, journal_id))[1]
+
+
+async def issue_and_journal(
+    rc: RedmineContext, issue_id: int, journal_id: int
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The issue with its journals, and its entry ``journal_id`` (``None`` when it is gone)."""
     issue = await read(rc, ISSUE, issue_id, ["journals"])
     for journal in issue.get("journals") or []:
         if isinstance(journal, Mapping) and journal.get("id") == journal_id:
-            return dict(journal)
-    return None
+            return issue, dict(journal)
+    return issue, None
 
 
 async def journal_of(rc: RedmineContext, issue_id: int, journal_id: int) -> dict[str, Any]:
     found = await find_journal(rc, issue_id, journal_id)
+    return _found(found, issue_id, journal_id)
+
+
+def _found(found: dict[str, Any] | None, issue_id: int, journal_id: int) -> dict[str, Any]:
     if found is None:
         raise RedmineError(
             f"Issue {issue_id} has no journal {journal_id} the key's user can see: check both numbers in get issue",
@@ -50,11 +62,15 @@ async def update_journal_note(args: dict[str, Any], rc: RedmineContext) -> mcp_t
     """Replace the note of a journal entry, optionally making it private or public."""
     issue_id: int = args["issue_id"]
     journal_id: int = args["id"]
-    await journal_of(rc, issue_id, journal_id)
+    issue, journal = await issue_and_journal(rc, issue_id, journal_id)
+    _found(journal, issue_id, journal_id)
     change: dict[str, Any] = {"notes": uncut(str(args["notes"]), "notes")}
     private = args.get("private_notes")
     if private is not None:
         change["private_notes"] = private
+    if private is True:
+        project = (issue.get("project") or {}).get("id")
+        await require(rc.client, project, [PRIVATE_NOTE])
     if not change["notes"].strip():
         raise ValidationError("notes is empty: use delete journal note to remove a note")
     await rc.client.put(f"journals/{journal_id}.json", what=f"journal {journal_id}", json={"journal": change})

@@ -1,0 +1,125 @@
+"""Nothing published, cut or changed behind the model's back, on the real Redmine through real stdio.
+
+Each test makes its own project and its own Reporter-role user (created here through the REST
+API with the administrator's key), so what a Reporter may not do is what Redmine's default
+Reporter role says, not what an earlier run left behind.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+
+from tests.integration.redmine.redmine_session import RedmineEnv, mcp_session, rest
+
+pytestmark = pytest.mark.anyio
+
+
+def unique() -> str:
+    return uuid.uuid4().hex[:10]
+
+
+@dataclass(frozen=True)
+class Team:
+    """A fresh project, a fresh Reporter in it, and one issue the Reporter wrote."""
+
+    project_id: int
+    ident: str
+    reporter_id: int
+    reporter_key: str
+    issue: int
+
+
+@pytest.fixture
+def team(redmine: RedmineEnv) -> Iterator[Team]:
+    ident = f"trust-{unique()}"
+    project = rest(
+        redmine, "POST", "projects.json", {"project": {"name": f"Trust {ident}", "identifier": ident}}
+    )
+    pid = int(project["project"]["id"])
+    login = f"reporter-{unique()}"
+    user = rest(
+        redmine,
+        "POST",
+        "users.json",
+        {
+            "user": {
+                "login": login,
+                "firstname": "Rita",
+                "lastname": "Reporter",
+                "mail": f"{login}@example.com",
+                "password": "reporter-password-1",
+            }
+        },
+    )["user"]
+    roles = {r["name"]: r["id"] for r in rest(redmine, "GET", "roles.json")["roles"]}
+    rest(
+        redmine,
+        "POST",
+        f"projects/{ident}/memberships.json",
+        {"membership": {"user_id": user["id"], "role_ids": [roles["Reporter"]]}},
+    )
+    issue = rest(
+        redmine,
+        "POST",
+        "issues.json",
+        {"issue": {"project_id": pid, "subject": "Reported"}},
+        key=user["api_key"],
+    )["issue"]["id"]
+    try:
+        yield Team(pid, ident, int(user["id"]), str(user["api_key"]), int(issue))
+    finally:
+        rest(redmine, "DELETE", f"projects/{ident}.json")
+        rest(redmine, "DELETE", f"users/{user['id']}.json")
+
+
+def journals(env: RedmineEnv, issue: int) -> list[dict]:
+    return list(rest(env, "GET", f"issues/{issue}.json?include=journals")["issue"].get("journals", []))
+
+
+async def test_a_reporters_private_note_is_refused_before_it_is_sent(redmine: RedmineEnv, team: Team) -> None:
+    async with mcp_session(redmine, REDMINE_API_KEY=team.reporter_key) as s:
+        message = await s.error("update_issue", {"id": team.issue, "notes": "secret", "private_notes": True})
+        assert message.startswith("Nothing was sent: the key's user lacks the permission set_notes_private")
+        assert "store the note as public" in message
+        assert journals(redmine, team.issue) == [], "no note reached Redmine"
+        # A public note from the same user goes through.
+        done = await s.ok("update_issue", {"id": team.issue, "notes": "public remark"})
+        assert done.findtext("status") == "success"
+        # The private flag of an issue and watchers are guarded the same way.
+        message = await s.error(
+            "create_issue", {"project": team.ident, "subject": "Hidden?", "is_private": True}
+        )
+        assert "set_issues_private" in message and "set_own_issues_private" in message
+        message = await s.error(
+            "create_issue",
+            {"project": team.ident, "subject": "Watched?", "watcher_user_ids": [team.reporter_id]},
+        )
+        assert "add_issue_watchers" in message
+        assert message.startswith("Nothing was sent")
+    subjects = [
+        i["subject"]
+        for i in rest(redmine, "GET", f"issues.json?project_id={team.project_id}&status_id=*")["issues"]
+    ]
+    assert subjects == ["Reported"], "neither refused issue was created"
+    notes = journals(redmine, team.issue)
+    assert [(j["notes"], j["private_notes"]) for j in notes] == [("public remark", False)]
+
+
+async def test_an_administrators_private_note_is_stored_private(redmine: RedmineEnv, team: Team) -> None:
+    async with mcp_session(redmine) as s:
+        await s.ok("update_issue", {"id": team.issue, "notes": "for staff", "private_notes": True})
+        journal = journals(redmine, team.issue)[-1]
+        assert journal["private_notes"] is True
+        # Making a note private by editing it is guarded too: the Reporter may not.
+    async with mcp_session(redmine, REDMINE_API_KEY=team.reporter_key) as s:
+        await s.ok("update_issue", {"id": team.issue, "notes": "mine"})
+        mine = journals(redmine, team.issue)[-1]
+        message = await s.error(
+            "update_journal_note",
+            {"issue_id": team.issue, "id": mine["id"], "notes": "mine, hidden", "private_notes": True},
+        )
+        assert "set_notes_private" in message and message.startswith("Nothing was sent")
