@@ -1,4 +1,7 @@
-"""Project file tools: the Files tab of a project (``/projects/:id/files``), list and upload."""
+"""Project file tools: the Files tab of a project (``/projects/:id/files``), list and upload.
+
+A file comes as base64 content from the client or from the attachments directory, as for
+attachments (:func:`mcpkit.redmine.tools.attachments.upload_item`)."""
 
 from __future__ import annotations
 
@@ -6,15 +9,13 @@ from typing import Any
 
 import mcp_types
 
-from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import seg
 from mcpkit.redmine.tools.args import project_ref
-from mcpkit.redmine.tools.attachments import upload_file
+from mcpkit.redmine.tools.attachments import FILE_FIELDS, newest_named, upload_item
 from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
 from mcpkit.redmine.tools.resource import Resource, list_tool
 from mcpkit.redmine.tools.results import done, entity_element
 from mcpkit.redmine.tools.schemas import PROJECT, ident
-from mcpkit.tools import params as p
 
 CATEGORY = "attachments"
 FILE = Resource("file", "files", "attachments/{id}", "projects/{project}/files")
@@ -23,20 +24,13 @@ FILE = Resource("file", "files", "attachments/{id}", "projects/{project}/files")
 async def upload_project_file(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     """Upload, attach to the project (or one of its versions), then find the file in the list."""
     ref = project_ref(args["project"])
-    item = await upload_file(rc, str(args["path"]), args.get("filename"))
-    if args.get("description"):
-        item["description"] = str(args["description"])
+    item = await upload_item(rc, args)
     if args.get("version_id") is not None:
         item["version_id"] = args["version_id"]
     path = f"projects/{seg(ref)}/files.json"
     await rc.client.post(path, what=f"a file of project {ref}", json={"file": item})
     body = await rc.client.get(path, what=f"the files of project {ref}")
-    found = [
-        f for f in body.get("files") or [] if isinstance(f, dict) and f.get("filename") == item["filename"]
-    ]
-    if not found:
-        raise ValidationError(f"Redmine accepted the upload but project {ref} lists no {item['filename']}")
-    newest = max(found, key=lambda f: f.get("id", 0))
+    newest = newest_named(body.get("files"), item["filename"], f"the files of project {ref}")
     return done(
         f"Added {item['filename']} to the files of project {ref}.", entity_element(rc, "file", newest)
     )
@@ -52,17 +46,11 @@ TOOLS = (
     ),
     redmine_tool(
         "upload_project_file",
-        "Add a file from the attachments directory of the server to the files of a project.",
-        {
-            "project": PROJECT,
-            "path": p.string("File path relative to the attachments directory", min_length=1),
-            "filename": p.string("Name to show in Redmine, default the file name"),
-            "description": p.string("Short description of the file"),
-            "version_id": ident("Version the file belongs to"),
-        },
+        "Add a file to the files of a project.",
+        {"project": PROJECT, **FILE_FIELDS, "version_id": ident("Version the file belongs to")},
         upload_project_file,
         CATEGORY,
-        ("project", "path"),
+        ("project",),
         "write",
     ),
 )
