@@ -205,37 +205,81 @@ def _opened_store(db: Path | None, action: str, *, create: bool) -> Iterator[Sto
 
 @app.command("import")
 def import_cmd(
-    file: Annotated[Path, typer.Argument(help="Twilog CSV export, plain, .gz or .zip.")],
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Exports: Twilog CSV (.csv, .csv.gz, .zip), X archive (zip or folder), "
+            "Mastodon archive (tar.gz or folder), Bluesky repository (.car).",
+            show_default=False,
+        ),
+    ],
     db: DbOpt = None,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
     max_line_bytes: MaxLineOpt = DEFAULT_MAX_LINE_BYTES,
     as_json: JsonOpt = False,
 ) -> None:
-    """Import a Twilog CSV export; re-importing adds nothing twice."""
-    from mcpkit.archive.importers import import_csv
+    """Import exports into one archive, each in one transaction; re-importing adds nothing twice."""
+    from mcpkit.archive.importers.detect import detect
     from mcpkit.archive.importers.export_file import ReadLimits
+    from mcpkit.archive.importers.flow import import_export
 
     logging_from_env()
     path = _db_path(db)
-    with _opened_store(db, "import", create=True) as store, _progress() as bar:
-        tasks: dict[str, Any] = {}
+    limits = ReadLimits(max_bytes, max_line_bytes)
+    try:  # every path is recognised before anything is written
+        formats = [(export, detect(export)) for export in paths]
+    except McpkitError as exc:
+        fail(f"import failed: {exc}")
+    results: list[Any] = []
+    failure: McpkitError | None = None
+    existed = path.exists()
+    with _opened_store(db, "import", create=True) as store, _import_progress() as bar:
+        for export, found in formats:
+            try:
+                reader = found.open(export, limits)
+                task = bar.add_task(f"{export.name}", total=None, records=0)
 
-        def progress(stage: str, done: int, total: int) -> None:
-            if stage not in tasks:
-                tasks[stage] = bar.add_task("reading" if stage == "read" else "writing", total=total)
-            bar.update(tasks[stage], completed=done, total=total)
+                def progress(records: int, done: int, total: int, task: Any = task) -> None:
+                    bar.update(task, completed=done or records, total=total or None, records=records)
 
-        summary = import_csv(file, store, progress=progress, limits=ReadLimits(max_bytes, max_line_bytes))
-    report = summary.as_dict()
+                result = import_export(reader, export, store, progress=progress)
+                bar.update(task, completed=1, total=1)
+            except McpkitError as exc:
+                if not results and not existed:
+                    raise  # nothing imported: the new archive goes again
+                failure = exc
+                break
+            results.append(result)
+            if not as_json:
+                typer.echo(f"{export}: {result.line()}")
     if as_json:
-        print_json({"db": str(path), **report})
-        return
-    typer.echo(
-        f"{file}: {report['new']} new, {report['updated']} updated, {report['unchanged']} unchanged, "
-        f"{report['malformed']} malformed ({report['rows']} rows) -> {path}"
+        print_json(_import_report(path, results))
+    if failure is not None:
+        fail(f"import failed: {failure}")
+
+
+def _import_report(db: Path, results: list[Any]) -> dict[str, Any]:
+    """``--json``: the totals (as a single Twilog import always reported them) and each export."""
+    totals = {
+        key: sum(r.as_dict()[key] for r in results)
+        for key in ("rows", "new", "updated", "unchanged", "duplicates_in_file", "malformed")
+    }
+    return {"db": str(db), **totals, "exports": [r.as_dict() for r in results]}
+
+
+def _import_progress() -> Progress:
+    """One bar per export on stderr: bytes read where the reader knows them, and records read."""
+    from rich.console import Console
+
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.fields[records]:,} records"),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+        disable=not sys.stderr.isatty(),
     )
-    for bad in report["malformed_lines"][:20]:  # type: ignore[index]
-        _err(f"  line {bad['line']}: {bad['reason']}")
 
 
 @app.command("import-twilog-search")
@@ -821,6 +865,33 @@ def mcp_cmd(
         api = RpcClient(url, token=_token())
     options = ServerOptions.from_environ(os.environ).with_http(host=host, port=port)
     serve(build_archive_mcp(api, websocket_url=url, options=options), transport.value)
+
+
+@app.command("web")
+def web_cmd(
+    db: DbOpt = None,
+    host: HostOpt = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port to serve on.")] = 8766,
+    token_env: TokenEnvOpt = None,
+    open_browser: Annotated[bool, typer.Option("--open", help="Open the page in a browser.")] = False,
+) -> None:
+    """Serve the archive as a local web app: search as you type, timeline, posts in their threads."""
+    from mcpkit.archive.web import serve_web
+
+    api = _open_api(_db_path(db))
+    try:
+        serve_web(
+            api,
+            host=host,
+            port=port,
+            token=_token(token_env),
+            allowed_origins=parse_origins(env_value(ENV_ORIGINS)),
+            open_browser=open_browser,
+        )
+    except SecurityConfigError as exc:
+        fail(str(exc), 2)
+    finally:
+        api.close()
 
 
 if __name__ == "__main__":  # `python -m mcpkit.archive.cli`: works without the top-level mount

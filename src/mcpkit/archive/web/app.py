@@ -1,0 +1,211 @@
+"""The Starlette app: pages, their JSON mirror under ``/api``, media from the exports, assets.
+
+Every page is plain HTML that works without script (a GET form and links); the vendored htmx
+makes the same requests in place: search as you type (debounced, a newer request cancels the
+one in flight), facets without a reload, more results as the list scrolls. The URL is updated
+on each, so it always holds the whole state.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import mimetypes
+import zipfile
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import anyio.to_thread
+from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+
+from mcpkit.archive.api import ArchiveAPI
+from mcpkit.archive.web.access import WebAccess
+from mcpkit.archive.web.queries import FACETS, export_member
+from mcpkit.archive.web.render import post_html
+from mcpkit.archive.web.views import PageState, Views, parse_state
+from mcpkit.errors import ValidationError
+
+__all__ = ["MEDIA_MAX_BYTES", "build_app", "templates_env"]
+
+MEDIA_MAX_BYTES = 200 * 2**20
+"""The largest attachment served from inside a zip export (read whole into memory)."""
+_MEDIA_TYPES = ("image/", "video/", "audio/")
+FACET_TITLES = {"kind": "Kind", "platform": "Platform", "account": "Account", "lang": "Language"}
+MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def templates_env() -> Environment:
+    """The Jinja2 environment of the pages: autoescaping on for every template."""
+    env = Environment(
+        loader=PackageLoader("mcpkit.archive.web", "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["post_html"] = post_html
+    env.globals.update(facet_titles=FACET_TITLES, months=MONTHS, facet_names=FACETS)
+    return env
+
+
+def _static_dir() -> Path:
+    return Path(str(resources.files("mcpkit.archive.web") / "static"))
+
+
+def build_app(api: ArchiveAPI, access: WebAccess, *, today: Callable[[], dt.date] = dt.date.today) -> Any:
+    """The ASGI app over ``api``, behind ``access``'s checks.
+
+    ``today`` is the day "on this day" opens on (a test passes a fixed one)."""
+    views = Views(api)
+    templates = Jinja2Templates(env=templates_env())
+
+    def state_of(request: Request) -> PageState:
+        params: dict[str, list[str]] = {}
+        for key, value in request.query_params.multi_items():
+            params.setdefault(key, []).append(value)
+        return parse_state(params)
+
+    def page(request: Request, name: str, context: dict[str, Any], status: int = 200) -> Response:
+        path = request.url.path
+        query = request.url.query
+        context.setdefault("state_obj", None)
+        context.update(
+            path=path, json_url="/api" + (path if path != "/" else "/search") + (f"?{query}" if query else "")
+        )
+        return templates.TemplateResponse(request, name, context, status_code=status)
+
+    def bad_request(request: Request, exc: ValidationError, json: bool) -> Response:
+        if json:
+            return JSONResponse({"error": str(exc)}, status_code=400)
+        return page(request, "error.html", {"title": "Bad request", "message": str(exc)}, status=400)
+
+    async def search(request: Request, json: bool = False) -> Response:
+        try:
+            state = state_of(request)
+        except ValidationError as exc:
+            return bad_request(request, exc, json)
+        data = await views.search(state)
+        if json:
+            return JSONResponse(data)
+        return page(request, "search.html", {"data": data, "s": state, "title": state.q or "Search"})
+
+    async def timeline(request: Request, json: bool = False) -> Response:
+        try:
+            state = state_of(request)
+        except ValidationError as exc:
+            return bad_request(request, exc, json)
+        data = await views.timeline(state)
+        if json:
+            return JSONResponse(data)
+        return page(request, "timeline.html", {"data": data, "s": state, "title": "Timeline"})
+
+    async def on_this_day(request: Request, json: bool = False) -> Response:
+        try:
+            state = state_of(request)
+        except ValidationError as exc:
+            return bad_request(request, exc, json)
+        data = await views.on_this_day(state, today())
+        if json:
+            return JSONResponse(data)
+        return page(
+            request, "on_this_day.html", {"data": data, "s": state, "title": f"On this day: {data['day']}"}
+        )
+
+    async def post(request: Request, json: bool = False) -> Response:
+        raw = request.path_params["post_id"]
+        try:
+            post_id = int(raw)
+        except ValueError:
+            return bad_request(request, ValidationError(f"a post id is a whole number, got {raw!r}"), json)
+        data = await views.post(post_id)
+        if data is None:
+            message = f"No post {post_id} in this archive."
+            if json:
+                return JSONResponse({"error": message}, status_code=404)
+            return page(request, "error.html", {"title": "Not found", "message": message}, status=404)
+        if json:
+            return JSONResponse(data)
+        return page(request, "post.html", {"data": data, "title": f"Post {post_id}"})
+
+    async def media(request: Request) -> Response:
+        try:
+            post_id = int(request.path_params["post_id"])
+            position = int(request.path_params["position"])
+        except ValueError:
+            return Response("Not found\n", status_code=404, media_type="text/plain")
+        found = next(
+            (m for m in await anyio.to_thread.run_sync(views.index.media, post_id) if m.position == position),
+            None,
+        )
+        where = export_member(found.export_path, found.path) if found is not None else None
+        if found is None or where is None:
+            return Response(
+                "This attachment is not in the export on disk.\n", status_code=404, media_type="text/plain"
+            )
+        file, member = where
+        kind = mimetypes.guess_type(member or file.name)[0] or "application/octet-stream"
+        headers = {
+            "content-security-policy": "sandbox; default-src 'none'",
+            "cache-control": "private, max-age=3600",
+        }
+        if not kind.startswith(_MEDIA_TYPES) or kind == "image/svg+xml":
+            headers["content-disposition"] = "attachment"
+            kind = "application/octet-stream"
+        if not member:
+            return FileResponse(file, media_type=kind, headers=headers)
+
+        def read() -> bytes | None:
+            with zipfile.ZipFile(file) as archive:
+                try:
+                    info = archive.getinfo(member)
+                except KeyError:
+                    return None
+                if info.file_size > MEDIA_MAX_BYTES:
+                    return None
+                return archive.read(info)
+
+        body = await anyio.to_thread.run_sync(read)
+        if body is None:
+            return Response(
+                "This attachment is not in the export on disk.\n", status_code=404, media_type="text/plain"
+            )
+        return Response(body, media_type=kind, headers=headers)
+
+    def json_face(handler: Callable[..., Any]) -> Callable[[Request], Any]:
+        async def run(request: Request) -> Response:
+            response: Response = await handler(request, json=True)
+            return response
+
+        return run
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        # facet columns are built in the background: the first page waits only if it comes first
+        await anyio.to_thread.run_sync(lambda: None)
+        import threading
+
+        threading.Thread(target=views.warm, name="mcpkit-web-warm", daemon=True).start()
+        yield
+
+    routes = [
+        Route("/", search),
+        Route("/timeline", timeline),
+        Route("/on-this-day", on_this_day),
+        Route("/post/{post_id}", post),
+        Route("/media/{post_id}/{position}", media),
+        Route("/api/search", json_face(search)),
+        Route("/api/timeline", json_face(timeline)),
+        Route("/api/on-this-day", json_face(on_this_day)),
+        Route("/api/post/{post_id}", json_face(post)),
+        Mount("/static", StaticFiles(directory=_static_dir()), name="static"),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.views = views
+    return access.wrap(app)

@@ -1,0 +1,434 @@
+"""The web face's read queries: facet columns, counts, pages of posts, threads and media.
+
+Why a module of its own: facet counts and the timeline must answer in milliseconds on a
+million posts, which a ``GROUP BY`` per facet per keystroke cannot (each is a scan). So the
+few small per-post columns a facet needs (month, day, kind, platform, account, media, language)
+are read once into numpy arrays, about 12 bytes a post, and every count is a ``bincount`` over
+a mask. The arrays are rebuilt when the store's generation changes (an import, an embed).
+Posts themselves are never held: a page reads only the rows it shows.
+
+Everything here reads the store's per-thread reader connection; nothing writes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from mcpkit.archive.posts import AUTHORED_KINDS, KINDS, post_key
+from mcpkit.archive.query import TextFilter
+from mcpkit.archive.store import Store, trigram_query
+
+__all__ = [
+    "FACETS",
+    "Columns",
+    "FacetIndex",
+    "Filters",
+    "MediaFile",
+    "TextMatches",
+]
+
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+FACETS = ("kind", "platform", "account", "lang")
+"""Categorical facets (besides year/month and has-media), in the order the page lists them."""
+
+_MISSING_TS = -(2**62)
+_CHUNK = 100_000
+VERIFY_LIMIT = 20_000
+"""Trigram candidates re-checked against the text for exact counts; above it counts are the
+candidates' (a superset, marked approximate) and only the rows shown are re-checked."""
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """What the facets select (empty = no restriction); the text query is separate."""
+
+    kinds: tuple[str, ...] = tuple(sorted(AUTHORED_KINDS))
+    platforms: tuple[str, ...] = ()
+    accounts: tuple[str, ...] = ()
+    langs: tuple[str, ...] = ()
+    media: bool | None = None
+    year: int | None = None
+    month: int | None = None  # 1..12, with year
+
+    def values(self, facet: str) -> tuple[str, ...]:
+        return {"kind": self.kinds, "platform": self.platforms, "account": self.accounts, "lang": self.langs}[
+            facet
+        ]
+
+
+@dataclass
+class Columns:
+    """The per-post facet columns of one store generation, sorted by post id."""
+
+    generation: int
+    ids: IntArray
+    month: npt.NDArray[np.int32]  # months since 1970-01; -1 = no date
+    mday: npt.NDArray[np.int16]  # month * 100 + day; -1 = no date
+    media: BoolArray
+    codes: dict[str, npt.NDArray[np.int32]]  # facet -> code per post
+    labels: dict[str, list[str]]  # facet -> label per code
+    rank: IntArray  # position of each post in newest-first order
+    order: IntArray  # rows newest first
+    _code_of: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def code(self, facet: str, label: str) -> int:
+        if facet not in self._code_of:
+            self._code_of[facet] = {name: i for i, name in enumerate(self.labels[facet])}
+        return self._code_of[facet].get(label, -1)
+
+    def rows_of(self, post_ids: Iterable[int]) -> IntArray:
+        """Row numbers of ``post_ids`` (ids not in the columns are left out, order kept)."""
+        wanted = np.fromiter(post_ids, dtype=np.int64)
+        if not len(wanted) or not len(self.ids):
+            return np.zeros(0, dtype=np.int64)
+        pos = np.minimum(np.searchsorted(self.ids, wanted), len(self.ids) - 1)
+        found: IntArray = pos[self.ids[pos] == wanted]
+        return found
+
+    def newest_first(self, rows: IntArray) -> IntArray:
+        ordered: IntArray = rows[np.argsort(self.rank[rows], kind="stable")]
+        return ordered
+
+
+@dataclass(frozen=True, slots=True)
+class TextMatches:
+    """Rows whose text passes a filter: exact, or a superset (``approximate``) when re-checking
+    every candidate would cost more than a page is worth."""
+
+    rows: IntArray
+    approximate: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MediaFile:
+    """Where one attachment lives: an export directory or zip, the path in it, and its alt."""
+
+    post_id: int
+    position: int
+    type: str
+    path: str
+    url: str
+    alt: str
+    export_path: str
+
+
+def _encode(values: Sequence[Any], table: dict[str, int]) -> npt.NDArray[np.int32]:
+    return np.fromiter(
+        (table.setdefault(v or "", len(table)) for v in values), dtype=np.int32, count=len(values)
+    )
+
+
+_POST_FIELDS = (
+    "platform",
+    "kind",
+    "account",
+    "timestamp",
+    "url",
+    "content",
+    "content_warning",
+    "lang",
+    "source_id",
+    "reply_to",
+    "thread_root",
+    "quote_of",
+    "repost_of",
+    "has_media",
+)
+
+
+class FacetIndex:
+    """Facet columns of one archive, kept current with its generation; thread-safe."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._lock = threading.Lock()
+        self._columns: Columns | None = None
+
+    # -- the columns ---------------------------------------------------------------------------
+
+    def columns(self) -> Columns:
+        """The columns of the current generation (built on first use and after a write)."""
+        generation = self.store.generation()
+        cached = self._columns
+        if cached is not None and cached.generation == generation:
+            return cached
+        with self._lock:
+            cached = self._columns
+            if cached is None or cached.generation != generation:
+                cached = self._build(generation)
+                self._columns = cached
+            return cached
+
+    def _build(self, generation: int) -> Columns:
+        conn = self.store.reader
+        sql = (
+            f"SELECT post_id, coalesce(ts, {_MISSING_TS}), kind, platform, account, has_media, lang "
+            "FROM posts ORDER BY post_id"
+        )
+        tables: dict[str, dict[str, int]] = {facet: {} for facet in FACETS}
+        for known in KINDS:  # kinds keep their model order
+            tables["kind"].setdefault(known, len(tables["kind"]))
+        parts: dict[str, list[np.ndarray]] = {name: [] for name in ("ids", "ts", "media", *FACETS)}
+        cursor = conn.execute(sql)
+        while True:
+            chunk = cursor.fetchmany(_CHUNK)
+            if not chunk:
+                break
+            ids, ts, kinds, platforms, accounts, medias, langs = zip(*chunk, strict=True)
+            parts["ids"].append(np.fromiter(ids, dtype=np.int64, count=len(ids)))
+            parts["ts"].append(np.fromiter(ts, dtype=np.int64, count=len(ts)))
+            parts["media"].append(np.fromiter(medias, dtype=np.int8, count=len(medias)).astype(bool))
+            for facet, values in zip(FACETS, (kinds, platforms, accounts, langs), strict=True):
+                parts[facet].append(_encode(values, tables[facet]))
+
+        def joined(name: str, dtype: Any) -> Any:
+            return np.concatenate(parts[name]) if parts[name] else np.zeros(0, dtype=dtype)
+
+        ids_arr = joined("ids", np.int64)
+        ts = joined("ts", np.int64)
+        known = ts != _MISSING_TS
+        days = np.where(known, ts // 86400, 0).astype("datetime64[D]")
+        months = days.astype("datetime64[M]")
+        month = np.where(known, months.astype(np.int64), -1).astype(np.int32)
+        day_of_month = (days - months.astype("datetime64[D]")).astype(np.int64) + 1
+        mday = np.where(known, (months.astype(np.int64) % 12 + 1) * 100 + day_of_month, -1).astype(np.int16)
+        # newest first: by time descending, undated last, then by id descending
+        sort_ts = np.where(known, ts, np.iinfo(np.int64).min)
+        order = np.lexsort((-ids_arr, -sort_ts)) if len(ids_arr) else np.zeros(0, dtype=np.int64)
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        return Columns(
+            generation=generation,
+            ids=ids_arr,
+            month=month,
+            mday=mday,
+            media=joined("media", bool),
+            codes={facet: joined(facet, np.int32) for facet in FACETS},
+            labels={facet: list(tables[facet]) for facet in FACETS},
+            rank=rank,
+            order=order.astype(np.int64),
+        )
+
+    # -- masks and counts ----------------------------------------------------------------------
+
+    def mask(self, cols: Columns, filters: Filters, *, skip: str | None = None) -> BoolArray:
+        """Rows passing every filter but ``skip`` (the facet whose own counts are wanted)."""
+        mask = np.ones(len(cols), dtype=bool)
+        for facet in FACETS:
+            wanted = filters.values(facet)
+            if facet == skip or not wanted:
+                continue
+            table = np.zeros(len(cols.labels[facet]) + 1, dtype=bool)
+            for label in wanted:
+                code = cols.code(facet, label)
+                if code >= 0:
+                    table[code] = True
+            mask &= table[cols.codes[facet]]
+        if skip != "media" and filters.media is not None:
+            mask &= cols.media == filters.media
+        if skip != "month" and filters.year is not None:
+            if filters.month is not None:
+                mask &= cols.month == (filters.year - 1970) * 12 + filters.month - 1
+            else:
+                low = (filters.year - 1970) * 12
+                mask &= (cols.month >= low) & (cols.month < low + 12)
+        return mask
+
+    def counts(self, cols: Columns, filters: Filters, within: IntArray | None = None) -> dict[str, Any]:
+        """Every facet's values with their counts under the other facets' filters (and inside
+        ``within``, the rows a search matched, when given)."""
+        out: dict[str, Any] = {}
+
+        def rows(skip: str) -> IntArray | BoolArray:
+            mask = self.mask(cols, filters, skip=skip)
+            return within[mask[within]] if within is not None else mask
+
+        for facet in FACETS:
+            selected = rows(facet)
+            codes = cols.codes[facet][selected]
+            tally = np.bincount(codes, minlength=len(cols.labels[facet]))
+            values: list[dict[str, Any]] = [
+                {"value": label, "count": int(tally[i])}
+                for i, label in enumerate(cols.labels[facet])
+                if tally[i] or label in filters.values(facet)
+            ]
+            if facet != "kind":
+                values.sort(key=lambda v: (-v["count"], v["value"]))
+            out[facet] = values
+        media_rows = cols.media[rows("media")]
+        with_media = int(np.count_nonzero(media_rows))
+        out["media"] = [
+            {"value": "1", "count": with_media},
+            {"value": "0", "count": int(len(media_rows) - with_media)},
+        ]
+        out["months"] = self.month_counts(cols, rows("month"))
+        return out
+
+    @staticmethod
+    def month_counts(cols: Columns, selected: IntArray | BoolArray) -> list[dict[str, int]]:
+        """``[{year, month, count}]`` for every month with posts among ``selected``, oldest first."""
+        months = cols.month[selected]
+        months = months[months >= 0]
+        if not len(months):
+            return []
+        low = int(months.min())
+        tally = np.bincount(months - low)
+        return [
+            {"year": 1970 + (low + i) // 12, "month": (low + i) % 12 + 1, "count": int(n)}
+            for i, n in enumerate(tally)
+            if n
+        ]
+
+    # -- text matching ---------------------------------------------------------------------------
+
+    def text_matches(self, cols: Columns, text_filter: TextFilter, allowed: BoolArray) -> TextMatches:
+        """Rows among ``allowed`` whose content passes ``text_filter`` (see :class:`TextMatches`)."""
+        conn = self.store.reader
+        long_terms = [t for t in text_filter.folded_includes if len(t) >= 3]
+        if long_terms:
+            ids = np.fromiter(
+                (
+                    row[0]
+                    for row in conn.execute(
+                        "SELECT rowid FROM fts_content WHERE fts_content MATCH ?",
+                        (trigram_query(long_terms),),
+                    )
+                ),
+                dtype=np.int64,
+            )
+            ids.sort()
+            candidates = cols.rows_of(ids)
+        else:
+            candidates = self._scan_candidates(conn, cols, text_filter)
+        candidates = candidates[allowed[candidates]]
+        if len(candidates) > VERIFY_LIMIT:
+            return TextMatches(candidates, approximate=True)
+        return TextMatches(self.verify(cols, candidates, text_filter), approximate=False)
+
+    @staticmethod
+    def _scan_candidates(conn: sqlite3.Connection, cols: Columns, text_filter: TextFilter) -> IntArray:
+        """Candidates when no term has three characters for the trigram index: SQLite's
+        ``instr`` over ASCII-lowered text (every row containing the folded term; re-checked after)."""
+        includes = [t for t in text_filter.folded_includes if t]
+        if not includes:
+            return np.arange(len(cols), dtype=np.int64)
+        where = " AND ".join("instr(lower(content), ?) > 0" for _ in includes)
+        ids = np.fromiter(
+            (row[0] for row in conn.execute(f"SELECT post_id FROM posts WHERE {where}", includes)),
+            dtype=np.int64,
+        )
+        ids.sort()
+        return cols.rows_of(ids)
+
+    def verify(self, cols: Columns, rows: IntArray, text_filter: TextFilter) -> IntArray:
+        """The rows of ``rows`` whose content really passes (the trigram test is a superset)."""
+        if not text_filter.active or not len(rows):
+            return rows
+        keep = np.zeros(len(rows), dtype=bool)
+        position = {int(cols.ids[r]): i for i, r in enumerate(rows)}
+        ids = list(position)
+        conn = self.store.reader
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for post_id, content in conn.execute(
+                f"SELECT post_id, content FROM posts WHERE post_id IN ({marks})", part
+            ):
+                if text_filter.matches(content):
+                    keep[position[int(post_id)]] = True
+        kept: IntArray = rows[keep]
+        return kept
+
+    # -- posts -------------------------------------------------------------------------------------
+
+    def posts(self, post_ids: Sequence[int]) -> dict[int, dict[str, Any]]:
+        """The web's post shape for ``post_ids`` (ids as strings; missing ids are absent)."""
+        conn = self.store.reader
+        out: dict[int, dict[str, Any]] = {}
+        ids = [int(i) for i in post_ids]
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            sql = (
+                f"SELECT p.post_id, coalesce(u.name, ''), {', '.join('p.' + c for c in _POST_FIELDS)} "
+                f"FROM posts p LEFT JOIN users u ON u.user_id = p.user_id WHERE p.post_id IN ({marks})"
+            )
+            for row in conn.execute(sql, part):
+                post = {"id": str(row[0]), "user": row[1], **dict(zip(_POST_FIELDS, row[2:], strict=True))}
+                post["has_media"] = bool(post["has_media"])
+                out[int(row[0])] = post
+        return out
+
+    def post_by_source(self, platform: str, source_id: str) -> int | None:
+        """The archive key of a post named by its platform id, when the archive holds it."""
+        if not source_id:
+            return None
+        try:
+            key = post_key(platform, source_id)
+        except ValueError:
+            return None
+        row = self.store.reader.execute("SELECT 1 FROM posts WHERE post_id = ?", (key,)).fetchone()
+        return key if row is not None else None
+
+    def thread(self, post: Mapping[str, Any], limit: int = 200) -> list[int]:
+        """Post ids of ``post``'s thread, oldest first (at most ``limit``): the root and every
+        post naming it as their thread root; just the post when it is in no thread."""
+        root = post.get("thread_root") or ""
+        own = int(post["id"])
+        if not root:
+            return [own]
+        platform = post.get("platform") or "x"
+        root_key = self.post_by_source(platform, root)
+        rows = self.store.reader.execute(
+            "SELECT post_id FROM posts WHERE thread_root != '' AND thread_root = ? AND platform = ? "
+            "ORDER BY timestamp, post_id LIMIT ?",
+            (root, platform, limit),
+        ).fetchall()
+        ids = [int(r[0]) for r in rows]
+        if root_key is not None and root_key not in ids:
+            ids.insert(0, root_key)
+        return ids if own in ids else [*ids, own]
+
+    def media(self, post_id: int) -> list[MediaFile]:
+        """The post's attachments, each with the path of the export it came from: the newest
+        export of the post's account (media paths are relative to their export)."""
+        rows = self.store.reader.execute(
+            "SELECT m.post_id, m.position, m.type, m.path, m.url, m.alt, coalesce(("
+            "  SELECT e.path FROM exports e JOIN posts p ON p.post_id = m.post_id"
+            "  WHERE e.account = p.account ORDER BY e.export_id DESC LIMIT 1), '') "
+            "FROM media m WHERE m.post_id = ? ORDER BY m.position",
+            (post_id,),
+        ).fetchall()
+        return [MediaFile(int(r[0]), int(r[1]), *(str(v or "") for v in r[2:])) for r in rows]
+
+
+def export_member(export_path: str, member: str) -> tuple[Path, str] | None:
+    """Resolve a media path against its export: ``(file, "")`` for a directory export,
+    ``(zip, member)`` for a zip export; ``None`` when it would leave the export."""
+    if not export_path or not member:
+        return None
+    root = Path(export_path)
+    clean = member.replace("\\", "/").lstrip("/")
+    if any(part in ("..", "") for part in clean.split("/")):
+        return None
+    if root.is_dir():
+        target = (root / clean).resolve()
+        if not target.is_relative_to(root.resolve()) or not target.is_file():
+            return None
+        return target, ""
+    if root.is_file():
+        return root, clean
+    return None

@@ -1,0 +1,434 @@
+"""What each page shows, as data: the HTML templates and the JSON mirror render the same dicts.
+
+A page's whole state is its URL's query (:class:`PageState`), so reload, back/forward and a
+copied link give the same page, and ``/api/<page>`` with the same query answers the same data
+as JSON. Searches go through :class:`~mcpkit.archive.api.ArchiveAPI` (semantic search, stats,
+threads when the API has them); facet counts, pages of a text search and the timeline come from
+:class:`~mcpkit.archive.web.queries.FacetIndex`, which reads only what a page shows.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+from urllib.parse import urlencode
+
+import anyio.to_thread
+import numpy as np
+
+from mcpkit.archive.api import ArchiveAPI
+from mcpkit.archive.posts import AUTHORED_KINDS, KINDS
+from mcpkit.archive.query import TextFilter, parse_query, parse_terms
+from mcpkit.archive.settings import MODES as API_MODES
+from mcpkit.archive.web.queries import FACETS, FacetIndex, Filters, IntArray
+from mcpkit.errors import ValidationError
+from mcpkit.jsonrpc import JsonRpcError
+
+__all__ = ["PAGE_SIZE", "PageState", "Views", "parse_state"]
+
+PAGE_SIZE = 30
+SEMANTIC_TOP = 100
+"""How many best semantic matches a search ranks; facets count among them."""
+GOOD_SCORE = 0.3
+"""Below this similarity the best semantic hit is no good match: the page says so instead of
+listing weak hits (a person can still ask for them with ``weak=1``)."""
+MAX_OFFSET = 100_000
+_MONTH = re.compile(r"^(\d{4})(?:-(\d{1,2}))?$")
+_DAY = re.compile(r"^(\d{1,2})-(\d{1,2})$")
+
+
+def text_modes() -> list[str]:
+    """The search modes the page offers: hybrid only when the API has such a mode."""
+    return ["text", "semantic", *(["hybrid"] if "hybrid" in API_MODES else [])]
+
+
+@dataclass(frozen=True)
+class PageState:
+    """Everything a page's URL says; :meth:`query` writes it back in one canonical order."""
+
+    q: str = ""
+    mode: str = "text"
+    filters: Filters = field(default_factory=Filters)
+    all_kinds: bool = False
+    offset: int = 0
+    weak: bool = False
+    day: str = ""  # MM-DD for on-this-day
+
+    def query(self, **changes: Any) -> str:
+        """This state's URL query, with ``changes`` applied (``offset`` resets unless given)."""
+        state = replace(self, **{"offset": 0, **changes})
+        f = state.filters
+        pairs: list[tuple[str, str]] = []
+        if state.q:
+            pairs.append(("q", state.q))
+        if state.mode != "text":
+            pairs.append(("mode", state.mode))
+        if state.all_kinds:
+            pairs.append(("kind", "all"))
+        elif set(f.kinds) != AUTHORED_KINDS:
+            pairs.extend(("kind", k) for k in f.kinds)
+        pairs.extend(("platform", v) for v in f.platforms)
+        pairs.extend(("account", v) for v in f.accounts)
+        pairs.extend(("lang", v) for v in f.langs)
+        if f.media is not None:
+            pairs.append(("media", "1" if f.media else "0"))
+        if f.year is not None:
+            pairs.append(("month", f"{f.year:04d}" + (f"-{f.month:02d}" if f.month else "")))
+        if state.weak:
+            pairs.append(("weak", "1"))
+        if state.day:
+            pairs.append(("day", state.day))
+        if state.offset:
+            pairs.append(("offset", str(state.offset)))
+        return urlencode(pairs)
+
+    def month_query(self, year: int | None = None, month: int | None = None) -> str:
+        """The query with the date facet set to ``year`` (and ``month``), or cleared."""
+        return self.query(filters=replace(self.filters, year=year, month=month if year is not None else None))
+
+    def selected(self, facet: str, value: str) -> bool:
+        if facet == "kind":
+            return self.all_kinds or value in self.filters.kinds
+        if facet == "media":
+            return self.filters.media is not None and (value == "1") == self.filters.media
+        return value in self.filters.values(facet)
+
+
+def parse_state(params: Mapping[str, Sequence[str]]) -> PageState:
+    """A page's state from its query parameters; a bad value raises ``ValidationError``
+    naming the parameter (the page shows the line, the JSON mirror answers 400)."""
+
+    def one(name: str) -> str:
+        values = params.get(name) or []
+        return values[-1].strip() if values else ""
+
+    def many(name: str) -> tuple[str, ...]:
+        out: list[str] = []
+        for raw in params.get(name) or []:
+            out.extend(v.strip() for v in raw.split(",") if v.strip())
+        return tuple(dict.fromkeys(out))
+
+    mode = one("mode") or "text"
+    if mode not in text_modes():
+        raise ValidationError(f"mode must be one of {', '.join(text_modes())}, got {mode!r}")
+    kinds = many("kind")
+    all_kinds = "all" in kinds
+    if all_kinds:
+        kinds = tuple(KINDS)
+    elif not kinds:
+        kinds = tuple(k for k in KINDS if k in AUTHORED_KINDS)
+    unknown = [k for k in kinds if k not in KINDS]
+    if unknown:
+        raise ValidationError(f"kind must be 'all' or among {', '.join(KINDS)}, got {unknown[0]!r}")
+    media_raw = one("media")
+    if media_raw not in ("", "1", "0"):
+        raise ValidationError(f"media must be 1 or 0, got {media_raw!r}")
+    year = month = None
+    month_raw = one("month") or one("year")
+    if month_raw:
+        found = _MONTH.match(month_raw)
+        if found is None or not (1 <= int(found.group(2) or 1) <= 12):
+            raise ValidationError(f"month must be YYYY or YYYY-MM, got {month_raw!r}")
+        year = int(found.group(1))
+        month = int(found.group(2)) if found.group(2) else None
+    offset_raw = one("offset") or "0"
+    if not offset_raw.isdigit() or int(offset_raw) > MAX_OFFSET:
+        raise ValidationError(f"offset must be a whole number from 0 to {MAX_OFFSET}, got {offset_raw!r}")
+    day = one("day")
+    if day:
+        found = _DAY.match(day)
+        if found is None or not _valid_day(int(found.group(1)), int(found.group(2))):
+            raise ValidationError(f"day must be MM-DD, got {day!r}")
+        day = f"{int(found.group(1)):02d}-{int(found.group(2)):02d}"
+    q = one("q")
+    if len(q) > 1000:
+        raise ValidationError("q must be at most 1000 characters")
+    return PageState(
+        q=q,
+        mode=mode,
+        filters=Filters(
+            kinds=kinds,
+            platforms=many("platform"),
+            accounts=many("account"),
+            langs=many("lang"),
+            media=None if not media_raw else media_raw == "1",
+            year=year,
+            month=month,
+        ),
+        all_kinds=all_kinds,
+        offset=int(offset_raw),
+        weak=one("weak") == "1",
+        day=day,
+    )
+
+
+def _valid_day(month: int, day: int) -> bool:
+    try:
+        dt.date(2024, month, day)  # a leap year: 02-29 is a day people post on
+    except ValueError:
+        return False
+    return True
+
+
+def _highlight_terms(state: PageState) -> list[str]:
+    if not state.q:
+        return []
+    if state.mode == "text":
+        return list(parse_terms(state.q).includes)
+    try:
+        return list(parse_query(state.q).text_filter.includes)
+    except ValidationError:
+        return []
+
+
+class Views:
+    """The pages' data over one archive: search, timeline, on this day, a post."""
+
+    def __init__(self, api: ArchiveAPI) -> None:
+        self.api = api
+        self.index = FacetIndex(api.engine.store)
+
+    # -- search ---------------------------------------------------------------------------------
+
+    async def search(self, state: PageState) -> dict[str, Any]:
+        """Results of the state's query under its facets, one page, with every facet's counts."""
+        if state.q and state.mode != "text":
+            return await self._semantic(state)
+        return await anyio.to_thread.run_sync(self._text_page, state)
+
+    def _text_page(self, state: PageState) -> dict[str, Any]:
+        cols = self.index.columns()
+        filters = state.filters
+        approximate = False
+        text_filter = parse_terms(state.q) if state.q else TextFilter()
+        within: IntArray | None = None
+        if text_filter.active:
+            everything = np.ones(len(cols), dtype=bool)
+            matches = self.index.text_matches(cols, text_filter, everything)
+            within, approximate = cols.newest_first(matches.rows), matches.approximate
+            selected = within[self.index.mask(cols, filters)[within]]
+            total = len(selected)
+            page_rows = self._verified_page(cols, selected, text_filter, state.offset, approximate)
+        else:
+            mask = self.index.mask(cols, filters)
+            total = int(np.count_nonzero(mask))
+            ordered = cols.order[mask[cols.order]]
+            page_rows = ordered[state.offset : state.offset + PAGE_SIZE]
+        facets = self.index.counts(cols, filters, within)
+        ids = [int(cols.ids[r]) for r in page_rows]
+        posts = self.index.posts(ids)
+        results = [posts[i] for i in ids if i in posts]
+        next_offset = state.offset + PAGE_SIZE if state.offset + PAGE_SIZE < total else None
+        return self._page(
+            state,
+            total=total,
+            approximate=approximate,
+            results=results,
+            facets=facets,
+            next_offset=next_offset,
+            message=("" if results or not state.q else f"No post contains {state.q!r} with these filters."),
+        )
+
+    def _verified_page(
+        self, cols: Any, selected: IntArray, text_filter: TextFilter, offset: int, approximate: bool
+    ) -> IntArray:
+        if not approximate:
+            rows: IntArray = selected[offset : offset + PAGE_SIZE]
+            return rows
+        # candidates are a superset: re-check in order until the page is full
+        kept: list[int] = []
+        seen = 0
+        step = PAGE_SIZE * 4
+        start = 0
+        while start < len(selected) and len(kept) < PAGE_SIZE:
+            chunk = selected[start : start + step]
+            for row in self.index.verify(cols, chunk, text_filter):
+                if seen >= offset:
+                    kept.append(int(row))
+                seen += 1
+            start += step
+        return np.asarray(kept[:PAGE_SIZE], dtype=np.int64)
+
+    async def _semantic(self, state: PageState) -> dict[str, Any]:
+        f = state.filters
+        settings: dict[str, Any] = {"top_k": SEMANTIC_TOP}
+        if f.year is not None:
+            start = dt.date(f.year, f.month or 1, 1)
+            end_month = (f.month or 12) % 12 + 1
+            end_year = f.year + (1 if (f.month or 12) == 12 else 0)
+            end = dt.date(end_year, end_month, 1) - dt.timedelta(days=1)
+            settings["date_filter"] = {"from": start.isoformat(), "to": end.isoformat()}
+        call: dict[str, Any] = {"query": state.q, "settings": settings}
+        try:
+            hits = await self.api.call("search_similar", call)
+        except JsonRpcError as exc:
+            return self._page(state, total=0, results=[], facets=None, message=exc.message, error=True)
+        cols = await anyio.to_thread.run_sync(self.index.columns)
+        score_of = {int(h["post"]["post_id"]): float(h["score"]) for h in hits}
+        rows = cols.rows_of(score_of)
+        facets = self.index.counts(cols, f, rows)
+        kept = rows[self.index.mask(cols, f)[rows]]
+        ranked = [int(cols.ids[r]) for r in kept]
+        best = max((score_of[i] for i in ranked), default=0.0)
+        weak = bool(ranked) and best < GOOD_SCORE and not state.weak
+        page_ids = [] if weak else ranked[state.offset : state.offset + PAGE_SIZE]
+        posts = await anyio.to_thread.run_sync(self.index.posts, page_ids)
+        results = [dict(posts[i], score=round(score_of[i], 4)) for i in page_ids if i in posts]
+        message = ""
+        if weak:
+            message = f"No good match for {state.q!r}: the closest post scores {best:.2f}."
+        elif not ranked:
+            message = f"No match for {state.q!r} with these filters."
+        total = len(ranked)
+        return self._page(
+            state,
+            total=total,
+            results=results,
+            facets=facets,
+            next_offset=state.offset + PAGE_SIZE if not weak and state.offset + PAGE_SIZE < total else None,
+            message=message,
+            no_good_match=weak,
+        )
+
+    def _page(
+        self,
+        state: PageState,
+        *,
+        total: int,
+        results: list[dict[str, Any]],
+        facets: dict[str, Any] | None,
+        approximate: bool = False,
+        next_offset: int | None = None,
+        message: str = "",
+        error: bool = False,
+        no_good_match: bool = False,
+    ) -> dict[str, Any]:
+        for post in results:
+            post["permalink"] = f"/post/{post['id']}"
+        return {
+            "query": state.q,
+            "mode": state.mode,
+            "modes": text_modes(),
+            "state": state.query(offset=state.offset),
+            "total": total,
+            "approximate": approximate,
+            "offset": state.offset,
+            "limit": PAGE_SIZE,
+            "returned": len(results),
+            "next_offset": next_offset,
+            "no_good_match": no_good_match,
+            "message": message,
+            "error": error,
+            "highlight": _highlight_terms(state),
+            "results": results,
+            "facets": facets,
+            "facet_names": list(FACETS),
+        }
+
+    # -- timeline and on this day -------------------------------------------------------------
+
+    async def timeline(self, state: PageState) -> dict[str, Any]:
+        """Posts per month under the state's facets (its year/month left out), by year."""
+
+        def work() -> dict[str, Any]:
+            cols = self.index.columns()
+            mask = self.index.mask(cols, state.filters, skip="month")
+            months = self.index.month_counts(cols, mask)
+            years: dict[int, list[int]] = {}
+            for item in months:
+                years.setdefault(item["year"], [0] * 12)[item["month"] - 1] = item["count"]
+            peak = max((item["count"] for item in months), default=0)
+            return {
+                "state": state.query(),
+                "total": int(np.count_nonzero(mask)),
+                "peak": peak,
+                "years": [{"year": y, "months": years[y], "total": sum(years[y])} for y in sorted(years)],
+                "undated": int(np.count_nonzero(mask & (cols.month < 0))),
+            }
+
+        return await anyio.to_thread.run_sync(work)
+
+    async def on_this_day(self, state: PageState, today: dt.date) -> dict[str, Any]:
+        """Posts written on this month and day in every year, newest year first."""
+        day = state.day or f"{today.month:02d}-{today.day:02d}"
+        month, mday = (int(p) for p in day.split("-"))
+
+        def work() -> dict[str, Any]:
+            cols = self.index.columns()
+            mask = self.index.mask(cols, state.filters) & (cols.mday == month * 100 + mday)
+            ordered = cols.order[mask[cols.order]]
+            total = len(ordered)
+            page = ordered[state.offset : state.offset + PAGE_SIZE]
+            ids = [int(cols.ids[r]) for r in page]
+            posts = self.index.posts(ids)
+            results = [dict(posts[i], permalink=f"/post/{i}") for i in ids if i in posts]
+            groups: dict[str, list[dict[str, Any]]] = {}
+            for post in results:
+                groups.setdefault(str(post["timestamp"])[:4], []).append(post)
+            return {
+                "day": day,
+                "state": state.query(day=day, offset=state.offset),
+                "total": total,
+                "offset": state.offset,
+                "limit": PAGE_SIZE,
+                "returned": len(results),
+                "next_offset": state.offset + PAGE_SIZE if state.offset + PAGE_SIZE < total else None,
+                "years": [{"year": y, "posts": groups[y]} for y in sorted(groups, reverse=True)],
+                "results": results,
+            }
+
+        return await anyio.to_thread.run_sync(work)
+
+    # -- one post -------------------------------------------------------------------------------
+
+    async def post(self, post_id: int) -> dict[str, Any] | None:
+        """A post in its thread, with the post it answers, the post it quotes and its media."""
+
+        def work() -> dict[str, Any] | None:
+            found = self.index.posts([post_id]).get(post_id)
+            if found is None:
+                return None
+            thread_ids = self.index.thread(found)
+            related: dict[str, int | None] = {
+                "reply_to": self.index.post_by_source(found["platform"], found["reply_to"]),
+                "quote_of": self.index.post_by_source(found["platform"], found["quote_of"]),
+                "repost_of": self.index.post_by_source(found["platform"], found["repost_of"]),
+            }
+            wanted = [*thread_ids, *(i for i in related.values() if i is not None)]
+            posts = self.index.posts(wanted)
+            thread = [posts[i] for i in thread_ids if i in posts]
+            for item in [found, *thread, *posts.values()]:
+                item["permalink"] = f"/post/{item['id']}"
+                item["media"] = [
+                    {
+                        "position": m.position,
+                        "type": m.type,
+                        "alt": m.alt,
+                        "url": m.url,
+                        "local": f"/media/{item['id']}/{m.position}" if m.path and m.export_path else "",
+                    }
+                    for m in self.index.media(int(item["id"]))
+                ]
+            thread_has_parent = related["reply_to"] is not None and related["reply_to"] in thread_ids
+            return {
+                "post": found,
+                "thread": thread,
+                "in_reply_to": None
+                if related["reply_to"] is None or thread_has_parent
+                else posts.get(related["reply_to"]),
+                "quoted": None if related["quote_of"] is None else posts.get(related["quote_of"]),
+                "reposted": None if related["repost_of"] is None else posts.get(related["repost_of"]),
+            }
+
+        return await anyio.to_thread.run_sync(work)
+
+    async def stats(self) -> dict[str, Any]:
+        stats: dict[str, Any] = await self.api.call("get_database_stats", {})
+        return stats
+
+    def warm(self) -> None:
+        """Build the facet columns now (about a second per 500,000 posts)."""
+        self.index.columns()
