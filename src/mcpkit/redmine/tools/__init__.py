@@ -10,6 +10,7 @@ from __future__ import annotations
 from mcpkit.redmine.tools import (
     attachments,
     categories,
+    edits,
     files,
     groups,
     issues,
@@ -47,6 +48,7 @@ MODULES = (
     search,
     attachments,
     files,
+    edits,
 )
 CATEGORIES = tuple(dict.fromkeys(t.category for m in MODULES for t in m.TOOLS))
 

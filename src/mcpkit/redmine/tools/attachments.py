@@ -49,10 +49,10 @@ ATTACHMENT = Resource(
     id_schema=ident("Attachment number"),
 )
 FILE_FIELDS: dict[str, dict[str, Any]] = {
-    "content": p.string("File bytes in base64", min_length=1),
-    "path": p.string("Or a file path in the attachments directory of the server", min_length=1),
-    "filename": p.string("Name to show in Redmine; needed with content"),
-    "description": p.string("Short description of the file"),
+    "content": p.string("Base64 bytes", min_length=1),
+    "path": p.string("Or a path in the attachments directory", min_length=1),
+    "filename": p.string(),
+    "description": p.string(),
 }
 
 
@@ -288,8 +288,8 @@ TOOLS = (
         "Files without text are saved in the attachments directory of the server.",
         {
             "id": ident("Attachment number"),
-            "offset": p.integer("First character to read"),
-            "save": p.boolean("Save to the attachments directory instead"),
+            "offset": p.integer(),
+            "save": p.boolean("Save in the attachments directory"),
         },
         download_attachment,
         CATEGORY,
@@ -301,9 +301,9 @@ TOOLS = (
         {
             "issue_id": ident("Issue number"),
             "project": p.string(),
-            "title": p.string("Wiki page title"),
+            "title": p.string("Wiki page"),
             **FILE_FIELDS,
-            "notes": p.string("A note for the history"),
+            "notes": p.string("History note"),
         },
         upload_attachment,
         CATEGORY,

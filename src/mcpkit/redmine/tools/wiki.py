@@ -1,4 +1,9 @@
-"""Wiki tools: list, read, write and delete the wiki pages of a project."""
+"""Wiki tools: list, read, write, rename and delete the wiki pages of a project.
+
+Redmine renames a page through the same ``PUT`` that saves it (``title`` in the body), but only
+for a user with the Rename wiki pages permission; without it Redmine drops the new title and
+still answers 204, so a rename is read back under its new title before it is reported done.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from typing import Any
 import mcp_types
 
 from mcpkit.errors import ValidationError
-from mcpkit.redmine.api import seg
+from mcpkit.redmine.api import RedmineError, seg
 from mcpkit.redmine.tools.args import confirmed, project_ref, uncut
 from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
 from mcpkit.redmine.tools.resource import Resource, list_tool
@@ -80,6 +85,36 @@ async def delete_wiki_page(args: dict[str, Any], rc: RedmineContext) -> mcp_type
     return done(f"Deleted {whole}.")
 
 
+async def rename_wiki_page(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
+    path, what = page_path(args)
+    new_title = page_title(args["new_title"])
+    page = await read_page(rc, path, what)
+    body: dict[str, Any] = {
+        "title": new_title,
+        "text": page.get("text") or "",
+        "version": page.get("version"),
+        "redirect_existing_links": "0" if args.get("redirect") is False else "1",
+    }
+    await rc.client.put(f"{path}.json", what=what, json={"wiki_page": body})
+    ref = project_ref(args["project"])
+    moved_to, moved_what = (
+        f"projects/{seg(ref)}/wiki/{seg(new_title)}",
+        f"wiki page {new_title} of project {ref}",
+    )
+    try:
+        saved = await read_page(rc, moved_to, moved_what)
+    except RedmineError as exc:
+        if exc.status != 404:
+            raise
+        saved = {}
+    if saved.get("title") != new_title:
+        raise ValidationError(
+            f"Redmine answered but did not rename {what} to {new_title}: the key's user likely lacks "
+            "the Rename wiki pages permission, or the title is taken"
+        )
+    return done_entity(rc, f"Renamed {what} to {new_title}.", "wiki_page", saved)
+
+
 TOOLS = (
     list_tool(
         WIKI_INDEX,
@@ -108,6 +143,15 @@ TOOLS = (
         create_or_update_wiki_page,
         CATEGORY,
         ("project", "title", "text"),
+        "idempotent",
+    ),
+    redmine_tool(
+        "rename_wiki_page",
+        "Rename a wiki page; the old title redirects to it unless redirect is false.",
+        {"project": PROJECT, "title": TITLE, "new_title": p.string(min_length=1), "redirect": p.boolean()},
+        rename_wiki_page,
+        CATEGORY,
+        ("project", "title", "new_title"),
         "idempotent",
     ),
     redmine_tool(
