@@ -54,6 +54,7 @@ def test_method_table() -> None:
         "embed_text",
         "get_user_list",
         "check_init",
+        "get_thread",
     }
     assert api.is_streaming("vector_search") and not api.is_streaming("search_similar")
     assert not api.is_streaming("nope")

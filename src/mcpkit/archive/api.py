@@ -31,6 +31,11 @@ Decisions the faces rely on
   embed_text           text*                                             {vector: base64 safetensors}
   get_user_list        -                                                 [user, ...] by post count
   check_init           -                                                 {status: "init_completed"}
+  get_thread (mcpkit)  id*, limit=50 (1..1000), offset                   {id, in_reply_to,
+                                                                         in_reply_to_id,
+                                                                         focus_offset, posts,
+                                                                         offset, limit, returned,
+                                                                         total_count, next_offset}
   ==================== ================================================= ==========================
 
   ``post`` = ``{post_id:int, content, timestamp, url, user}`` plus ``reasoning, summary, tags``
@@ -48,6 +53,16 @@ Decisions the faces rely on
 * ``offset`` (0..100,000, default 0) is mcpkit's paging extension of the three list methods:
   skip that many results first (ranks keep counting). Upstream's clients never send it.
 * Post ids are JSON integers as upstream (beware: > 2**53 for real tweets in JS clients).
+* mcpkit's filters (:mod:`mcpkit.archive.filters`): ``kind`` (one, a list or ``"all"``),
+  ``platform``, ``account``, ``has_media``, taken by ``search_similar`` (in ``settings`` or at
+  the top level), ``search_posts_by_text``, ``get_user_stats`` and ``get_database_stats``.
+  Upstream's clients never send them, and a request without any is answered exactly as
+  upstream (every kind, upstream's post shape). A request with any of them covers the authored
+  kinds unless ``kind`` says otherwise, and its posts come in mcpkit's shape: ``id`` (a
+  string) first, upstream's fields, then ``platform, kind, account, content_warning, reply_to,
+  thread_root, quote_of, repost_of, media[{type, path, url, alt}], lang``;
+  ``get_database_stats`` adds ``by_kind``, ``by_platform`` and ``by_account``.
+  ``get_thread`` is mcpkit's own method and always answers in mcpkit's shape.
 """
 
 from __future__ import annotations
@@ -64,6 +79,7 @@ import anyio.to_thread
 
 from mcpkit.archive.embedders import Embedder, EmbedEndpoint
 from mcpkit.archive.engine import Engine
+from mcpkit.archive.filters import parse_post_filter
 from mcpkit.archive.limits import InputLimits, check_depth, check_text
 from mcpkit.archive.settings import (
     LIMIT_MAX,
@@ -145,6 +161,7 @@ class ArchiveAPI:
             "search_posts_by_text": _Method(("search_term", "limit", "source", "offset"), self._search_text),
             "get_user_stats": _Method(("limit", "offset"), self._user_stats),
             "get_database_stats": _Method((), self._database_stats),
+            "get_thread": _Method(("id", "limit", "offset"), self._thread),
             "get_status": _Method(("websocket_url",), self._status),
             "embed_text": _Method(("text",), self._embed_text),
             "get_user_list": _Method((), self._user_list),
@@ -253,11 +270,14 @@ class ArchiveAPI:
         if raw_settings is None and any(k in args for k in ("top_k", "user_filter", "date_filter")):
             raw_settings = {k: args.get(k) for k in ("top_k", "user_filter", "date_filter")}
         settings = parse_settings(raw_settings)
+        post_filter = parse_post_filter(raw_settings if isinstance(raw_settings, Mapping) else None, args)
         mode = parse_mode(args.get("mode"))
         weights = _weights(args, mode)
         offset = _offset(args)
         return await anyio.to_thread.run_sync(
-            lambda: self.engine.search_similar(query, settings, mode=mode, weights=weights, offset=offset)
+            lambda: self.engine.search_similar(
+                query, settings, mode=mode, weights=weights, offset=offset, post_filter=post_filter
+            )
         )
 
     async def _vector_search(self, args: dict[str, Any]) -> Any:
@@ -278,17 +298,30 @@ class ArchiveAPI:
         if source not in SPACES:
             raise ValidationError(f"source must be one of {', '.join(SPACES)}, got {source!r}")
         offset = _offset(args)
+        post_filter = parse_post_filter(args)
         return await anyio.to_thread.run_sync(
-            lambda: self.engine.search_posts_by_text(term, limit, source, offset)
+            lambda: self.engine.search_posts_by_text(term, limit, source, offset, post_filter)
         )
 
     async def _user_stats(self, args: dict[str, Any]) -> Any:
         limit = _optional_range(args, "limit", 50, LIMIT_MAX)
         offset = _offset(args)
-        return await anyio.to_thread.run_sync(lambda: self.engine.user_stats(limit, offset))
+        post_filter = parse_post_filter(args)
+        return await anyio.to_thread.run_sync(lambda: self.engine.user_stats(limit, offset, post_filter))
 
     async def _database_stats(self, args: dict[str, Any]) -> Any:
-        return await anyio.to_thread.run_sync(self.engine.database_stats)
+        post_filter = parse_post_filter(args)
+        return await anyio.to_thread.run_sync(lambda: self.engine.database_stats(post_filter))
+
+    async def _thread(self, args: dict[str, Any]) -> Any:
+        """mcpkit's ``get_thread``: the post ``id`` names (an id, a post URL or an at:// URI)."""
+        reference = args.get("id")
+        if isinstance(reference, int) and not isinstance(reference, bool):
+            reference = str(reference)  # an X id sent as a number: exact up to 2**53 only
+        reference = check_text("id", reference, self.limits.max_text_chars)
+        limit = _optional_range(args, "limit", 50, LIMIT_MAX)
+        offset = _offset(args)
+        return await anyio.to_thread.run_sync(lambda: self.engine.thread(reference, limit, offset))
 
     async def _status(self, args: dict[str, Any]) -> Any:
         return await anyio.to_thread.run_sync(self.engine.status)

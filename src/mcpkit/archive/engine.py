@@ -27,14 +27,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from mcpkit.archive import safetensors_io, scan_index
+from mcpkit.archive import safetensors_io, scan_index, threads
 from mcpkit.archive.embedders import DEFAULT_MODEL, Embedder, EmbedEndpoint, create_embedder
 from mcpkit.archive.errors import ModelMismatchError, SpaceMissingError
-from mcpkit.archive.posts import dedup_key
+from mcpkit.archive.filters import PostFilter, account_key
+from mcpkit.archive.posts import KINDS, PLATFORMS, dedup_key
 from mcpkit.archive.query import ParsedQuery, TextFilter, parse_query, parse_terms
 from mcpkit.archive.scan_index import ScanIndexes
 from mcpkit.archive.settings import SPACES, DateFilter, SearchSettings, UserFilter
-from mcpkit.archive.store import Store
+from mcpkit.archive.store import PostArrays, Store
 from mcpkit.archive.vectors import (
     BoolArray,
     FloatArray,
@@ -56,6 +57,56 @@ def text_source(mode: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class _Facets:
+    """Kind, platform, account and media columns of some rows (codes as in :class:`PostArrays`)."""
+
+    kinds: npt.NDArray[np.uint8]
+    platforms: npt.NDArray[np.uint8]
+    accounts: npt.NDArray[np.int32]
+    has_media: npt.NDArray[np.bool_]
+    account_names: tuple[str, ...]
+
+    @classmethod
+    def of(cls, arrays: PostArrays, rows: IntArray | None = None) -> _Facets:
+        """The facets of every post, or of the posts at ``rows``."""
+        if rows is None:
+            return cls(
+                arrays.kinds, arrays.platforms, arrays.accounts, arrays.has_media, arrays.account_names
+            )
+        if not len(arrays.post_ids):  # no posts: every row is out (``in_db``), whatever its codes
+            count = len(rows)
+            return cls(
+                np.zeros(count, np.uint8), np.zeros(count, np.uint8), np.zeros(count, np.int32),
+                np.zeros(count, np.bool_), arrays.account_names,
+            )  # fmt: skip
+        return cls(
+            arrays.kinds[rows], arrays.platforms[rows], arrays.accounts[rows], arrays.has_media[rows],
+            arrays.account_names,
+        )  # fmt: skip
+
+    def mask(self, post_filter: PostFilter) -> BoolArray:
+        """Per row: does ``post_filter`` pass? One table lookup per condition."""
+        mask = np.ones(len(self.kinds), dtype=bool)
+        for codes, chosen, names in (
+            (self.kinds, post_filter.kinds, KINDS),
+            (self.platforms, post_filter.platforms, PLATFORMS),
+        ):
+            if chosen is not None:
+                table = np.zeros(256, dtype=bool)
+                table[[i for i, name in enumerate(names) if name in chosen]] = True
+                mask &= table[codes]
+        if post_filter.accounts is not None:
+            # one slot more than there are names: code -1 (no such post) reads the last, False
+            table = np.zeros(len(self.account_names) + 1, dtype=bool)
+            for i, name in enumerate(self.account_names):
+                table[i] = account_key(name) in post_filter.accounts
+            mask &= table[self.accounts]
+        if post_filter.has_media is not None:
+            mask &= self.has_media == post_filter.has_media
+        return mask
+
+
+@dataclass(frozen=True, slots=True)
 class _Columns:
     """Per-row filter columns of one space, valid for one store generation."""
 
@@ -66,6 +117,8 @@ class _Columns:
     user_ids: IntArray
     ts: npt.NDArray[np.float64]
     user_counts: IntArray  # indexed by user_id
+    facets: _Facets
+    arrays: PostArrays  # every post of the store, for counts under a filter
 
 
 class _Ranking:
@@ -211,6 +264,7 @@ class Engine:
                 in_db = np.zeros(len(space), dtype=bool)
                 users = np.zeros(len(space), dtype=np.int64)
                 ts = np.full(len(space), np.nan)
+                clipped = np.zeros(len(space), dtype=np.int64)
             else:
                 clipped = np.minimum(pos, len(arrays.post_ids) - 1)
                 in_db = arrays.post_ids[clipped] == np.asarray(space.ids)
@@ -220,7 +274,10 @@ class Engine:
             table = np.zeros(max(counts, default=0) + 1, dtype=np.int64)
             for user_id, (_, count) in counts.items():
                 table[user_id] = count
-            columns = _Columns(generation, len(space), in_db, bool(in_db.all()), users, ts, table)
+            facets = _Facets.of(arrays, clipped)
+            columns = _Columns(
+                generation, len(space), in_db, bool(in_db.all()), users, ts, table, facets, arrays
+            )
             self._columns[name] = columns
             return columns
 
@@ -288,19 +345,26 @@ class Engine:
         return base, combined
 
     def _filter_mask(
-        self, user_filter: UserFilter, date_filter: DateFilter
+        self, user_filter: UserFilter, date_filter: DateFilter, post_filter: PostFilter | None = None
     ) -> Callable[[str, VectorSpace], BoolArray | None]:
+        posts_active = post_filter is not None and post_filter.active
+
         def build(name: str, space: VectorSpace) -> BoolArray | None:
             columns = self._columns_for(name, space)
-            if columns.all_in_db and not (user_filter.active or date_filter.active):
+            if columns.all_in_db and not (user_filter.active or date_filter.active or posts_active):
                 return None
             mask = columns.in_db.copy()
+            if post_filter is not None and posts_active:
+                mask &= columns.facets.mask(post_filter)
             if user_filter.includes:
                 mask &= _user_table(self.store.user_ids_by_name(user_filter.includes), columns)
             elif user_filter.excludes:
                 mask &= ~_user_table(self.store.user_ids_by_name(user_filter.excludes), columns)
             if user_filter.threshold_min is not None or user_filter.threshold_max is not None:
-                per_row = columns.user_counts[np.minimum(columns.user_ids, len(columns.user_counts) - 1)]
+                counts = columns.user_counts
+                if post_filter is not None and posts_active:
+                    counts = _filtered_user_counts(columns, post_filter)
+                per_row = counts[np.minimum(columns.user_ids, len(counts) - 1)]
                 if user_filter.threshold_min is not None:
                     mask &= per_row >= user_filter.threshold_min
                 if user_filter.threshold_max is not None:
@@ -328,23 +392,33 @@ class Engine:
         mode: str = "content",
         weights: tuple[float, float, float] | None = None,
         offset: int = 0,
+        post_filter: PostFilter | None = None,
     ) -> list[dict[str, Any]]:
         """Ranked, filtered, deduplicated results ``[{rank, score, post}]``: ``top_k`` of them
-        after skipping the best ``offset`` (ranks keep counting from ``offset + 1``)."""
+        after skipping the best ``offset`` (ranks keep counting from ``offset + 1``).
+
+        ``post_filter`` (mcpkit's kinds, platforms, accounts, media) ``None`` is upstream's
+        search: every post, upstream's post shape; given, only the posts it passes, in mcpkit's
+        post shape (:meth:`Store.extend_posts`).
+        """
         settings = settings or SearchSettings()
         parsed = parse_query(query)
         wanted = offset + settings.top_k
         if parsed.text_only:
-            found = self._text_only(parsed, settings, text_source(mode), wanted)
+            found = self._text_only(parsed, settings, text_source(mode), wanted, post_filter)
         else:
             ranking = self._ranking(
                 parsed.vector_text,
                 mode,
                 weights,
-                self._filter_mask(settings.user_filter, settings.date_filter),
+                self._filter_mask(settings.user_filter, settings.date_filter, post_filter),
             )
             found = self._walk(ranking, wanted, parsed.text_filter, text_source(mode))
-        return found[offset:]
+        found = found[offset:]
+        if post_filter is not None:
+            for result, post in zip(found, self.store.extend_posts([r["post"] for r in found]), strict=True):
+                result["post"] = post
+        return found
 
     def _walk(
         self, ranking: _Ranking, wanted: int, text_filter: TextFilter, source: str
@@ -381,15 +455,20 @@ class Engine:
             k *= 4
 
     def _text_only(
-        self, parsed: ParsedQuery, settings: SearchSettings, source: str, wanted: int
+        self,
+        parsed: ParsedQuery,
+        settings: SearchSettings,
+        source: str,
+        wanted: int,
+        post_filter: PostFilter | None = None,
     ) -> list[dict[str, Any]]:
         """``| T`` queries: every post matching T scores 1.0, newest first, filters and dedup applied."""
         user_filter, date_filter = settings.user_filter, settings.date_filter
-        counts = self.store.user_counts() if user_filter.active else {}
+        counts = self.store.user_counts(post_filter) if user_filter.active else {}
         by_name = {name: count for name, count in counts.values()}
         results: list[dict[str, Any]] = []
         seen_keys: set[tuple[str, str]] = set()
-        for post, ts in self.store.matching_posts(parsed.text_filter, source):
+        for post, ts in self.store.matching_posts(parsed.text_filter, source, post_filter):
             if not _user_passes(post["user"], user_filter, by_name) or not _date_passes(ts, date_filter):
                 continue
             key = dedup_key(post["user"], post["content"])
@@ -433,19 +512,33 @@ class Engine:
         return [(int(ranking.space.ids[row]), float(score)) for row, score in zip(order, scores, strict=True)]
 
     def search_posts_by_text(
-        self, term: str, limit: int = 50, source: str = "content", offset: int = 0
+        self,
+        term: str,
+        limit: int = 50,
+        source: str = "content",
+        offset: int = 0,
+        post_filter: PostFilter | None = None,
     ) -> list[dict[str, Any]]:
-        """Posts whose ``source`` text matches the terms of ``term``, newest first."""
-        return self.store.text_search(parse_terms(term), limit, source, offset)
+        """Posts whose ``source`` text matches the terms of ``term``, newest first (with a
+        ``post_filter``: only those it passes, in mcpkit's post shape)."""
+        posts = self.store.text_search(parse_terms(term), limit, source, offset, post_filter)
+        return posts if post_filter is None else self.store.extend_posts(posts)
 
-    def user_stats(self, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
-        counts = sorted(self.store.user_counts().values(), key=lambda item: (-item[1], item[0]))
+    def user_stats(
+        self, limit: int = 50, offset: int = 0, post_filter: PostFilter | None = None
+    ) -> list[dict[str, Any]]:
+        """Users by number of posts, counting the posts ``post_filter`` passes (``None``: all)."""
+        counts = sorted(self.store.user_counts(post_filter).values(), key=lambda item: (-item[1], item[0]))
         return [{"user": name, "post_count": count} for name, count in counts[offset : offset + limit]]
 
     def user_list(self) -> list[str]:
         return [item["user"] for item in self.user_stats(limit=2**31)]
 
-    def database_stats(self) -> dict[str, Any]:
+    def database_stats(self, post_filter: PostFilter | None = None) -> dict[str, Any]:
+        """Totals and the date range; with a ``post_filter``, of the posts it passes, and their
+        counts by kind, platform and account (each ignoring its own condition)."""
+        if post_filter is not None:
+            return {**self.store.filtered_stats(post_filter), "enrichment": self.store.enrichment_coverage()}
         counts = self.store.counts()
         earliest, latest = self.store.date_range()
         return {
@@ -454,6 +547,37 @@ class Engine:
             "date_range": {"earliest": earliest, "latest": latest},
             "enrichment": self.store.enrichment_coverage(),
         }
+
+    def thread(self, reference: str, limit: int = 50, offset: int = 0) -> dict[str, Any]:
+        """The post ``reference`` names in its conversation (:mod:`mcpkit.archive.threads`):
+        its self-reply chain in time order, ``limit`` posts from ``offset``, and the post the
+        chain replies to when archived; paged as every mcpkit list."""
+        focus = threads.find_post(self.store, reference)
+        thread = threads.walk(self.store, focus)
+        page = [node.post_id for node in thread.posts[offset : offset + limit]]
+        wanted = page + ([thread.parent.post_id] if thread.parent is not None else [])
+        found = self.store.posts_by_ids(wanted)
+        posts = self.store.extend_posts([found[i] for i in page if i in found])
+        parent = None
+        if thread.parent is not None and thread.parent.post_id in found:
+            parent = self.store.extend_posts([found[thread.parent.post_id]])[0]
+        total = len(thread.posts)
+        result: dict[str, Any] = {
+            "id": focus.source_form,
+            "in_reply_to": parent,
+            "in_reply_to_id": thread.parent_ref,
+            "focus_offset": thread.focus_offset,
+            "posts": posts,
+            "offset": offset,
+            "limit": limit,
+            "returned": len(posts),
+            "total_count": total,
+        }
+        if offset + len(posts) < total:
+            result["next_offset"] = offset + len(posts)
+        if thread.truncated:
+            result["truncated"] = True
+        return result
 
     def status(self) -> dict[str, Any]:
         counts = self.store.counts()
@@ -492,6 +616,17 @@ def _user_table(user_ids: Sequence[int], columns: _Columns) -> BoolArray:
     table[known] = True
     result: BoolArray = table[columns.user_ids]
     return result
+
+
+def _filtered_user_counts(columns: _Columns, post_filter: PostFilter) -> IntArray:
+    """Posts per user id among every post ``post_filter`` passes (thresholds under a filter
+    count what the filtered user list shows); unknown users (id 0) count nothing, as unfiltered."""
+    arrays = columns.arrays
+    passing = _Facets.of(arrays).mask(post_filter)
+    size = max(len(columns.user_counts), int(arrays.user_ids.max(initial=0)) + 1)
+    counts: IntArray = np.bincount(arrays.user_ids[passing], minlength=size).astype(np.int64)
+    counts[0] = 0
+    return counts
 
 
 def _user_passes(user: str, user_filter: UserFilter, counts: dict[str, int]) -> bool:

@@ -1,0 +1,225 @@
+"""mcpkit's post filters: kind, platform, account, has media.
+
+One value, :class:`PostFilter`, carries them from every face to the engine and the store, so
+the same request selects the same posts whichever way it arrives. The faces (CLI, shell, MCP,
+web) cover the authored kinds (post, reply, quote) unless asked; on the WebSocket wire the keys
+are optional settings upstream's clients never send, and a request with none of them is
+answered exactly as upstream would be (every kind, upstream's post shape): see
+:func:`parse_post_filter`.
+
+Values are read forgivingly where the meaning is clear, because models and people write them
+loosely: one value or a list, ``"post,reply"``, any case, plurals (``likes``), ``twitter`` for
+x and ``bsky`` for bluesky, ``@`` on an account or not, ``"true"``/``"yes"`` for has media.
+Anything else is refused in one line that lists what is accepted.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from mcpkit.archive.posts import AUTHORED_KINDS, KINDS, PLATFORMS
+from mcpkit.errors import ValidationError
+
+__all__ = [
+    "ALL_KINDS",
+    "AUTHORED",
+    "EVERYTHING",
+    "FILTER_KEYS",
+    "PostFilter",
+    "account_key",
+    "parse_accounts",
+    "parse_has_media",
+    "parse_kinds",
+    "parse_platforms",
+    "parse_post_filter",
+]
+
+FILTER_KEYS: tuple[str, ...] = ("kind", "platform", "account", "has_media")
+"""The request keys that are mcpkit's settings: any of them asks for mcpkit's answer shape."""
+
+ALL_KINDS = "all"
+
+_KIND_ALIASES = {
+    "posts": "post",
+    "replies": "reply",
+    "quotes": "quote",
+    "reposts": "repost",
+    "retweet": "repost",
+    "retweets": "repost",
+    "boost": "repost",
+    "boosts": "repost",
+    "likes": "like",
+    "favorite": "like",
+    "favorites": "like",
+    "bookmarks": "bookmark",
+}
+_PLATFORM_ALIASES = {"twitter": "x", "bsky": "bluesky"}
+
+
+@dataclass(frozen=True, slots=True)
+class PostFilter:
+    """Which posts a query covers; ``None`` in a field means "no condition on it".
+
+    ``accounts`` holds :func:`account_key` forms (no leading ``@``, case-folded); the store
+    turns them into the stored spellings they match, so SQL and Python compare alike.
+    """
+
+    kinds: frozenset[str] | None = None
+    platforms: frozenset[str] | None = None
+    accounts: frozenset[str] | None = None
+    has_media: bool | None = None
+
+    @property
+    def active(self) -> bool:
+        """Whether any post can fail this filter."""
+        return (
+            (self.kinds is not None and not self.kinds >= frozenset(KINDS))
+            or self.platforms is not None
+            or self.accounts is not None
+            or self.has_media is not None
+        )
+
+    def without(self, field: str) -> PostFilter:
+        """This filter with no condition on ``field`` (a facet's counts ignore their own filter)."""
+        return PostFilter(
+            kinds=None if field == "kind" else self.kinds,
+            platforms=None if field == "platform" else self.platforms,
+            accounts=None if field == "account" else self.accounts,
+            has_media=None if field == "has_media" else self.has_media,
+        )
+
+    def passes(self, kind: str, platform: str, account: str, has_media: bool) -> bool:
+        """Does one post with these values pass (the store's SQL asks the same)?"""
+        return (
+            (self.kinds is None or kind in self.kinds)
+            and (self.platforms is None or platform in self.platforms)
+            and (self.accounts is None or account_key(account) in self.accounts)
+            and (self.has_media is None or bool(has_media) == self.has_media)
+        )
+
+
+EVERYTHING = PostFilter()
+AUTHORED = PostFilter(kinds=AUTHORED_KINDS)
+
+
+def account_key(account: str) -> str:
+    """An account as filters compare it: no leading ``@``, case-folded (``@Name`` is ``name``)."""
+    return account.strip().lstrip("@").lower()
+
+
+def _values(raw: Any, name: str, example: str) -> list[str]:
+    """One value or several: a string, ``"a,b"``, a JSON array as text, or a list of strings."""
+    if isinstance(raw, str):
+        text = raw.strip()
+        if text.startswith("["):
+            try:
+                parsed = json.loads(text)
+            except ValueError:
+                parsed = None
+            if isinstance(parsed, list):
+                return _values(parsed, name, example)
+        return [part.strip() for part in text.split(",") if part.strip()]
+    if isinstance(raw, list | tuple | set | frozenset):
+        out: list[str] = []
+        for item in raw:
+            if not isinstance(item, str):
+                raise ValidationError(f"{name} takes names like {example}, got {item!r}")
+            out.extend(_values(item, name, example))
+        return out
+    raise ValidationError(f"{name} takes a name or a list of names like {example}, got {raw!r}")
+
+
+def parse_kinds(raw: Any, default: frozenset[str] | None = AUTHORED_KINDS) -> frozenset[str] | None:
+    """Kinds from ``"reply"``, ``"post,reply"``, ``["like"]`` or ``"all"`` (``None``: every kind).
+
+    Absent or empty gives ``default``.
+    """
+    if raw is None:
+        return default
+    words = [w.lower() for w in _values(raw, "kind", "post, reply or all")]
+    if not words:
+        return default
+    if ALL_KINDS in words:
+        return None
+    kinds: set[str] = set()
+    for word in words:
+        kind = _KIND_ALIASES.get(word, word)
+        if kind not in KINDS:
+            raise ValidationError(f"kind must be {', '.join(KINDS)} or all; got {word!r}")
+        kinds.add(kind)
+    return None if kinds >= set(KINDS) else frozenset(kinds)
+
+
+def parse_platforms(raw: Any) -> frozenset[str] | None:
+    """Platforms from ``"x"``, ``"mastodon,bluesky"``, ``["bsky"]``; absent or ``"all"``: any."""
+    if raw is None:
+        return None
+    words = [w.lower() for w in _values(raw, "platform", "x or mastodon")]
+    if not words or ALL_KINDS in words:
+        return None
+    platforms: set[str] = set()
+    for word in words:
+        platform = _PLATFORM_ALIASES.get(word, word)
+        if platform not in PLATFORMS:
+            raise ValidationError(f"platform must be {', '.join(PLATFORMS)} or all; got {word!r}")
+        platforms.add(platform)
+    return frozenset(platforms)
+
+
+def parse_accounts(raw: Any) -> frozenset[str] | None:
+    """Accounts from ``"@name"``, ``"name@host"``, a DID, or a list of them; absent: any."""
+    if raw is None:
+        return None
+    keys = {account_key(word) for word in _values(raw, "account", "@name or name@host")}
+    keys.discard("")
+    return frozenset(keys) if keys else None
+
+
+def parse_has_media(raw: Any) -> bool | None:
+    """``True``/``False`` from a boolean or the words a boolean is written as; absent: either."""
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return None
+    from mcpkit.tools import coerce  # here: the store imports this module, and tools loads the SDK types
+
+    try:
+        return coerce.as_bool(raw)
+    except ValidationError:
+        raise ValidationError(f"has_media must be true or false, got {raw!r}") from None
+
+
+def parse_post_filter(
+    *sources: Mapping[str, Any] | None, default_kinds: frozenset[str] | None = AUTHORED_KINDS
+) -> PostFilter | None:
+    """The filter a request asks for, or ``None`` when it carries none of :data:`FILTER_KEYS`.
+
+    ``None`` is upstream's request: every kind, upstream's answer shape. A request with any of
+    the keys gets mcpkit's answer, and its kinds default to ``default_kinds`` (the authored
+    ones) unless it names them. The first source holding a key wins (``settings``, then the
+    top level of ``search_similar``).
+    """
+    found: dict[str, Any] = {}
+    for source in sources:
+        if not isinstance(source, Mapping):
+            continue
+        for key in FILTER_KEYS:
+            if key in source and key not in found:
+                found[key] = source[key]
+    if not found:
+        return None
+    return PostFilter(
+        kinds=parse_kinds(found.get("kind"), default_kinds),
+        platforms=parse_platforms(found.get("platform")),
+        accounts=parse_accounts(found.get("account")),
+        has_media=parse_has_media(found.get("has_media")),
+    )
+
+
+def kind_list(kinds: Iterable[str] | None) -> list[str] | str:
+    """How a face writes kinds back into a request: a list in :data:`KINDS` order, or ``"all"``."""
+    if kinds is None:
+        return ALL_KINDS
+    chosen = set(kinds)
+    return [k for k in KINDS if k in chosen]
