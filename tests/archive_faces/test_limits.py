@@ -170,7 +170,8 @@ async def test_fair_limiter_round_robin() -> None:
     cancelled.cancel()
     release.set()
     await asyncio.gather(first, *tasks, return_exceptions=True)
-    assert order == ["a0", "a1", "b0", "a2", "b1", "a3"]
+    # b had nothing running or waiting when b0 came: it goes first, then the lanes alternate
+    assert order == ["a0", "b0", "a1", "b1", "a2", "a3"]
     assert limiter.in_use == 0 and limiter.waiting() == 0
 
 
@@ -180,9 +181,14 @@ async def test_fair_limiter_round_robin() -> None:
 async def test_connection_cap_answers_503_and_logs_once(
     tiny_api: TinyAPI, caplog: pytest.LogCaptureFixture
 ) -> None:
+    """With every connection busy there is none to close: a new one is refused, logged once."""
     caplog.set_level(logging.INFO)
-    async with RpcServer(tiny_api, RpcServerOptions(port=0, max_connections=3)) as server:
+    async with RpcServer(tiny_api, RpcServerOptions(port=0, max_connections=3, max_inflight=3)) as server:
         open_ = [await raw_connect(server.url) for _ in range(3)]
+        for ws in open_:
+            await send_json(ws, {"jsonrpc": "2.0", "id": 1, "method": "wait_gate"})
+        while tiny_api.started.count("wait_gate") < 3:
+            await asyncio.sleep(0.01)
         for _ in range(20):
             with pytest.raises(InvalidStatus) as info:
                 await raw_connect(server.url)
@@ -191,11 +197,16 @@ async def test_connection_cap_answers_503_and_logs_once(
         refusals = [r for r in caplog.records if "refused" in r.getMessage()]
         assert len(refusals) == 1
         assert all("Traceback" not in r.getMessage() for r in caplog.records)
-        await open_[0].close()
-        while server.connections > 2:
-            await asyncio.sleep(0.01)
+        tiny_api.gate.set()
+        for ws in open_:
+            assert (await recv_json(ws))["result"] == "passed"
+        # now idle: the one silent the longest makes room for the next client
         again = await raw_connect(server.url)
         assert (await rpc(again, "add", [1, 1]))["result"] == 2
+        with pytest.raises(ConnectionClosed) as closed:
+            await asyncio.wait_for(open_[0].recv(), 10)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1001
+        assert (await rpc(open_[2], "add", [2, 2]))["result"] == 4
         for ws in [*open_[1:], again]:
             await ws.close()
 

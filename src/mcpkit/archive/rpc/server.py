@@ -8,12 +8,21 @@ read ``more`` at the top level of streamed chunks, work unchanged.
 The server only frames: the API validates params and shapes results. Every failure becomes a
 JSON-RPC error with the right code; nothing a client sends may close the connection except a
 message beyond the hard size cap (then websockets closes with 1009, to protect memory).
+
+Fair under load: requests run under one server-wide limit shared out per connection (see
+:mod:`.fair`), so a batch never stands between another client and its one search; and when the
+connection cap is reached, the connection silent the longest is closed to admit the new one
+(idle sockets held open by someone else locked every other client out with 503 for minutes).
+Answers always go out: text that is not Unicode (a lone surrogate, which JSON's ``\\ud800``
+escape can carry) is refused as bad params, and echoed ids or method names holding one are sent
+with JSON's ASCII escapes instead of dropping the connection.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -27,7 +36,7 @@ from websockets.http11 import Request as HttpRequest
 from websockets.http11 import Response
 
 from mcpkit.archive.rpc.api_protocol import ArchiveAPIProtocol, open_stream
-from mcpkit.archive.rpc.fair import FairLimiter
+from mcpkit.archive.rpc.fair import FairLimiter, default_slots
 from mcpkit.archive.rpc.protocol import (
     Invalid,
     Request,
@@ -45,7 +54,6 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 DEFAULT_MAX_MESSAGE = 1 << 20
 HARD_CAP_FACTOR = 4
-DEFAULT_MAX_INFLIGHT = 32
 DEFAULT_MAX_BATCH = 100
 DEFAULT_MAX_CONNECTIONS = 256
 DEFAULT_IDLE_TIMEOUT = 300.0
@@ -64,14 +72,16 @@ class RpcServerOptions:
     token: str | None = field(default=None, repr=False)  # a secret: never in a log line
     allowed_origins: Sequence[str] = field(default_factory=tuple)
     max_message_bytes: int = DEFAULT_MAX_MESSAGE
-    max_inflight: int = DEFAULT_MAX_INFLIGHT
-    """Requests running at once, server-wide; every batch item counts (see :mod:`.fair`)."""
+    max_inflight: int = field(default_factory=default_slots)
+    """Requests running at once, server-wide; every batch item counts (see :mod:`.fair`). The
+    cores this process may use: more only slows every running request down (the work is CPU)."""
     max_pending: int = 64
     """Messages one connection may have unanswered before the server stops reading from it."""
     max_batch: int = DEFAULT_MAX_BATCH
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT
-    """Seconds a connection with nothing running may stay silent; 0 keeps it forever."""
+    """Seconds a connection with nothing running may stay silent; 0 keeps it forever. At the
+    connection cap, the connection silent the longest is closed sooner, to admit a new one."""
     trace: bool = False
     allow_stop: bool = True
 
@@ -79,6 +89,57 @@ class RpcServerOptions:
     def hard_cap(self) -> int:
         """Beyond this a message is not even buffered: the connection is closed (1009)."""
         return self.max_message_bytes * HARD_CAP_FACTOR + 65536
+
+
+@dataclass(eq=False)
+class _Peer:
+    """What admission needs to know of one open connection."""
+
+    ws: ServerConnection
+    last_active: float
+    running: int = 0
+    evicted: bool = False
+
+
+def _encoded(message: dict[str, Any] | list[dict[str, Any]]) -> bytes:
+    """The UTF-8 bytes of an answer. Text that is not Unicode (a lone surrogate echoed from a
+    request's id or method) cannot be UTF-8: then JSON's ``\\uXXXX`` escapes carry it, so the
+    client reads back exactly the value it sent (the connection used to drop instead)."""
+    try:
+        return dumps(message).encode()
+    except UnicodeEncodeError:
+        return json.dumps(message, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode()
+
+
+def lone_surrogate(params: Any) -> str | None:
+    """The name of the first param whose text (or key) holds a lone surrogate, else ``None``.
+
+    JSON's ``\\ud800`` escape decodes to one; it is no character, so SQLite, the tokenizer and
+    the UTF-8 writer all fail on it (a search answered -32603 ``UnicodeEncodeError``). Walked
+    without recursion: params may be nested as deep as the decoder allows.
+    """
+    stack: list[tuple[str, Any]] = [("params", params)]
+    while stack:
+        name, value = stack.pop()
+        if isinstance(value, str):
+            if not value.isascii() and not _is_unicode(value):
+                return name
+        elif isinstance(value, dict):
+            for key, child in value.items():
+                if not _is_unicode(str(key)):
+                    return name
+                stack.append((str(key) if name == "params" else f"{name}.{key}", child))
+        elif isinstance(value, list):
+            stack.extend((f"{name}[{i}]", child) for i, child in enumerate(value))
+    return None
+
+
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _message_size(message: str | bytes, limit: int) -> int:
@@ -106,6 +167,9 @@ class RpcServer:
         self.port = self.options.port
         self.limiter = FairLimiter(opts.max_inflight)
         self.connections = 0
+        self._peers: dict[ServerConnection, _Peer] = {}
+        self._closing: set[asyncio.Task[None]] = set()
+        self.evictions = 0
         self._refused = 0
         self._refusal_logged = 0.0
         # websockets logs every handshake a peer drops, with a traceback: thousands of lines
@@ -160,13 +224,15 @@ class RpcServer:
     # -- admission ---------------------------------------------------------------------------
 
     def _admit(self, connection: ServerConnection, request: HttpRequest) -> Response | None:
-        """Origin and token first, then the connection cap (HTTP 503, one line, logged once
+        """Origin and token first, then the connection cap: at the cap the connection silent
+        the longest is closed to make room; with none silent, HTTP 503 (one line, logged once
         per interval with the count, however many are refused)."""
         refusal = self.policy.check(connection, request)
         if refusal is not None:
             return refusal
         limit = self.options.max_connections
-        if self.connections < limit:
+        open_now = self.connections - sum(1 for p in self._peers.values() if p.evicted)
+        if open_now < limit or self._evict_idlest():
             return None
         self._refused += 1
         now = time.monotonic()
@@ -179,14 +245,30 @@ class RpcServer:
             HTTPStatus.SERVICE_UNAVAILABLE, f"too many connections: the limit is {limit}\n"
         )
 
+    def _evict_idlest(self) -> bool:
+        """Close the connection with nothing running that has been silent the longest."""
+        idle = [p for p in self._peers.values() if not p.running and not p.evicted]
+        if not idle:
+            return False
+        peer = min(idle, key=lambda p: p.last_active)
+        peer.evicted = True
+        self.evictions += 1
+        logger.debug("closing %s, silent the longest, to admit a new connection", peer.ws.remote_address)
+        task = asyncio.get_running_loop().create_task(peer.ws.close(1001, "idle: closed to admit another"))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+        return True
+
     # -- one connection ---------------------------------------------------------------------
 
     async def _handle(self, ws: ServerConnection) -> None:
         self.connections += 1
+        self._peers[ws] = _Peer(ws, time.monotonic())
         try:
             await self._serve_connection(ws)
         finally:
             self.connections -= 1
+            self._peers.pop(ws, None)
 
     async def _next_message(self, ws: ServerConnection, tasks: set[asyncio.Task[None]]) -> str | bytes | None:
         """The next message; ``None`` after closing a connection silent for ``idle_timeout``
@@ -209,16 +291,20 @@ class RpcServer:
         slots = asyncio.Semaphore(self.options.max_pending)
         tasks: set[asyncio.Task[None]] = set()
 
+        peer = self._peers[ws]
+
         async def send(message: dict[str, Any] | list[dict[str, Any]]) -> None:
-            text = dumps(message)
+            data = _encoded(message)
             if self.options.trace:
-                logger.info("-> %s", text[:2000])
+                logger.info("-> %s", data[:2000].decode(errors="replace"))
             async with lock:
-                await ws.send(text)
+                await ws.send(data, text=True)
 
         def finished(task: asyncio.Task[None]) -> None:
             tasks.discard(task)
             slots.release()
+            peer.running = len(tasks)
+            peer.last_active = time.monotonic()
 
         logger.debug("connection from %s", ws.remote_address)
         try:
@@ -226,6 +312,7 @@ class RpcServer:
                 message = await self._next_message(ws, tasks)
                 if message is None:
                     break
+                peer.last_active = time.monotonic()
                 if self.options.trace:
                     logger.info("<- %s", str(message)[:2000])
                 size = _message_size(message, self.options.max_message_bytes)
@@ -242,6 +329,7 @@ class RpcServer:
                 await slots.acquire()
                 task = asyncio.create_task(self._run_message(message, send, ws))
                 tasks.add(task)
+                peer.running = len(tasks)
                 task.add_done_callback(finished)
         except ConnectionClosed:
             pass
@@ -267,15 +355,19 @@ class RpcServer:
                         )
                     )
                     return
-                answers = await asyncio.gather(*(self._answer(item, key) for item in incoming.items))
+                answers = await asyncio.gather(
+                    *(self._answer(item, key, burst=True) for item in incoming.items)
+                )
                 replies = [a for a in answers if a is not None]
                 if replies:
                     await send(replies)
                 return
             item = incoming.items[0]
             if isinstance(item, Request) and self._is_streaming(item.method):
-                async with self.limiter.slot(key):
-                    await self._stream(item, send)
+                if (refusal := self._refusal(item)) is not None:
+                    await send(refusal)
+                    return
+                await self._stream(item, send, key)
                 return
             answer = await self._answer(item, key)
             if answer is not None:
@@ -293,12 +385,26 @@ class RpcServer:
         except Exception:
             return False
 
-    async def _answer(self, item: Invalid | Request, key: object = None) -> dict[str, Any] | None:
+    async def _answer(
+        self, item: Invalid | Request, key: object = None, *, burst: bool = False
+    ) -> dict[str, Any] | None:
         """The complete response to one item, run holding a slot of the server-wide limit."""
         if isinstance(item, Invalid):
             return error_message(item.id, item.code, item.message)
-        async with self.limiter.slot(key):
+        refusal = self._refusal(item)
+        if refusal is not None:
+            return None if item.notification else refusal
+        async with self.limiter.slot(key, burst=burst):
             return await self._respond(item)
+
+    def _refusal(self, item: Request) -> dict[str, Any] | None:
+        """The answer to a request whose params hold text that is not Unicode, else ``None``."""
+        name = lone_surrogate(item.params)
+        if name is None:
+            return None
+        return error_message(
+            item.id, INVALID_PARAMS, f"Invalid params: {name} is not Unicode text (it holds a lone surrogate)"
+        )
 
     async def _respond(self, item: Request) -> dict[str, Any] | None:
         """The complete response to one request (a streamed method is collected into a list)."""
@@ -334,18 +440,29 @@ class RpcServer:
         logger.error("method %s failed", item.method, exc_info=exc)
         return error_message(item.id, INTERNAL_ERROR, f"Internal error: {type(exc).__name__}")
 
-    async def _stream(self, item: Request, send: Send) -> None:
-        """Send a streamed result one chunk per message; ``more`` is false on the last one."""
+    async def _stream(self, item: Request, send: Send, key: object) -> None:
+        """Send a streamed result one chunk per message; ``more`` is false on the last one.
+
+        A slot is held while a chunk is computed, not while it is sent: a client that reads
+        slowly holds back only its own stream, never the server's slots.
+        """
         try:
-            chunks = await open_stream(self.api, item.method, item.params)
+            async with self.limiter.slot(key):
+                chunks = await open_stream(self.api, item.method, item.params)
         except Exception as exc:
             if not item.notification:
                 await send(self._error_for(item, exc))
             return
         pending: Any = None
         have = False
+        iterator = aiter(chunks)
         try:
-            async for chunk in chunks:
+            while True:
+                async with self.limiter.slot(key):
+                    try:
+                        chunk = await anext(iterator)
+                    except StopAsyncIteration:
+                        break
                 if have and not item.notification:
                     await send(result_message(item.id, pending, more=True))
                 pending, have = chunk, True
