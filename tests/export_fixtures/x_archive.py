@@ -539,7 +539,9 @@ def trap_records(generation: str = "current") -> tuple[list[XTweet], list[XLike]
             "2023-02-09 03:27:00",
             reply_to="1622000000000000100",
         ),
-        # a thread posted at once: three long posts in one second, newest first
+        # a thread posted at once: three long posts in one second, newest first, and a short
+        # post of the same second whose text begins the first one's note
+        XTweet("1623552437155561487", "First of the thread.", second),
         XTweet(
             "1623552437155561473",
             "@alice " + _long("Third of the thread. "),

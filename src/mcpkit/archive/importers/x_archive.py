@@ -97,6 +97,9 @@ cashtags, very short text only. Stored as ``""`` so a language filter never grou
 _LANGUAGE_ALIASES = {"in": "id", "iw": "he"}
 """X still writes Indonesian and Hebrew with their withdrawn ISO codes; Mastodon and Bluesky
 write the current ones, so the merged archive uses those."""
+_SURELY_CUT = 100
+"""Characters of a post's text (links and @mentions aside) above which it may be a long
+post's cut text even without a final ``…``."""
 _SNOWFLAKE_EPOCH_MS = 1288834974657
 _FIRST_SNOWFLAKE = 10**15
 """Ids below this are sequential (before November 2010) and carry no time."""
@@ -374,8 +377,10 @@ class _Member:
 
 def _id(value: Any) -> str | None:
     """An X id as its canonical decimal string, or ``None``; never through a float."""
-    if isinstance(value, str):
-        text = value
+    if value.__class__ is str:
+        text: str = value
+        if 0 < len(text) < 19 and text.isdigit() and text.isascii() and text[0] != "0":
+            return text  # every id of today: below 10^18 < 2^63
     elif isinstance(value, int) and not isinstance(value, bool):
         text = str(value)
     else:
@@ -667,17 +672,16 @@ class XArchiveReader:
         """The whole text of a long post, matched by the second it was written and its start.
 
         The second alone is ambiguous (a thread posted at once shares it); the tweet's cut text
-        must begin the note's text once links and @mentions are set aside.
+        must begin the note's text once links and @mentions are set aside, and look cut: end
+        with ``…`` or be long (X cuts by weight: about 140 characters of Japanese).
         """
         candidates = self._notes.get(second)
         if not candidates:
             return None
         signature = _signature(text)
-        free = [note for note in candidates if not note.used]
-        if signature:
-            found = next((note for note in free if note.signature.startswith(signature)), None)
-        else:
-            found = free[0] if len(free) == 1 else None
+        if not signature or not (len(signature) >= _SURELY_CUT or _URL.sub("", text).rstrip().endswith("…")):
+            return None  # a short post beside a long one: its text may begin the other's note
+        found = next((n for n in candidates if not n.used and n.signature.startswith(signature)), None)
         if found is None:
             return None
         found.used = True
