@@ -26,7 +26,7 @@ import dataclasses
 
 from mcpkit.archive.posts import Media, Post, kind_of, log_type_of_kind
 
-__all__ = ["is_cut", "merge_posts", "normalized"]
+__all__ = ["is_cut", "merge_media", "merge_posts", "normalized", "stored_kind"]
 
 _KIND_RANK = {"reply": 5, "quote": 5, "post": 4, "repost": 3, "bookmark": 2, "like": 1}
 _ELLIPSIS = "…"
@@ -50,11 +50,16 @@ def normalized(post: Post, account: str = "") -> Post:
     """``post`` as the store keeps it: its kind spelled out, the export's account when the
     record names none, and a log_type that agrees with the kind for records of real exports
     (a Twilog row keeps its own: it decides between Twilog rows)."""
-    kind = kind_of(post)
-    log_type = post.log_type if _is_twilog(post) else log_type_of_kind(kind)
+    kind, log_type = stored_kind(post)
     if kind == post.kind and log_type == post.log_type and (post.account or not account):
         return post
     return dataclasses.replace(post, kind=kind, log_type=log_type, account=post.account or account)
+
+
+def stored_kind(post: Post) -> tuple[str, int]:
+    """The kind and log_type the store keeps for ``post`` (see :func:`normalized`)."""
+    kind = kind_of(post)
+    return kind, post.log_type if _is_twilog(post) else log_type_of_kind(kind)
 
 
 def _is_twilog(post: Post) -> bool:
