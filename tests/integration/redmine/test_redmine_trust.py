@@ -123,3 +123,50 @@ async def test_an_administrators_private_note_is_stored_private(redmine: Redmine
             {"issue_id": team.issue, "id": mine["id"], "notes": "mine, hidden", "private_notes": True},
         )
         assert "set_notes_private" in message and message.startswith("Nothing was sent")
+
+
+async def test_a_move_names_the_tracker_redmine_changed_and_a_lone_cr_is_no_failure(
+    redmine: RedmineEnv, team: Team
+) -> None:
+    trackers = {t["name"]: t["id"] for t in rest(redmine, "GET", "trackers.json")["trackers"]}
+    ident = f"trust-bugs-{unique()}"
+    rest(
+        redmine,
+        "POST",
+        "projects.json",
+        {"project": {"name": f"Bugs only {ident}", "identifier": ident, "tracker_ids": [trackers["Bug"]]}},
+    )
+    try:
+        async with mcp_session(redmine) as s:
+            created = await s.ok(
+                "create_issue",
+                {"project": team.ident, "subject": "Support me", "tracker_id": trackers["Support"]},
+            )
+            issue = int(created.findtext("issue/id") or 0)
+            moved = await s.ok("move_issues", {"ids": [issue], "project": ident})
+            message = moved.findtext("message") or ""
+            assert message.startswith(f"Moved 1 issue to project {ident}: {issue}.")
+            assert f"Redmine also changed issue {issue}: tracker Support -> Bug because project" in message
+            assert "has no Support tracker" in message
+
+            # Redmine stores a lone carriage return as CRLF: the write is stored, not failed.
+            lone = await s.ok("create_issue", {"project": team.ident, "subject": "CR", "description": "a\rb"})
+            assert lone.findtext("status") == "success"
+            stored = rest(redmine, "GET", f"issues/{lone.findtext('issue/id')}.json")["issue"]["description"]
+            assert stored in ("a\r\nb", "a\rb")
+            again = await s.ok("update_issue", {"id": issue, "description": "x\ry\r\nz\n"})
+            assert again.findtext("status") == "success"
+    finally:
+        rest(redmine, "DELETE", f"projects/{ident}.json")
+
+
+async def test_watchers_asked_at_creation_are_checked_after_it(redmine: RedmineEnv, team: Team) -> None:
+    async with mcp_session(redmine) as s:
+        done = await s.ok(
+            "create_issue",
+            {"project": team.ident, "subject": "Watched", "watcher_user_ids": [team.reporter_id]},
+        )
+        assert done.findtext("status") == "success"
+        issue = done.findtext("issue/id")
+    watchers = rest(redmine, "GET", f"issues/{issue}.json?include=watchers")["issue"]["watchers"]
+    assert [w["id"] for w in watchers] == [team.reporter_id]

@@ -37,7 +37,7 @@ from mcpkit.redmine.tools.projects import project_id
 from mcpkit.redmine.tools.resource import Count, Resource, delete_tool, list_tool, read
 from mcpkit.redmine.tools.results import done, entity_element, entity_limit, entity_of, page_element
 from mcpkit.redmine.tools.schemas import CUSTOM_FIELDS, DATE, PROJECT, USER_OR_ME, as_in_create, ident
-from mcpkit.redmine.tools.verify import verified
+from mcpkit.redmine.tools.verify import WRITE_ONLY, Change, describe_changes, side_effects, verified
 from mcpkit.results import Window, error_result, xml_result
 from mcpkit.tools import coerce
 from mcpkit.tools import params as p
@@ -309,25 +309,47 @@ async def get_issue(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallT
 
 
 async def create_issue(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
-    """Create, then compare Redmine's answer with what was asked."""
+    """Create, then compare Redmine's answer (and its watchers, when some were asked) with what was asked."""
     fields = await body_fields(rc, args)
     if isinstance(fields.get("project_id"), int):
         await check_allowed(rc, fields["project_id"], guarded(fields, own=True, new=True))
     body = await rc.client.post("issues.json", what="the new issue", json={"issue": fields})
     issue = entity_of(body, "issue")
+    got = dict(issue)
+    if fields.get("watcher_user_ids") and isinstance(issue.get("id"), int):
+        got["watchers"] = await watchers_of(rc, issue["id"])
+        got["watcher_user_ids"] = [w.get("id") for w in got["watchers"] if isinstance(w, Mapping)]
     message = f"Created issue {issue.get('id')}."
-    success = done(message, entity_element(rc, "issue", issue), limit=entity_limit(issue))
-    return await verified(rc, fields, issue, message=message, success=success)
+    return await verified(
+        rc,
+        fields,
+        got,
+        message=message,
+        success=issue_done(rc, message, issue),
+        write_only=WRITE_ONLY - {"watcher_user_ids"},
+    )
+
+
+def issue_done(
+    rc: RedmineContext, message: str, issue: Mapping[str, Any], args: Mapping[str, Any] | None = None
+) -> mcp_types.CallToolResult:
+    """A successful issue write with the issue as Redmine now has it (``args`` page its journals)."""
+    element = issue_element(rc, issue, args) if args is not None else entity_element(rc, "issue", issue)
+    return done(message, element, limit=entity_limit(issue))
 
 
 async def update_issue(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
-    """Change the given fields; Redmine answers 204, so read the issue back and compare."""
+    """Change the given fields; Redmine answers 204, so read the issue back and compare.
+
+    The issue is read before the write too: for the permissions of guarded fields (a private
+    note) and to name every field Redmine changed on its own (a move that switched the tracker).
+    """
     issue_id: int = args["id"]
     fields = await body_fields(rc, args)
     require_some(fields, f"issue {issue_id}")
+    before = await read(rc, ISSUE, issue_id)
     needs = guarded(fields, own=False, new=False)
     if needs:
-        before = await read(rc, ISSUE, issue_id)
         own = (before.get("author") or {}).get("id") == await my_id(rc)
         project = fields.get("project_id") or (before.get("project") or {}).get("id")
         await check_allowed(rc, project, guarded(fields, own=own, new=False))
@@ -337,21 +359,59 @@ async def update_issue(args: dict[str, Any], rc: RedmineContext) -> mcp_types.Ca
     message = f"Updated issue {issue_id}."
     # With a note, the answer shows the newest journal entry: the one just added.
     newest = {"journals_offset": max(0, len(issue.get("journals") or []) - 1), "journals_limit": 1}
-    success = done(message, issue_element(rc, issue, newest), limit=entity_limit(issue))
     got = dict(issue)
+    write_only = WRITE_ONLY
     if noted:
         last = (issue.get("journals") or [{}])[-1]
         got["note"] = last.get("notes") if isinstance(last, Mapping) else None
         fields = {**fields, "note": fields["notes"]}
-    return await verified(rc, fields, got, message=message, success=success)
+        if "private_notes" in fields and isinstance(last, Mapping):
+            got["private_notes"] = bool(last.get("private_notes"))
+            write_only = WRITE_ONLY - {"private_notes"}
+    return await verified(
+        rc,
+        fields,
+        got,
+        message=message,
+        success=issue_done(rc, message, issue, newest),
+        write_only=write_only,
+        before=before,
+        explain=partial(explain_change, rc, after=issue),
+        rebuild=lambda text: issue_done(rc, text, issue, newest),
+    )
+
+
+async def explain_change(rc: RedmineContext, change: Change, *, after: Mapping[str, Any]) -> str | None:
+    """Why Redmine changed a field it was not asked to, when the target project tells."""
+    project = after.get("project")
+    project = project if isinstance(project, Mapping) else {}
+    where = f"project {project.get('name') or project.get('id')}"
+    if change.field == "tracker" and isinstance(change.before, Mapping):
+        try:
+            body = await rc.client.get(
+                f"projects/{project.get('id')}.json", what=where, params={"include": "trackers"}
+            )
+        except RedmineError:
+            return None
+        names = {
+            t.get("id") for t in entity_of(body, "project").get("trackers") or [] if isinstance(t, Mapping)
+        }
+        if change.before.get("id") not in names:
+            return f"{where} has no {change.before.get('name')} tracker"
+        return None
+    if change.field in ("assigned_to", "fixed_version", "category", "parent") and change.after is None:
+        return f"it cannot be used in {where}"
+    if change.field == "status":
+        return "the status is not allowed for the new tracker"
+    return None
 
 
 async def copy_issue(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     """Redmine's own copy (``copy_from``), optionally with subtasks and attachments, linked back."""
     source: int = args["id"]
     fields = await body_fields(rc, {k: v for k, v in args.items() if k in ("project", "subject")})
+    original = await read(rc, ISSUE, source)
     if "project_id" not in fields:
-        original = await read(rc, ISSUE, source)
         fields["project_id"] = (original.get("project") or {}).get("id")
     params = {"copy_from": source}
     for flag in ("subtasks", "attachments", "watchers"):
@@ -364,12 +424,30 @@ async def copy_issue(args: dict[str, Any], rc: RedmineContext) -> mcp_types.Call
     )
     issue = entity_of(body, "issue")
     message = f"Copied issue {source} to issue {issue.get('id')}."
-    success = done(message, entity_element(rc, "issue", issue), limit=entity_limit(issue))
-    return await verified(rc, fields, issue, message=message, success=success)
+    # A copy differs from its original in what it is (id, dates, author): only fields it keeps count.
+    kept = {
+        k: v
+        for k, v in original.items()
+        if k not in ("id", "author", "created_on", "start_date", "status", "done_ratio")
+    }
+    return await verified(
+        rc,
+        fields,
+        issue,
+        message=message,
+        success=issue_done(rc, message, issue),
+        before=kept,
+        explain=partial(explain_change, rc, after=issue),
+        rebuild=lambda text: issue_done(rc, text, issue),
+    )
 
 
 async def move_issues(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
-    """Move each issue to the project; one failure does not stop the others, and all are reported."""
+    """Move each issue to the project; one failure does not stop the others, and all are reported.
+
+    Each issue is read before and after its move, so a field Redmine changed on its own (the
+    tracker when the target project lacks it, an assignee who is no member there) is named.
+    """
     targets = ids(args, "ids") or []
     if not targets:
         raise ValidationError("ids needs at least one issue number")
@@ -379,8 +457,10 @@ async def move_issues(args: dict[str, Any], rc: RedmineContext) -> mcp_types.Cal
         change["tracker_id"] = args["tracker_id"]
     moved: list[int] = []
     failed: list[str] = []
+    effects: list[str] = []
     for issue_id in targets:
         try:
+            before = await read(rc, ISSUE, issue_id)
             await rc.client.put(f"issues/{issue_id}.json", what=f"issue {issue_id}", json={"issue": change})
             issue = await read(rc, ISSUE, issue_id)
         except RedmineError as exc:  # a refusal or a transport failure: reported per issue
@@ -388,14 +468,22 @@ async def move_issues(args: dict[str, Any], rc: RedmineContext) -> mcp_types.Cal
             continue
         if (issue.get("project") or {}).get("id") == pid:
             moved.append(issue_id)
+            changed = side_effects(before, issue, change)
+            if changed:
+                said = await describe_changes(changed, partial(explain_change, rc, after=issue))
+                effects.append(f"issue {issue_id}: {said}")
         else:
             failed.append(
                 f"issue {issue_id}: Redmine kept it in project {(issue.get('project') or {}).get('name')}"
             )
+    also = f" Redmine also changed {'; '.join(effects)}." if effects else ""
     if failed:
         done_part = f"Moved {', '.join(map(str, moved))}; " if moved else "Moved none; "
-        return error_result(f"{done_part}not moved: {'; '.join(failed)}")
-    return done(f"Moved {len(moved)} issues to project {args['project']}: {', '.join(map(str, moved))}.")
+        return error_result(f"{done_part}not moved: {'; '.join(failed)}.{also}")
+    noun = "issue" if len(moved) == 1 else "issues"
+    return done(
+        f"Moved {len(moved)} {noun} to project {args['project']}: {', '.join(map(str, moved))}.{also}"
+    )
 
 
 async def watchers_of(rc: RedmineContext, issue_id: int) -> list[Any]:

@@ -5,12 +5,20 @@ a Reporter's forbidden close looked the same, and ``create_issue tracker_id=99``
 So every write reads the object back and compares each field that was asked for; a field
 Redmine did not apply makes the answer ``isError`` with one line naming the field, the value
 asked for, the value kept and the likely reason, and saying what did change.
+
+Redmine also changes fields nobody asked for: a move to a project without the issue's tracker
+switches the tracker (Support became Bug), an assignee who is no member there is dropped. Where
+the caller read the object before the write, every such change is named in the answer too
+("Redmine also changed tracker Support -> Bug because project 7 has no Support tracker"): not an
+error, but never a plain success. The comparison allows for Redmine's own spellings, so a stored
+write is never reported as failed: line ends (a lone CR is stored as CRLF), surrounding blanks,
+``1.0`` for ``1``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,7 +115,7 @@ def _norm(value: Any) -> Any:
     if isinstance(value, int | float):
         return round(float(value), 6)
     if isinstance(value, str):
-        text = value.replace("\r\n", "\n").strip()
+        text = value.replace("\r\n", "\n").replace("\r", "\n").strip()
         return round(float(text), 6) if _DECIMAL.fullmatch(text) else text
     if isinstance(value, list | tuple):
         return sorted(str(_norm(v)) for v in value)
@@ -192,6 +200,97 @@ def _show(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+# Fields that change with every write, or follow from another field, or are lists read apart.
+NOT_SIDE_EFFECTS = frozenset(
+    {
+        "updated_on",
+        "closed_on",
+        "spent_hours",
+        "total_spent_hours",
+        "total_estimated_hours",
+        "journals",
+        "watchers",
+        "attachments",
+        "relations",
+        "children",
+        "changesets",
+        "allowed_statuses",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Change:
+    """A field Redmine changed without being asked: its name, the value before and after."""
+
+    field: str
+    before: Any
+    after: Any
+
+
+def field_key(field: str) -> str:
+    """Where an asked field shows in Redmine's answer (``tracker_id`` is ``tracker``)."""
+    if field in LIST_OF:
+        return LIST_OF[field]
+    if field.endswith("_id"):
+        return REFERENCE_OF.get(field, field[:-3])
+    return field
+
+
+def _comparable(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        if "id" in value:
+            return ("ref", value.get("id"))
+        return sorted((str(k), str(_comparable(v))) for k, v in value.items())
+    if isinstance(value, list):
+        return sorted(str(_comparable(v)) for v in value)
+    return _norm(value)
+
+
+def shown(value: Any) -> str:
+    """A value as a person reads it: a reference by its name, nothing as ``nothing``."""
+    if isinstance(value, Mapping):
+        return _show(value.get("name", value.get("id")))
+    if isinstance(value, list):
+        return _show([v.get("name", v.get("id")) if isinstance(v, Mapping) else v for v in value])
+    return _show(value)
+
+
+def side_effects(before: Mapping[str, Any], after: Mapping[str, Any], asked: Mapping[str, Any]) -> list[Change]:
+    """The fields Redmine changed between ``before`` and ``after`` that ``asked`` did not name."""
+    named = {field_key(f) for f in asked}
+    out: list[Change] = []
+    for key in dict.fromkeys([*before, *after]):
+        if key in named or key in NOT_SIDE_EFFECTS:
+            continue
+        if key == "custom_fields":
+            was = {c.get("id"): c for c in before.get(key) or [] if isinstance(c, Mapping)}
+            now = {c.get("id"): c for c in after.get(key) or [] if isinstance(c, Mapping)}
+            for cid in dict.fromkeys([*was, *now]):
+                old, new = (was.get(cid) or {}).get("value"), (now.get(cid) or {}).get("value")
+                if _comparable(old) != _comparable(new):
+                    name = (now.get(cid) or was.get(cid) or {}).get("name") or cid
+                    out.append(Change(f"custom field {name}", old, new))
+            continue
+        old, new = before.get(key), after.get(key)
+        if _comparable(old) != _comparable(new):
+            out.append(Change(key, old, new))
+    return out
+
+
+Explain = Callable[[Change], Awaitable[str | None]]
+
+
+async def describe_changes(changes: list[Change], explain: Explain | None = None) -> str:
+    """``tracker Support -> Bug because ...; assigned_to Ann -> nothing`` for an answer."""
+    parts = []
+    for change in changes:
+        reason = await explain(change) if explain is not None else None
+        because = f" because {reason}" if reason else ""
+        parts.append(f"{change.field} {shown(change.before)} -> {shown(change.after)}{because}")
+    return "; ".join(parts)
+
+
 async def verified(
     rc: RedmineContext,
     asked: Mapping[str, Any],
@@ -200,10 +299,22 @@ async def verified(
     message: str,
     success: mcp_types.CallToolResult,
     write_only: frozenset[str] = WRITE_ONLY,
+    before: Mapping[str, Any] | None = None,
+    explain: Explain | None = None,
+    rebuild: Callable[[str], mcp_types.CallToolResult] | None = None,
 ) -> mcp_types.CallToolResult:
-    """``success`` when Redmine applied every asked field, else one ``isError`` line saying what not."""
+    """``success`` when Redmine applied every asked field, else one ``isError`` line saying what not.
+
+    With ``before`` (the object read before the write), the fields Redmine changed unasked are
+    named: in the success message (``rebuild`` makes the result for the longer message) and in
+    the error line.
+    """
     applied, missed = compare(asked, got, write_only)
+    effects = side_effects(before, got, asked) if before is not None else []
+    also = f" Redmine also changed {await describe_changes(effects, explain)}." if effects else ""
     if not missed:
+        if also and rebuild is not None:
+            return rebuild(message + also)
         return success
     parts = []
     for miss in missed:
@@ -214,4 +325,6 @@ async def verified(
     changed = f" It did apply: {', '.join(applied)}." if applied else " It applied no other field."
     if sent:
         changed += f" Also sent, not checkable: {', '.join(sent)}."
-    return error_result(f"{message.rstrip('.')}, but Redmine did not apply: {'; '.join(parts)}.{changed}")
+    return error_result(
+        f"{message.rstrip('.')}, but Redmine did not apply: {'; '.join(parts)}.{changed}{also}"
+    )
