@@ -6,6 +6,7 @@ import json
 import re
 import tempfile
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -182,9 +183,30 @@ def test_parts_and_a_rezipped_folder_read_the_same(tmp_path: Path) -> None:
         zipfile.ZipFile(parted).namelist()
     )
     _, from_parts = _read(parted)
-    _, rezipped = _read(_archive(tmp_path / "root", "current", root="twitter-2024-01-01-abc/"))
+    root = "twitter-2024-01-01-abc/"
+    _, rezipped = _read(_archive(tmp_path / "root", "current", root=root))
     assert from_parts == whole
-    assert rezipped == whole
+    # media paths name the file inside what was given: the zip's member, below its folder
+    moved = {
+        i: replace(p, media=tuple(replace(m, path=m.path.removeprefix(root)) for m in p.media))
+        for i, p in rezipped.items()
+    }
+    assert moved == whole
+    assert (
+        rezipped["1623552437155561477"].media[0].path
+        == f"{root}data/tweets_media/1623552437155561477-FoAbC1.jpg"
+    )
+
+
+def test_media_paths_are_relative_to_the_folder_given(tmp_path: Path) -> None:
+    folder = _archive(tmp_path, "current", zipped=False)
+    _, from_root = _read(folder)
+    assert sniff(folder / "data")
+    _, from_data = _read(folder / "data")
+    name = "tweets_media/1623552437155561477-FoAbC1.jpg"
+    assert from_root["1623552437155561477"].media[0].path == f"data/{name}"
+    assert from_data["1623552437155561477"].media[0].path == name
+    assert (folder / "data" / name).is_file()
 
 
 def test_bare_tweet_objects_of_2019(tmp_path: Path) -> None:

@@ -124,6 +124,11 @@ class _Source:
     def open(self, name: str) -> IO[bytes]:
         raise NotImplementedError
 
+    def inside(self, name: str) -> str:
+        """Where the file is inside the path given (a zip's member name, a folder's relative
+        path): what a media path must say for the web app to find the file."""
+        return name
+
     def close(self) -> None:
         pass
 
@@ -139,7 +144,7 @@ class _ZipSource(_Source):
             raise ImportFormatError(
                 f"{path}: expected an X archive zip, found a truncated or damaged zip ({exc})"
             ) from None
-        root = _root([info.filename for info in self._zip.infolist()])
+        root = self._root = _root([info.filename for info in self._zip.infolist()])
         self._infos = {
             info.filename[len(root) :]: info
             for info in self._zip.infolist()
@@ -155,6 +160,9 @@ class _ZipSource(_Source):
     def open(self, name: str) -> IO[bytes]:
         return self._zip.open(self._infos[name])
 
+    def inside(self, name: str) -> str:
+        return self._root + name
+
     def close(self) -> None:
         self._zip.close()
 
@@ -164,7 +172,8 @@ class _DirSource(_Source):
 
     def __init__(self, path: Path) -> None:
         self.label = str(path)
-        self._root = path.parent if path.name == "data" and not (path / "data").is_dir() else path
+        self._given_data = path.name == "data" and not (path / "data").is_dir()
+        self._root = path.parent if self._given_data else path
         self._names: dict[str, Path] = {}
         data = self._root / "data"
         for folder in (
@@ -189,6 +198,9 @@ class _DirSource(_Source):
 
     def open(self, name: str) -> IO[bytes]:
         return open(self._names[name], "rb")
+
+    def inside(self, name: str) -> str:
+        return name.removeprefix("data/") if self._given_data else name
 
 
 def _root(names: Iterable[str]) -> str:
@@ -217,14 +229,14 @@ def sniff(path: Path) -> bool:
         if path.is_dir():
             return any(_MARKERS.fullmatch(name) for name in _DirSource(path).names())
         with open(path, "rb") as raw:
-            head = raw.read(1 << 20)
-        if not head.startswith(b"PK\x03\x04"):
-            return False
-        try:
-            with zipfile.ZipFile(path) as archive:
-                return any(_MARKERS.fullmatch(name) for name in archive.namelist())
-        except (zipfile.BadZipFile, ValueError):
-            return any(_MARKERS.fullmatch(name) for name in _local_names(head))
+            if raw.read(4) != b"PK\x03\x04":
+                return False
+            try:
+                with zipfile.ZipFile(raw) as archive:
+                    return any(_MARKERS.fullmatch(name) for name in archive.namelist())
+            except (zipfile.BadZipFile, ValueError):
+                raw.seek(0)
+                return any(_MARKERS.fullmatch(name) for name in _local_names(raw.read(1 << 20)))
     except OSError:
         return False
 
@@ -812,7 +824,14 @@ class XArchiveReader:
             if not path and len(items) == 1 and len(files) == 1:
                 path = files[0]
             alt = item.get("ext_alt_text")
-            found.append(Media(type=kind, path=path, url=url, alt=alt if isinstance(alt, str) else ""))
+            found.append(
+                Media(
+                    type=kind,
+                    path=self._source.inside(path) if path else "",
+                    url=url,
+                    alt=alt if isinstance(alt, str) else "",
+                )
+            )
         return tuple(found)
 
     def _like_item(self, item: Any, name: str, number: int) -> Post | None:
