@@ -134,6 +134,11 @@ end
 unless IssueCustomField.find_by_name("mcpkit-text")
   IssueCustomField.create!(name: "mcpkit-text", field_format: "string", is_for_all: true, trackers: Tracker.all)
 end
+# A required field of the Bug tracker only, in no project until a test enables it on its own.
+unless IssueCustomField.find_by_name("mcpkit-required")
+  IssueCustomField.create!(name: "mcpkit-required", field_format: "list", possible_values: %w[low high],
+                           is_required: true, is_for_all: false, trackers: [Tracker.find(1)])
+end
 puts "MCPKIT-ADMIN-KEY=#{admin.api_key}"
 puts "MCPKIT-USER-KEY=#{user.api_key}"
 '

@@ -10,6 +10,7 @@ from __future__ import annotations
 from mcpkit.redmine.tools import (
     attachments,
     categories,
+    custom_fields,
     edits,
     files,
     groups,
@@ -49,6 +50,7 @@ MODULES = (
     attachments,
     files,
     edits,
+    custom_fields,
 )
 CATEGORIES = tuple(dict.fromkeys(t.category for m in MODULES for t in m.TOOLS))
 

@@ -301,7 +301,7 @@ TOOLS = (
         {
             "issue_id": ident("Issue number"),
             "project": p.string(),
-            "title": p.string("Wiki page"),
+            "title": p.string(),
             **FILE_FIELDS,
             "notes": p.string("History note"),
         },

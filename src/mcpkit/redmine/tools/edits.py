@@ -150,8 +150,8 @@ async def edit_wiki_text(
 TOOLS = (
     redmine_tool(
         "edit_text",
-        "Replace one passage, which must occur once, in an issue description or a wiki page.\n"
-        "Give the updated on or page version you read; a newer one is refused.",
+        "Replace one passage, occurring once, of an issue description or wiki page.\n"
+        "Give the updated on or version read; a newer one is refused.",
         {
             "issue_id": p.integer(minimum=1),
             "project": p.string(),
