@@ -230,6 +230,39 @@ def test_html_to_text_keeps_every_word(pieces: list[tuple[str, str]]) -> None:
         position = found + len(word)
 
 
+TEXT_PIECE = st.lists(
+    st.sampled_from([*"ab c&;#39>'\"\n…./:", "&amp;", "&#39;", "&lt;", "&gt;", "&amp;#39;"]), max_size=8
+).map("".join)
+MARKUP = st.recursive(
+    TEXT_PIECE,
+    lambda inner: (
+        st.builds(
+            lambda tag, attrs, body: f"<{tag}{attrs}>{body}</{tag}>",
+            st.sampled_from(["p", "span", "a", "b", "pre", "li", "P", "A"]),
+            st.sampled_from(
+                [
+                    "",
+                    ' class="invisible"',
+                    ' href="https://h.example/x/y?z=1&amp;w=2"',
+                    " href='https://h.example/a'",
+                    ' href="https://h.example/abc" rel="nofollow"',
+                    " data-x",
+                ]
+            ),
+            st.lists(inner, max_size=3).map("".join),
+        )
+        | st.sampled_from(["<br>", "<br />", "<br/>", "<hr>", "<!-- c -->", "<script>x<y</script>", "a < b"])
+    ),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(MARKUP, max_size=5).map("".join))
+def test_the_fast_tokenizer_reads_as_html_parser_does(html: str) -> None:
+    assert html_to_text(html) == html_to_text(html, fast=False)
+
+
 # -- the streamed collection ----------------------------------------------------------------------
 
 JSON_VALUE = st.recursive(

@@ -15,10 +15,19 @@ worse to search:
 Newlines inside a text node are HTML whitespace, not line breaks (Mastodon writes none), so
 they read as a space; other whitespace is kept as written. Nothing here is lost silently: every
 text node ends up in the result.
+
+Speed: :class:`html.parser.HTMLParser` costs about 12 µs a tag, which made a Mastodon import
+spend nine tenths of its time tokenizing its own regular markup. So a post whose markup is
+only plain tags with quoted attributes (what Mastodon writes) is tokenized by one regular
+expression and fed to the same handlers; anything else (comments, ``<script>``, a stray
+``<``, unquoted attributes) goes to ``HTMLParser`` whole. The rules live once, in the
+handlers; the tests check that both tokenizers give the same text.
 """
 
 from __future__ import annotations
 
+import re
+from html import unescape
 from html.parser import HTMLParser
 
 __all__ = ["html_to_text"]
@@ -29,6 +38,10 @@ _PARAGRAPH = frozenset(
 _LINE = frozenset({"br", "li", "tr", "hr"})
 _SKIP = frozenset({"script", "style", "template"})
 _ELLIPSES = ("…", "...")
+_NAME = r"[a-zA-Z][a-zA-Z0-9]*"
+_ATTRIBUTE = r"""[a-zA-Z_:][-a-zA-Z0-9_:.]*(?:=(?:"[^"<]*"|'[^'<]*'))?"""
+_TOKEN = re.compile(rf"<(/?)({_NAME})((?:\s+{_ATTRIBUTE})*)\s*(/?)>|([^<]+)")
+_ATTRIBUTES = re.compile(r"""([a-zA-Z_:][-a-zA-Z0-9_:.]*)(?:=(?:"([^"]*)"|'([^']*)'))?""")
 
 
 class _TextParser(HTMLParser):
@@ -80,6 +93,12 @@ class _TextParser(HTMLParser):
             return
         self.parts.append(data if self._pre else data.replace("\r\n", " ").replace("\n", " "))
 
+    def reset_text(self) -> None:
+        """Forget what was collected (the fast tokenizer gave up; HTMLParser starts over)."""
+        self.parts.clear()
+        self._pre = self._skip = 0
+        self._link = None
+
     def _break(self, mark: str) -> None:
         if self.parts and self.parts[-1] != mark:
             self.parts.append(mark)
@@ -100,12 +119,50 @@ def _is_cut_form(shown: str, href: str) -> bool:
     return any(candidate.startswith(core) for candidate in (href, rest, rest.removeprefix("www.")))
 
 
-def html_to_text(html: str) -> str:
+def _tokenized(html: str, parser: _TextParser) -> bool:
+    """Feed ``html`` to the parser's handlers with the fast tokenizer; False (the parser left
+    empty) when the markup is outside the plain subset it reads."""
+    position = 0
+    for token in _TOKEN.finditer(html):
+        if token.start() != position:  # something no token matched: a stray "<", a comment
+            parser.reset_text()
+            return False
+        position = token.end()
+        closing, name, attributes, empty, text = token.groups()
+        if text is not None:
+            parser.handle_data(unescape(text) if "&" in text else text)
+            continue
+        tag = name.lower()
+        if tag in _SKIP:  # raw-text elements: HTMLParser's rules
+            parser.reset_text()
+            return False
+        if closing:
+            parser.handle_endtag(tag)
+            continue
+        pairs: list[tuple[str, str | None]] = []
+        if tag == "a":
+            for found in _ATTRIBUTES.finditer(attributes):
+                value = found.group(2) if found.group(2) is not None else found.group(3)
+                pairs.append((found.group(1).lower(), None if value is None else unescape(value)))
+        if empty:
+            parser.handle_startendtag(tag, pairs)
+        else:
+            parser.handle_starttag(tag, pairs)
+    if position != len(html):
+        parser.reset_text()
+        return False
+    return True
+
+
+def html_to_text(html: str, *, fast: bool = True) -> str:
     """The readable text of a post's HTML: paragraphs apart by a blank line, ``<br>`` a line
-    feed, links whole, entities unescaped once; leading and trailing blank space removed."""
+    feed, links whole, entities unescaped once; leading and trailing blank space removed.
+    ``fast=False`` tokenizes with :class:`~html.parser.HTMLParser` whatever the markup (the
+    reference the fast tokenizer is tested against)."""
     if "<" not in html and "&" not in html:
         return html.replace("\n", " ").strip()
     parser = _TextParser()
-    parser.feed(html)
-    parser.close()
+    if not (fast and _tokenized(html, parser)):
+        parser.feed(html)
+        parser.close()
     return "".join(parser.parts).strip()
