@@ -123,7 +123,7 @@ class Progressive(Protocol):
 
 def kind_counts_text(kinds: Counter[str]) -> str:
     """``"12,408 posts, 3,120 likes"``: the kinds a summary line lists, in :data:`KINDS` order."""
-    parts = [f"{kinds[k]:,} {_PLURALS[k]}" for k in KINDS if kinds.get(k)]
+    parts = [f"{kinds[k]:,} {_PLURALS[k] if kinds[k] != 1 else k}" for k in KINDS if kinds.get(k)]
     parts += [f"{n:,} {k}" for k, n in sorted(kinds.items()) if k not in _PLURALS and n]
     return ", ".join(parts) if parts else "no records"
 

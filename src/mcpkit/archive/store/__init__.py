@@ -24,6 +24,7 @@ from mcpkit.archive.store._writer import (
     PostWriter,
     UpsertCounts,
     WriteBase,
+    read_posts,
 )
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "is_cut",
     "merge_posts",
     "normalized",
+    "read_posts",
     "post_dict",
     "remove_database",
     "trigram_query",
