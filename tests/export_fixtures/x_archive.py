@@ -707,14 +707,37 @@ def write_big_archive(dest: Path, tweets: int, *, likes: int = 0, seed: int = 0)
     return dest
 
 
+def measure_read(path: Path) -> str:
+    """Read the archive with the reader alone: records, rows/s (wall and CPU), peak RSS."""
+    import resource
+    import time
+
+    from mcpkit.archive.importers.base import ReadLimits
+    from mcpkit.archive.importers.x_archive import open_reader
+
+    wall, cpu = time.perf_counter(), time.process_time()
+    reader = open_reader(path, ReadLimits())
+    count = sum(1 for _ in reader.records())
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return (
+        f"{count:,} records in {wall:.1f} s ({count / wall:,.0f} rows/s; CPU {cpu:.1f} s, "
+        f"{count / cpu:,.0f} rows/s); peak RSS {peak:,.0f} MiB"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Write a generated X archive zip (for measurements).")
     parser.add_argument("dest", type=Path)
     parser.add_argument("--tweets", type=int, default=100_000)
     parser.add_argument("--likes", type=int, default=0)
+    parser.add_argument("--read", action="store_true", help="then read it with the reader and measure")
     args = parser.parse_args(argv)
     write_big_archive(args.dest, args.tweets, likes=args.likes)
-    print(f"{args.dest}: {args.dest.stat().st_size:,} bytes")
+    sizes = {info.filename: info.file_size for info in zipfile.ZipFile(args.dest).infolist()}
+    print(f"{args.dest}: {args.dest.stat().st_size:,} bytes; tweets.js {sizes['data/tweets.js']:,} bytes")
+    if args.read:
+        print(measure_read(args.dest))
 
 
 if __name__ == "__main__":
