@@ -188,7 +188,7 @@ def test_posts_of_an_export_are_stored_whole_with_media_and_the_export_recorded(
         assert (result.new, result.updated, result.unchanged) == (3, 0, 0)
         assert result.line() == (
             "Mastodon archive of @alice@example.social: 1 post, 1 reply, 1 like; 3 new, 0 updated, 0 unchanged; "
-            "skipped: 2 unknown records (Question)"
+            "skipped: 2 records (Question)"
         )
     finally:
         store.close()

@@ -97,7 +97,9 @@ class ExportResult:
 
     def line(self) -> str:
         """``X archive of @name: 12,408 posts, 3,120 likes; 12,000 new, 400 updated, 3,128
-        unchanged; skipped: 3 unknown records (dmConversation)``."""
+        unchanged; skipped: 3 records (dmConversation)``: what the export held, what the
+        archive made of it, and what was left out by the reader (record types it does not
+        import, such as unknown ones or direct messages, named as the export names them)."""
         name = FORMAT_NAMES.get(self.format, self.format)
         head = f"{name} of {self.account}" if self.account else name
         text = (
@@ -112,7 +114,7 @@ class ExportResult:
             total = sum(skipped.values())
             names = ", ".join(name for name, _ in skipped.most_common(5))
             more = ", ..." if len(skipped) > 5 else ""
-            text += f"; skipped: {total:,} unknown record{'s' if total != 1 else ''} ({names}{more})"
+            text += f"; skipped: {total:,} record{'s' if total != 1 else ''} ({names}{more})"
         if self.read.malformed:
             sample = f" ({self.read.samples[0]})" if self.read.samples else ""
             text += f"; malformed: {self.read.malformed:,}{sample}"
