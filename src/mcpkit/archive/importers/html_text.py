@@ -30,7 +30,7 @@ import re
 from html import unescape
 from html.parser import HTMLParser
 
-__all__ = ["html_to_text"]
+__all__ = ["html_to_text", "is_shortened_url"]
 
 _PARAGRAPH = frozenset(
     {"p", "div", "blockquote", "pre", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "section"}
@@ -84,7 +84,7 @@ class _TextParser(HTMLParser):
             href, start = self._link
             self._link = None
             shown = "".join(self.parts[start:])
-            if href and _is_cut_form(shown, href):
+            if href and is_shortened_url(shown, href):
                 del self.parts[start:]
                 self.parts.append(href)
 
@@ -104,9 +104,10 @@ class _TextParser(HTMLParser):
             self.parts.append(mark)
 
 
-def _is_cut_form(shown: str, href: str) -> bool:
-    """Whether a link's visible text is its URL shortened for display (scheme, ``www.`` or the
-    tail left out, ``…`` added), so that the URL itself is what the reader should get."""
+def is_shortened_url(shown: str, href: str) -> bool:
+    """Whether a link's visible text is its URL shortened for display (scheme, ``www.``, a bare
+    ``/`` path or the tail left out, ``…`` or ``...`` added: Mastodon and Bluesky both do), so
+    that the URL itself is what the reader should get; anchor words that are no URL are not."""
     if not shown or "\n" in shown or shown == href:
         return False
     core = shown
@@ -115,8 +116,12 @@ def _is_cut_form(shown: str, href: str) -> bool:
     core = core.strip()
     if len(core) < 4:  # "go", "…": anchor text, not a URL
         return False
-    rest = href.split("://", 1)[-1]
-    return any(candidate.startswith(core) for candidate in (href, rest, rest.removeprefix("www.")))
+    core = core.lower()
+    url = href.lower()
+    rest = url.split("://", 1)[-1]
+    host, slash, tail = rest.partition("/")
+    bare = host + tail if slash and tail[:1] in ("", "?", "#") else rest  # "host/?q" shown "host?q"
+    return any(form.startswith(core) for form in (url, rest, rest.removeprefix("www."), bare))
 
 
 def _tokenized(html: str, parser: _TextParser) -> bool:
