@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -24,6 +25,7 @@ TOOLS = {
     "get_database_stats",
     "search_posts_by_text",
     "embed_text",
+    "get_thread",
 }
 
 
@@ -88,17 +90,20 @@ async def _check_all_tools(session: ClientSession) -> None:
     text, err = await call_text(
         session, "search_similar", {"query": "猫", "user_filter": {"includes": ["alice_reads"]}, "top_k": 5}
     )
-    assert not err and "@alice_reads" in text and "@bob_codes" not in text
+    authors = set(re.findall(r"^\d+\. \[[\d.]+\] @(\S+)", text, re.MULTILINE))
+    assert not err and authors == {"alice_reads"}
     text, err = await call_text(session, "search_posts_by_text", {"search_term": "コーヒー", "limit": 2})
     assert not err and text.startswith('📝 テキスト検索結果: 2件 (検索語: "コーヒー")')
     text, err = await call_text(session, "search_posts_by_text", {"search_term": "存在しない言葉xyz"})
     assert not err and text == '検索結果が見つかりませんでした (検索語: "存在しない言葉xyz")'
     text, err = await call_text(session, "get_user_stats", {"limit": 2})
-    assert not err and text.startswith("👥 ユーザー別投稿統計 (上位2人)\n\n1. bob_codes: 89投稿")
+    # the MCP face counts what the accounts wrote (posts, replies, quotes), not likes or bookmarks
+    assert not err and text.startswith("👥 ユーザー別投稿統計 (上位2人)\n\n1. bob_codes: 71投稿")
     text, err = await call_text(session, "get_database_stats", {})
     assert text == (
-        "📊 データベース統計\n\n総投稿数: 330件\n総ユーザー数: 4人\n"
-        "データ期間: 2024-01-02 14:48:00 ～ 2024-10-16 03:18:00\n"
+        "📊 データベース統計\n\n総投稿数: 265件\n総ユーザー数: 4人\n"
+        "データ期間: 2024-01-03 01:11:00 ～ 2024-10-16 03:18:00\n"
+        "種類別: post 265, like 28, bookmark 37\nプラットフォーム別: x 265\nアカウント別: (不明) 265\n"
     )
     text, err = await call_text(session, "get_status", {})
     assert not err and text.startswith(
@@ -151,12 +156,12 @@ async def test_server_down_and_reconnect(sample_db: Path) -> None:
             assert await call_text(session, name, args) == (message, True), name
         async with real_server(sample_db, port):
             text, err = await call_text(session, "get_database_stats", {})
-            assert not err and "総投稿数: 330件" in text
+            assert not err and "総投稿数: 265件" in text
         # the server went away and comes back: the same MCP process reconnects by itself
         assert (await call_text(session, "get_database_stats", {}))[1] is True
         async with real_server(sample_db, port):
             text, err = await call_text(session, "get_database_stats", {})
-            assert not err and "総投稿数: 330件" in text
+            assert not err and "総投稿数: 265件" in text
 
 
 async def test_get_status_takes_a_websocket_url(sample_db: Path) -> None:

@@ -724,6 +724,34 @@ def _query(
         typer.echo(render(result).rstrip("\n"))
 
 
+KindOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--kind",
+        help="post, reply, quote, repost, like, bookmark or all (repeatable, or a,b); "
+        "default post, reply and quote.",
+    ),
+]
+PlatformOpt = Annotated[
+    list[str] | None, typer.Option("--platform", help="Only x, mastodon or bluesky posts (repeatable).")
+]
+AccountOpt = Annotated[
+    list[str] | None, typer.Option("--account", help="Only posts of this archived account (repeatable).")
+]
+MediaOpt = Annotated[
+    bool | None, typer.Option("--has-media/--no-media", help="Only posts with pictures or video, or without.")
+]
+
+
+def _filters(
+    kind: list[str] | None, platform: list[str] | None, account: list[str] | None, has_media: bool | None
+) -> dict[str, Any]:
+    """The request keys of the filter options (the API reads and checks them)."""
+    from mcpkit.archive.filters import request_filters
+
+    return request_filters(kind, platform, account, has_media)
+
+
 def _weights(raw: str | None) -> list[float] | None:
     if raw is None:
         return None
@@ -749,12 +777,16 @@ def search_cmd(
     max_posts: Annotated[int | None, typer.Option("--max-posts", help="Users with at most N posts.")] = None,
     date_from: Annotated[str | None, typer.Option("--from", help="Earliest date or date-time.")] = None,
     date_to: Annotated[str | None, typer.Option("--to", help="Latest date (whole day) or date-time.")] = None,
+    kind: KindOpt = None,
+    platform: PlatformOpt = None,
+    account: AccountOpt = None,
+    has_media: MediaOpt = None,
     url: UrlOpt = None,
     db: DbOpt = None,
     server: OldUrlOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Search posts by meaning (semantic search)."""
+    """Search posts by meaning (semantic search); posts, replies and quotes unless --kind says."""
     settings: dict[str, Any] = {"top_k": top_k}
     user_filter = {
         k: v
@@ -771,7 +803,12 @@ def search_cmd(
     dates = {k: v for k, v in (("from", date_from), ("to", date_to)) if v}
     if dates:
         settings["date_filter"] = dates
-    params: dict[str, Any] = {"query": query, "settings": settings, "mode": mode}
+    params: dict[str, Any] = {
+        "query": query,
+        "settings": settings,
+        "mode": mode,
+        **_filters(kind, platform, account, has_media),
+    }
     parsed = _weights(weights)
     if parsed is not None:
         params["weights"] = parsed
@@ -785,13 +822,22 @@ def text_cmd(
     terms: Annotated[str, typer.Argument(help='Words to find; "a phrase", -exclude.')],
     limit: Annotated[int, typer.Option("--limit", help="How many posts, 1..1000.")] = 50,
     source: Annotated[str, typer.Option("--source", help="content, reasoning or summary.")] = "content",
+    kind: KindOpt = None,
+    platform: PlatformOpt = None,
+    account: AccountOpt = None,
+    has_media: MediaOpt = None,
     url: UrlOpt = None,
     db: DbOpt = None,
     server: OldUrlOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Find posts containing words, newest first."""
-    params = {"search_term": terms, "limit": limit, "source": source}
+    """Find posts containing words, newest first; posts, replies and quotes unless --kind says."""
+    params = {
+        "search_term": terms,
+        "limit": limit,
+        "source": source,
+        **_filters(kind, platform, account, has_media),
+    }
     _query(
         url or server,
         db,
@@ -804,22 +850,60 @@ def text_cmd(
 
 @app.command("stats")
 def stats_cmd(
-    url: UrlOpt = None, db: DbOpt = None, as_json: JsonOpt = False, server: OldUrlOpt = None
+    kind: KindOpt = None,
+    platform: PlatformOpt = None,
+    account: AccountOpt = None,
+    has_media: MediaOpt = None,
+    url: UrlOpt = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+    server: OldUrlOpt = None,
 ) -> None:
-    """Count posts and users and show the date range."""
-    _query(url or server, db, "get_database_stats", {}, texts.format_database_stats, as_json)
+    """Count posts and users, by kind, platform and account, and show the date range."""
+    params = _filters(kind, platform, account, has_media)
+    _query(url or server, db, "get_database_stats", params, texts.format_database_stats, as_json)
 
 
 @app.command("users")
 def users_cmd(
     limit: Annotated[int, typer.Option("--limit", help="How many users, 1..1000.")] = 50,
+    kind: KindOpt = None,
+    platform: PlatformOpt = None,
+    account: AccountOpt = None,
+    has_media: MediaOpt = None,
     url: UrlOpt = None,
     db: DbOpt = None,
     server: OldUrlOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """List users by number of posts."""
-    _query(url or server, db, "get_user_stats", {"limit": limit}, texts.format_user_stats, as_json)
+    """List users by number of posts (posts, replies and quotes unless --kind says)."""
+    params = {"limit": limit, **_filters(kind, platform, account, has_media)}
+    _query(url or server, db, "get_user_stats", params, texts.format_user_stats, as_json)
+
+
+@app.command("thread")
+def thread_cmd(
+    post: Annotated[
+        str, typer.Argument(help="The post: an X id, a link to the post, or an at:// or Mastodon URI.")
+    ],
+    limit: Annotated[int, typer.Option("--limit", help="How many posts of the thread, 1..1000.")] = 50,
+    offset: Annotated[int, typer.Option("--offset", help="Skip this many posts of the thread.")] = 0,
+    url: UrlOpt = None,
+    db: DbOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Show a post in its conversation: its author's chain of replies and the post it answers."""
+    params = {"id": post, "limit": limit, "offset": offset}
+    _query(url, db, "get_thread", params, lambda r: _thread_text(post, r), as_json)
+
+
+def _thread_text(post: str, thread: dict[str, Any]) -> str:
+    text = texts.format_thread(post, thread)
+    if thread.get("next_offset") is not None:
+        text += (
+            f"-- {thread['returned']} of {thread['total_count']}: --offset {thread['next_offset']} for more\n"
+        )
+    return text
 
 
 @app.command("shell")
@@ -876,7 +960,7 @@ def web_cmd(
     open_browser: Annotated[bool, typer.Option("--open", help="Open the page in a browser.")] = False,
 ) -> None:
     """Serve the archive as a local web app: search as you type, timeline, posts in their threads."""
-    from mcpkit.archive.web import serve_web
+    from mcpkit.archive.web.serve import serve_web
 
     api = _open_api(_db_path(db))
     try:

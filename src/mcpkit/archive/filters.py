@@ -35,6 +35,7 @@ __all__ = [
     "parse_kinds",
     "parse_platforms",
     "parse_post_filter",
+    "request_filters",
 ]
 
 FILTER_KEYS: tuple[str, ...] = ("kind", "platform", "account", "has_media")
@@ -223,3 +224,16 @@ def kind_list(kinds: Iterable[str] | None) -> list[str] | str:
         return ALL_KINDS
     chosen = set(kinds)
     return [k for k in KINDS if k in chosen]
+
+
+def request_filters(
+    kind: Any = None, platform: Any = None, account: Any = None, has_media: Any = None
+) -> dict[str, Any]:
+    """The filter keys an mcpkit face sends for what its user gave: always ``kind`` (the
+    authored kinds when not given), so the answer is mcpkit's and never upstream's
+    every-kind one; the other keys only when given."""
+    keys: dict[str, Any] = {"kind": kind if kind not in (None, [], "") else kind_list(AUTHORED_KINDS)}
+    for key, value in (("platform", platform), ("account", account), ("has_media", has_media)):
+        if value is not None and value != []:
+            keys[key] = value
+    return keys

@@ -1,4 +1,5 @@
-"""The archive's MCP face: six tools over the one API, in upstream's schemas and texts.
+"""The archive's MCP face: upstream's six tools over the one API, in upstream's schemas and
+texts, and mcpkit's ``get_thread``.
 
 With ``--url URL`` it is a thin wrapper: it forwards each call to the archive
 server over a reconnecting connection and only formats the answer. With ``--db PATH`` the
@@ -7,7 +8,10 @@ turns answers into upstream's Japanese text and failures into upstream's error m
 
 Tool definitions keep upstream's names, parameter names, types and ranges (``top_k`` integer
 1..100, filters as objects, ``mode`` enum); descriptions are plain English so the strictest
-client profile accepts them.
+client profile accepts them. mcpkit's filters (``kind``, ``platform``, ``account``,
+``has_media``) are optional properties added to the search and stats tools; this face always
+sends ``kind`` (the authored kinds unless the call names others), so its answers cover what the
+account wrote and carry mcpkit's post fields.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ import anyio
 
 from mcpkit import __version__
 from mcpkit.archive import texts
+from mcpkit.archive.filters import FILTER_KEYS, request_filters
+from mcpkit.archive.posts import KINDS, PLATFORMS
 from mcpkit.archive.rpc.api_protocol import ArchiveAPIProtocol
 from mcpkit.archive.rpc.client import RpcClient
 from mcpkit.errors import CallTimeoutError, ConnectError, HttpError, McpkitError, ServerExitedError
@@ -62,8 +68,13 @@ def describe_failure(exc: BaseException) -> str:
     return f"WebSocket接続エラー: {exc}"
 
 
+def with_filters(args: Mapping[str, Any], call: dict[str, Any]) -> dict[str, Any]:
+    """``call`` with the tool call's filters, and ``kind`` always (see :func:`request_filters`)."""
+    return {**call, **request_filters(*(args.get(key) for key in FILTER_KEYS))}
+
+
 class ArchiveTools:
-    """The six tools bound to one archive API (in-process, or a client of the server)."""
+    """The tools bound to one archive API (in-process, or a client of the server)."""
 
     def __init__(self, api: ArchiveAPIProtocol, *, websocket_url: str | None = None) -> None:
         self.api = api
@@ -110,7 +121,7 @@ class ArchiveTools:
         settings = {k: args[k] for k in ("top_k", "user_filter", "date_filter") if args.get(k) is not None}
         if settings:
             call["settings"] = settings
-        results = await self._call("search_similar", call, "検索に失敗", ctx)
+        results = await self._call("search_similar", with_filters(args, call), "検索に失敗", ctx)
         if not results:
             return texts.NO_RESULTS
         offset, top_k = _int(args.get("offset"), 0), _int(args.get("top_k"), 10)
@@ -138,7 +149,7 @@ class ArchiveTools:
 
     async def get_user_stats(self, args: dict[str, Any]) -> CallToolResult:
         call = {k: args[k] for k in ("limit", "offset") if args.get(k) is not None}
-        stats = await self._call("get_user_stats", call, "ユーザー統計取得に失敗") or []
+        stats = await self._call("get_user_stats", with_filters(args, call), "ユーザー統計取得に失敗") or []
         offset = _int(args.get("offset"), 0)
         return text_page(
             texts.user_items(stats, offset + 1),
@@ -149,7 +160,7 @@ class ArchiveTools:
         )
 
     async def get_database_stats(self, args: dict[str, Any]) -> str:
-        stats = await self._call("get_database_stats", {}, "データベース統計取得に失敗")
+        stats = await self._call("get_database_stats", with_filters(args, {}), "データベース統計取得に失敗")
         return texts.format_database_stats(stats or {})
 
     async def search_posts_by_text(self, args: dict[str, Any], ctx: ToolContext) -> str | CallToolResult:
@@ -158,7 +169,7 @@ class ArchiveTools:
         for key in ("limit", "source", "offset"):
             if args.get(key) is not None:
                 call[key] = args[key]
-        posts = await self._call("search_posts_by_text", call, "テキスト検索に失敗", ctx)
+        posts = await self._call("search_posts_by_text", with_filters(args, call), "テキスト検索に失敗", ctx)
         if not posts:
             return texts.format_text_results(term, [])
         offset = _int(args.get("offset"), 0)
@@ -167,6 +178,21 @@ class ArchiveTools:
             Window(offset, _int(args.get("limit"), 50)),
             header=texts.text_header(term, len(posts)),
             next_call="search_posts_by_text with the same arguments and offset={offset}",
+        )
+
+    async def get_thread(self, args: dict[str, Any], ctx: ToolContext) -> CallToolResult:
+        reference = self._required(args, "id", "投稿のIDまたはURLが指定されていません")
+        call: dict[str, Any] = {"id": reference}
+        for key in ("limit", "offset"):
+            if args.get(key) is not None:
+                call[key] = args[key]
+        thread = await self._call("get_thread", call, "スレッド取得に失敗", ctx) or {}
+        offset = int(thread.get("offset") or 0)
+        return text_page(
+            texts.thread_items(thread, offset + 1),
+            Window(offset, int(thread.get("limit") or 50), int(thread.get("total_count") or 0)),
+            header=texts.thread_header(reference, thread),
+            next_call="get_thread with the same arguments and offset={offset}",
         )
 
     async def embed_text(self, args: dict[str, Any], ctx: ToolContext) -> str:
@@ -223,8 +249,29 @@ def _date_filter_schema() -> dict[str, Any]:
     )
 
 
+def _filter_schemas() -> dict[str, dict[str, Any]]:
+    """mcpkit's filter properties, optional on every search and stats tool."""
+    return {
+        "kind": params.array(
+            params.enum("A kind of post.", [*KINDS, "all"]),
+            "Kinds to cover: post, reply, quote, repost, like, bookmark, or all. "
+            "Posts, replies and quotes when omitted.",
+        ),
+        "platform": params.array(
+            params.enum("A platform.", [*PLATFORMS, "all"]), "Only posts from these platforms."
+        ),
+        "account": params.array(
+            params.string("An account such as @name or name@host."),
+            "Only posts from these archived accounts.",
+        ),
+        "has_media": params.boolean(
+            "Only posts with pictures or video when true, only posts without when false."
+        ),
+    }
+
+
 def tool_specs(tools: ArchiveTools) -> list[ToolSpec]:
-    """The six tool definitions, upstream's schemas with English descriptions."""
+    """The tool definitions: upstream's schemas with English descriptions, and get_thread."""
 
     def spec(
         name: str,
@@ -261,6 +308,7 @@ def tool_specs(tools: ArchiveTools) -> list[ToolSpec]:
                         params.number(), "For the average mode, weights of content, reasoning and summary."
                     ),
                     "offset": _offset_schema(),
+                    **_filter_schemas(),
                 },
                 required=["query"],
             ),
@@ -281,13 +329,14 @@ def tool_specs(tools: ArchiveTools) -> list[ToolSpec]:
         spec(
             "get_user_stats",
             "List the users with the most posts in the archive, most first.",
-            params.object_schema({"limit": limit, "offset": _offset_schema()}),
+            params.object_schema({"limit": limit, "offset": _offset_schema(), **_filter_schemas()}),
             tools.get_user_stats,
         ),
         spec(
             "get_database_stats",
-            "Count the posts and users in the archive and give the date range it covers.",
-            params.object_schema({}),
+            "Count the posts and users in the archive and give the date range it covers,\n"
+            "with counts by kind, platform and account.",
+            params.object_schema(_filter_schemas()),
             tools.get_database_stats,
         ),
         spec(
@@ -301,10 +350,25 @@ def tool_specs(tools: ArchiveTools) -> list[ToolSpec]:
                     "limit": limit,
                     "source": params.enum("Which text to search.", SOURCES, default="content"),
                     "offset": _offset_schema(),
+                    **_filter_schemas(),
                 },
                 required=["search_term"],
             ),
             tools.search_posts_by_text,
+        ),
+        spec(
+            "get_thread",
+            "Show a post in its conversation: the thread of replies its author wrote to themselves,\n"
+            "in order, and the post it answers when the archive has it. Give the id or link of a post.",
+            params.object_schema(
+                {
+                    "id": params.string("The post: an X id, a link to the post, or an at or Mastodon URI."),
+                    "limit": limit,
+                    "offset": _offset_schema(),
+                },
+                required=["id"],
+            ),
+            tools.get_thread,
         ),
         spec(
             "embed_text",
@@ -322,16 +386,21 @@ def build_archive_mcp(
 
     ``options`` are the server options the CLI built (filters, strictness, HTTP address).
     """
+    from mcpkit.archive.web.mcp_app import AppView
     from mcpkit.server import build_server
 
-    tools = ArchiveTools(api, websocket_url=websocket_url)
+    view = AppView(api)  # the MCP App: search results and posts as a page in clients that render apps
+    tools = ArchiveTools(view.api, websocket_url=websocket_url)
     return build_server(
         SERVER_NAME,
         __version__,
-        tools.specs(),
+        view.tools(tools.specs()),
         options=options,
+        resources=view.resources(),
         instructions=(
             "Search a personal archive of short posts. Use search_similar for meaning, "
-            "search_posts_by_text for exact words, and the stats tools for an overview."
+            "search_posts_by_text for exact words, get_thread for a post's conversation, and the "
+            "stats tools for an overview. Searches cover what the account wrote; ask for kind "
+            "like, bookmark or repost, or all, to include the rest."
         ),
     )

@@ -6,7 +6,8 @@ talks to the one API through the same port as every face, so it works in-process
 a running server alike.
 
 Commands (upstream's set): /help /? /user /date /top /mode /view normal|list|detail /next
-/details|/d 1-3,7 /exit /quit /q.
+/details|/d 1-3,7 /exit /quit /q; and mcpkit's filters /kind /platform /account /media
+(searches cover posts, replies and quotes until /kind says otherwise).
 """
 
 from __future__ import annotations
@@ -18,8 +19,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mcpkit.archive.filters import (
+    parse_accounts,
+    parse_has_media,
+    parse_kinds,
+    parse_platforms,
+    request_filters,
+)
 from mcpkit.archive.rpc.api_protocol import ArchiveAPIProtocol
-from mcpkit.archive.texts import collapse_blank_lines
+from mcpkit.archive.texts import collapse_blank_lines, post_marks
 from mcpkit.errors import ValidationError
 from mcpkit.jsonrpc import error_fields
 
@@ -33,6 +41,9 @@ Type a query to search by meaning. Use V|T to require words T too, | T for words
   /user a,b            only these users          /user -c,d   leave these users out
   /user min=N max=M    users with N..M posts     /user clear  no user filter
   /date FROM [TO]      time range, dates or "YYYY-MM-DD HH:MM:SS"; /date clear
+  /kind K[,K]          post reply quote repost like bookmark, or all; /kind clear
+  /platform P[,P]      x mastodon bluesky        /account A[,A]   archived accounts
+  /media yes|no|any    only posts with media, or without
   /top N               results per page, 1..100
   /mode MODE [W,W,W]   content reasoning summary average maximum minimum
   /view normal|list|detail
@@ -77,6 +88,10 @@ class ShellState:
     threshold_max: int | None = None
     date_from: str | None = None
     date_to: str | None = None
+    kind: list[str] = field(default_factory=list)  # empty: the authored kinds
+    platform: list[str] = field(default_factory=list)
+    account: list[str] = field(default_factory=list)
+    has_media: bool | None = None
     results: list[dict[str, Any]] = field(default_factory=list)
     shown: int = 0
 
@@ -97,6 +112,10 @@ class ShellState:
         if dates:
             out["date_filter"] = dates
         return out
+
+    def filters(self) -> dict[str, Any]:
+        """mcpkit's filter keys of the search (``kind`` always: the authored kinds by default)."""
+        return request_filters(self.kind, self.platform, self.account, self.has_media)
 
 
 class Shell:
@@ -147,6 +166,8 @@ class Shell:
             self._set_user(rest)
         elif command == "/date":
             self._set_date(rest)
+        elif command in ("/kind", "/platform", "/account", "/media"):
+            self._set_filter(command[1:], rest)
         elif command == "/next":
             if s.shown >= len(s.results):
                 self.write("no more results")
@@ -199,6 +220,30 @@ class Shell:
             f"min={s.threshold_min or '-'} max={s.threshold_max or '-'}"
         )
 
+    def _set_filter(self, name: str, rest: str) -> None:
+        """``/kind``, ``/platform``, ``/account``, ``/media``: checked here as the API reads them."""
+        s = self.state
+        value = "" if rest.lower() in ("clear", "any") else rest
+        try:
+            if name == "kind":
+                parse_kinds(value or None)
+                s.kind = [v.strip() for v in value.split(",") if v.strip()]
+            elif name == "platform":
+                parse_platforms(value or None)
+                s.platform = [v.strip() for v in value.split(",") if v.strip()]
+            elif name == "account":
+                parse_accounts(value or None)
+                s.account = [v.strip() for v in value.split(",") if v.strip()]
+            else:
+                s.has_media = parse_has_media(value or None)
+        except ValidationError as exc:
+            raise ShellUsageError(str(exc)) from None
+        media = {None: "any", True: "yes", False: "no"}[s.has_media]
+        self.write(
+            f"kind: {','.join(s.kind) or 'post,reply,quote'}  platform: {','.join(s.platform) or 'any'}  "
+            f"account: {','.join(s.account) or 'any'}  media: {media}"
+        )
+
     def _set_date(self, rest: str) -> None:
         s = self.state
         if rest == "clear":
@@ -220,7 +265,7 @@ class Shell:
 
     async def search(self, query: str) -> None:
         s = self.state
-        params: dict[str, Any] = {"query": query, "settings": s.settings(), "mode": s.mode}
+        params: dict[str, Any] = {"query": query, "settings": s.settings(), "mode": s.mode, **s.filters()}
         if s.weights is not None:
             params["weights"] = s.weights
         try:
@@ -245,11 +290,13 @@ class Shell:
             body = collapse_blank_lines(str(post.get("content", "")))
             if self.state.view == "list":
                 first = body.replace("\n", " ")
-                self.write(f"{n:3d}. [{score:.3f}] @{post.get('user', '')} {first[:60]}")
+                self.write(f"{n:3d}. [{score:.3f}] @{post.get('user', '')}{post_marks(post)} {first[:60]}")
             elif self.state.view == "detail":
                 self._detail(n, result)
             else:
-                self.write(f"{n:3d}. [{score:.3f}] @{post.get('user', '')} ({post.get('timestamp', '')})")
+                self.write(
+                    f"{n:3d}. [{score:.3f}] @{post.get('user', '')} ({post.get('timestamp', '')}){post_marks(post)}"
+                )
                 for line in body.split("\n"):
                     self.write(f"     {line}")
 
@@ -257,8 +304,11 @@ class Shell:
         post = result.get("post") or {}
         self.write(
             f"{n:3d}. [{result.get('score', 0.0):.5f}] @{post.get('user', '')} ({post.get('timestamp', '')})"
+            + post_marks(post)
         )
         self.write(f"     {post.get('url', '')}")
+        if post.get("content_warning"):
+            self.write(f"     CW: {post['content_warning']}")
         for line in str(post.get("content", "")).split("\n"):
             self.write(f"     {line}")
         for key in ("summary", "reasoning"):

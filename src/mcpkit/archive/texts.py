@@ -41,6 +41,22 @@ def search_header(query: str, count: int) -> str:
     return f'🔍 検索結果: {count}件 (クエリ: "{query}")'
 
 
+def post_marks(post: Mapping[str, Any]) -> str:
+    """What an mcpkit post adds to its head line: its kind when not a plain post
+    (`` [reply]``, `` [like]``...); nothing for upstream's posts, which have no kind."""
+    kind = post.get("kind")
+    return f" [{kind}]" if isinstance(kind, str) and kind and kind != "post" else ""
+
+
+def post_body(post: Mapping[str, Any]) -> str:
+    """The indented text of a post, its content warning first when it has one."""
+    text = str(post.get("content", ""))
+    warning = post.get("content_warning")
+    if isinstance(warning, str) and warning:
+        text = f"[CW: {warning}]\n{text}"
+    return indent_body(text)
+
+
 def search_items(results: Sequence[Mapping[str, Any]], start: int = 1) -> list[str]:
     """One entry per result: ``i. [0.879] @user (time) url`` and the indented post."""
     items = []
@@ -51,7 +67,7 @@ def search_items(results: Sequence[Mapping[str, Any]], start: int = 1) -> list[s
         head = (
             f"{index}. [{shown}] @{post.get('user', '')} ({post.get('timestamp', '')}) {post.get('url', '')}"
         )
-        items.append(head + "\n" + indent_body(str(post.get("content", ""))))
+        items.append(head + post_marks(post) + "\n" + post_body(post))
     return items
 
 
@@ -69,8 +85,8 @@ def text_header(term: str, count: int) -> str:
 def text_items(posts: Sequence[Mapping[str, Any]], start: int = 1) -> list[str]:
     """One entry per post: ``i. @user (time)`` and the indented post."""
     return [
-        f"{index}. @{post.get('user', '')} ({post.get('timestamp', '')})\n"
-        + indent_body(str(post.get("content", "")))
+        f"{index}. @{post.get('user', '')} ({post.get('timestamp', '')}){post_marks(post)}\n"
+        + post_body(post)
         for index, post in enumerate(posts, start)
     ]
 
@@ -110,8 +126,50 @@ def format_database_stats(stats: Mapping[str, Any]) -> str:
     date_range = stats.get("date_range")
     if date_range:
         out.append(f"データ期間: {date_range.get('earliest')} ～ {date_range.get('latest')}")
+    for key, label in (
+        ("by_kind", "種類別"),
+        ("by_platform", "プラットフォーム別"),
+        ("by_account", "アカウント別"),
+    ):
+        counts = stats.get(key)
+        if isinstance(counts, Mapping) and counts:
+            out.append(f"{label}: " + ", ".join(f"{name or '(不明)'} {num(n)}" for name, n in counts.items()))
     out += format_enrichment(stats.get("enrichment"))
     return "\n".join(out) + "\n"
+
+
+def thread_header(reference: str, thread: Mapping[str, Any]) -> str:
+    """``get_thread``: ``🧵 スレッド: N件 (ID: "x")`` and the post the thread answers, if any."""
+    out = [f'🧵 スレッド: {num(thread.get("total_count") or 0)}件 (ID: "{reference}")']
+    parent = thread.get("in_reply_to")
+    if isinstance(parent, Mapping):
+        out.append(
+            f"返信先: @{parent.get('user', '')} ({parent.get('timestamp', '')}) {parent.get('url', '')}"
+            + post_marks(parent)
+        )
+        out.append(post_body(parent))
+    elif thread.get("in_reply_to_id"):
+        out.append(f"返信先: {thread['in_reply_to_id']} (アーカイブにありません)")
+    return "\n".join(out)
+
+
+def thread_items(thread: Mapping[str, Any], start: int = 1) -> list[str]:
+    """One entry per post of the thread, the asked-for post marked with ``▶``."""
+    focus = thread.get("focus_offset")
+    items = []
+    for index, post in enumerate(thread.get("posts") or [], start):
+        mark = "▶ " if focus is not None and index - 1 == focus else ""
+        items.append(
+            f"{index}. {mark}@{post.get('user', '')} ({post.get('timestamp', '')}) {post.get('url', '')}"
+            f"{post_marks(post)}\n{post_body(post)}"
+        )
+    return items
+
+
+def format_thread(reference: str, thread: Mapping[str, Any]) -> str:
+    """A whole ``get_thread`` answer as text (the CLI's; the MCP face pages it)."""
+    offset = int(thread.get("offset") or 0)
+    return _joined(thread_header(reference, thread), thread_items(thread, offset + 1))
 
 
 def format_enrichment(coverage: Any) -> list[str]:
