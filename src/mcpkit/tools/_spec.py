@@ -121,6 +121,8 @@ class ToolSpec:
             out["title"] = self.title
         if self.output_schema is not None:
             out["outputSchema"] = copy.deepcopy(dict(self.output_schema))
+        if self.meta:  # e.g. an MCP App's ``{"ui": {"resourceUri": ...}}``
+            out["_meta"] = copy.deepcopy(dict(self.meta))
         return out
 
     def to_mcp(self) -> mcp_types.Tool:

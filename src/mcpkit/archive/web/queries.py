@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,9 +44,11 @@ FACETS = ("kind", "platform", "account", "lang")
 
 _MISSING_TS = -(2**62)
 _CHUNK = 100_000
-VERIFY_LIMIT = 20_000
+VERIFY_LIMIT = 5_000
 """Trigram candidates re-checked against the text for exact counts; above it counts are the
 candidates' (a superset, marked approximate) and only the rows shown are re-checked."""
+MATCH_CACHE = 16
+"""Text searches whose matches are kept (per archive generation)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +159,7 @@ class FacetIndex:
         self.store = store
         self._lock = threading.Lock()
         self._columns: Columns | None = None
+        self._matches: OrderedDict[tuple[int, tuple[str, ...], tuple[str, ...]], TextMatches] = OrderedDict()
 
     # -- the columns ---------------------------------------------------------------------------
 
@@ -224,38 +228,67 @@ class FacetIndex:
 
     # -- masks and counts ----------------------------------------------------------------------
 
-    def mask(self, cols: Columns, filters: Filters, *, skip: str | None = None) -> BoolArray:
-        """Rows passing every filter but ``skip`` (the facet whose own counts are wanted)."""
-        mask = np.ones(len(cols), dtype=bool)
+    @staticmethod
+    def _filter_masks(cols: Columns, filters: Filters, rows: IntArray | None = None) -> dict[str, BoolArray]:
+        """One mask per active filter, over every post or over ``rows`` only."""
+
+        def column(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
+            return values if rows is None else values[rows]
+
+        masks: dict[str, BoolArray] = {}
         for facet in FACETS:
             wanted = filters.values(facet)
-            if facet == skip or not wanted:
+            if not wanted:
                 continue
             table = np.zeros(len(cols.labels[facet]) + 1, dtype=bool)
             for label in wanted:
                 code = cols.code(facet, label)
                 if code >= 0:
                     table[code] = True
-            mask &= table[cols.codes[facet]]
-        if skip != "media" and filters.media is not None:
-            mask &= cols.media == filters.media
-        if skip != "month" and filters.year is not None:
+            masks[facet] = table[column(cols.codes[facet])]
+        if filters.media is not None:
+            masks["media"] = column(cols.media) == filters.media
+        if filters.year is not None:
+            months = column(cols.month)
             if filters.month is not None:
-                mask &= cols.month == (filters.year - 1970) * 12 + filters.month - 1
+                masks["month"] = months == (filters.year - 1970) * 12 + filters.month - 1
             else:
                 low = (filters.year - 1970) * 12
-                mask &= (cols.month >= low) & (cols.month < low + 12)
-        return mask
+                masks["month"] = (months >= low) & (months < low + 12)
+        return masks
+
+    @staticmethod
+    def _combined(masks: dict[str, BoolArray], size: int, skip: str | None = None) -> BoolArray:
+        out = np.ones(size, dtype=bool)
+        for name, mask in masks.items():
+            if name != skip:
+                out &= mask
+        return out
+
+    def mask(self, cols: Columns, filters: Filters, *, skip: str | None = None) -> BoolArray:
+        """Rows passing every filter but ``skip`` (the facet whose own counts are wanted)."""
+        return self._combined(self._filter_masks(cols, filters), len(cols), skip)
+
+    def select(self, cols: Columns, filters: Filters, rows: IntArray) -> IntArray:
+        """The rows of ``rows`` passing every filter (order kept)."""
+        kept: IntArray = rows[self._combined(self._filter_masks(cols, filters, rows), len(rows))]
+        return kept
 
     def counts(self, cols: Columns, filters: Filters, within: IntArray | None = None) -> dict[str, Any]:
         """Every facet's values with their counts under the other facets' filters (and inside
-        ``within``, the rows a search matched, when given)."""
-        out: dict[str, Any] = {}
+        ``within``, the rows a search matched, when given).
+
+        Each filter's mask is made once; a facet without a filter of its own counts under all
+        of them, one with a filter under the others (a few array ANDs, not a query each)."""
+        masks = self._filter_masks(cols, filters, within)
+        size = len(cols) if within is None else len(within)
+        every = self._combined(masks, size)
 
         def rows(skip: str) -> IntArray | BoolArray:
-            mask = self.mask(cols, filters, skip=skip)
-            return within[mask[within]] if within is not None else mask
+            mask = self._combined(masks, size, skip) if skip in masks else every
+            return within[mask] if within is not None else mask
 
+        out: dict[str, Any] = {}
         for facet in FACETS:
             selected = rows(facet)
             codes = cols.codes[facet][selected]
@@ -294,8 +327,25 @@ class FacetIndex:
 
     # -- text matching ---------------------------------------------------------------------------
 
-    def text_matches(self, cols: Columns, text_filter: TextFilter, allowed: BoolArray) -> TextMatches:
-        """Rows among ``allowed`` whose content passes ``text_filter`` (see :class:`TextMatches`)."""
+    def text_matches(self, cols: Columns, text_filter: TextFilter) -> TextMatches:
+        """Rows whose content passes ``text_filter`` (see :class:`TextMatches`), newest first.
+
+        The last few answers are kept per generation: a person who typed a query then pages,
+        toggles facets and goes back, and each of those asks for the same matches again."""
+        key = (cols.generation, text_filter.includes, text_filter.excludes)
+        with self._lock:
+            cached = self._matches.get(key)
+            if cached is not None:
+                self._matches.move_to_end(key)
+                return cached
+        found = self._text_matches(cols, text_filter)
+        with self._lock:
+            self._matches[key] = found
+            while len(self._matches) > MATCH_CACHE:
+                self._matches.popitem(last=False)
+        return found
+
+    def _text_matches(self, cols: Columns, text_filter: TextFilter) -> TextMatches:
         conn = self.store.reader
         long_terms = [t for t in text_filter.folded_includes if len(t) >= 3]
         if long_terms:
@@ -313,19 +363,22 @@ class FacetIndex:
             candidates = cols.rows_of(ids)
         else:
             candidates = self._scan_candidates(conn, cols, text_filter)
-        candidates = candidates[allowed[candidates]]
+        candidates = cols.newest_first(candidates)
         if len(candidates) > VERIFY_LIMIT:
             return TextMatches(candidates, approximate=True)
         return TextMatches(self.verify(cols, candidates, text_filter), approximate=False)
 
     @staticmethod
     def _scan_candidates(conn: sqlite3.Connection, cols: Columns, text_filter: TextFilter) -> IntArray:
-        """Candidates when no term has three characters for the trigram index: SQLite's
-        ``instr`` over ASCII-lowered text (every row containing the folded term; re-checked after)."""
+        """Candidates when no term has three characters for the trigram index: a scan with
+        SQLite's ``instr`` (on the text as is for a term without letter case, as Japanese
+        is, else on its ASCII-lowered text); every candidate is re-checked after."""
         includes = [t for t in text_filter.folded_includes if t]
         if not includes:
             return np.arange(len(cols), dtype=np.int64)
-        where = " AND ".join("instr(lower(content), ?) > 0" for _ in includes)
+        where = " AND ".join(
+            "instr(content, ?) > 0" if t.upper() == t else "instr(lower(content), ?) > 0" for t in includes
+        )
         ids = np.fromiter(
             (row[0] for row in conn.execute(f"SELECT post_id FROM posts WHERE {where}", includes)),
             dtype=np.int64,

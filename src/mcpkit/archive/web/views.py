@@ -206,10 +206,9 @@ class Views:
         text_filter = parse_terms(state.q) if state.q else TextFilter()
         within: IntArray | None = None
         if text_filter.active:
-            everything = np.ones(len(cols), dtype=bool)
-            matches = self.index.text_matches(cols, text_filter, everything)
-            within, approximate = cols.newest_first(matches.rows), matches.approximate
-            selected = within[self.index.mask(cols, filters)[within]]
+            matches = self.index.text_matches(cols, text_filter)
+            within, approximate = matches.rows, matches.approximate
+            selected = self.index.select(cols, filters, within)
             total = len(selected)
             page_rows = self._verified_page(cols, selected, text_filter, state.offset, approximate)
         else:
@@ -270,7 +269,7 @@ class Views:
         score_of = {int(h["post"]["post_id"]): float(h["score"]) for h in hits}
         rows = cols.rows_of(score_of)
         facets = self.index.counts(cols, f, rows)
-        kept = rows[self.index.mask(cols, f)[rows]]
+        kept = self.index.select(cols, f, rows)
         ranked = [int(cols.ids[r]) for r in kept]
         best = max((score_of[i] for i in ranked), default=0.0)
         weak = bool(ranked) and best < GOOD_SCORE and not state.weak
