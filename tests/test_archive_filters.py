@@ -435,3 +435,123 @@ def test_embedding_covers_every_kind_with_text_and_resumes(tmp_path: Path) -> No
         assert embed_missing(store, "content", embedder).embedded == 0
     finally:
         store.close()
+
+
+# -- the MCP tools take the filters however a model writes them ----------------------------------
+
+
+def _sloppy(values: list[str]) -> st.SearchStrategy[Any]:
+    """The forms models send for an array of names: a list, "a,b", a JSON array, one bare name."""
+    forms: list[Any] = [values, ",".join(values), json.dumps(values)]
+    if len(values) == 1:
+        forms.append(values[0])
+    return st.sampled_from(forms)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    kinds=st.lists(st.sampled_from(KINDS), min_size=1, max_size=3, unique=True).flatmap(
+        lambda ks: st.tuples(st.just(ks), _sloppy(ks))
+    ),
+    platforms=st.lists(st.sampled_from(PLATFORMS), min_size=1, max_size=2, unique=True).flatmap(
+        lambda ps: st.tuples(st.just(ps), _sloppy(ps))
+    ),
+    media=st.sampled_from([(True, "true"), (False, "no"), (True, True), (None, None)]),
+)
+def test_mcp_tools_take_sloppy_filters(
+    archive: Path,
+    kinds: tuple[list[str], Any],
+    platforms: tuple[list[str], Any],
+    media: tuple[bool | None, Any],
+) -> None:
+    from mcpkit.archive.mcp import build_archive_mcp
+
+    want_filter = PostFilter(
+        kinds=None if set(kinds[0]) == set(KINDS) else frozenset(kinds[0]),
+        platforms=frozenset(platforms[0]),
+        has_media=media[0],
+    )
+    want = len(expected_ids(want_filter))
+    args: dict[str, Any] = {
+        "search_term": "word",
+        "limit": "1000",
+        "kind": kinds[1],
+        "platform": platforms[1],
+    }
+    if media[1] is not None:
+        args["has_media"] = media[1]
+
+    async def run() -> str:
+        api = ArchiveAPI.open(archive, embedder=HashEmbedder(16))
+        try:
+            result = await build_archive_mcp(api).call("search_posts_by_text", args)
+        finally:
+            await api.aclose()
+        text = result.content[0].text  # type: ignore[union-attr]
+        assert not result.is_error, text
+        return str(text)
+
+    text = anyio.run(run)
+    if want:
+        assert text.startswith(f'📝 テキスト検索結果: {want}件 (検索語: "word")'), text[:200]
+    else:
+        assert text.startswith("検索結果が見つかりませんでした")
+
+
+# -- end to end: an X archive imported by its reader, counted through the command line ----------
+
+
+def test_text_counts_authored_posts_of_an_x_archive_unless_asked_for_all(tmp_path: Path) -> None:
+    """``mcpkit archive text WORD --json`` on an imported X archive: posts, replies and quotes by
+    default, reposts and likes too with ``--kind all``; and a reply's thread by its link."""
+    from tests.archive_faces.conftest import cli
+    from tests.export_fixtures.x_archive import XLike, XTweet, expected_kind, write_x_archive
+
+    base = 1_800_000_000_000_000_000
+    tweets = [
+        XTweet(str(base + 1), "probe one: a plain post", created="2024-02-01 10:00:00"),
+        XTweet(
+            str(base + 2),
+            "probe two: the thread goes on",
+            created="2024-02-01 10:01:00",
+            reply_to=str(base + 1),
+        ),
+        XTweet(str(base + 3), "probe three: and ends", created="2024-02-01 10:02:00", reply_to=str(base + 2)),
+        XTweet(
+            str(base + 4),
+            f"probe four quotes https://x.com/bob/status/{base + 90}",
+            created="2024-02-02 10:00:00",
+        ),
+        XTweet(
+            str(base + 5),
+            "RT @bob: probe five, a repost",
+            created="2024-02-03 10:00:00",
+            retweet_of=str(base + 91),
+        ),
+        XTweet(str(base + 6), "no such word here", created="2024-02-04 10:00:00"),
+    ]
+    likes = [XLike(str(base + 50 + n), f"probe liked {n}") for n in range(3)] + [XLike(str(base + 60))]
+    archive = write_x_archive(tmp_path / "twitter-2024.zip", list(reversed(tweets)), likes)
+    db = str(tmp_path / "x.db")
+    done = cli("import", str(archive), "--db", db)
+    assert done.returncode == 0, done.stderr
+
+    authored = [t for t in tweets if "probe" in t.text and expected_kind(t) in AUTHORED_KINDS]
+    everything = [t for t in tweets if "probe" in t.text] + [like for like in likes if like.text]
+
+    def count(*extra: str) -> list[dict[str, Any]]:
+        ran = cli("text", "probe", "--limit", "1000", "--db", db, "--json", *extra)
+        assert ran.returncode == 0, ran.stderr
+        found: list[dict[str, Any]] = json.loads(ran.stdout)
+        return found
+
+    default = count()
+    assert sorted(p["id"] for p in default) == sorted(t.id for t in authored)
+    assert {p["kind"] for p in default} == {"post", "reply", "quote"}
+    assert len(count("--kind", "all")) == len(everything)
+    assert {p["id"] for p in count("--kind", "like")} == {like.id for like in likes if like.text}
+    stats = json.loads(cli("stats", "--db", db, "--json").stdout)
+    assert stats["by_kind"] == {"post": 2, "reply": 2, "quote": 1, "repost": 1, "like": 4}
+    assert stats["by_platform"] == {"x": 5} and stats["total_posts"] == 5
+    thread = json.loads(cli("thread", f"https://x.com/alice/status/{base + 2}", "--db", db, "--json").stdout)
+    assert [p["id"] for p in thread["posts"]] == [str(base + 1), str(base + 2), str(base + 3)]
