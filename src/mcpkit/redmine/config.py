@@ -18,6 +18,8 @@ from mcpkit.tools.coerce import as_bool, as_int
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_TEXT_LIMIT = 500  # excerpt of each long text in a list; one entity shows its text in full
+DEFAULT_ANSWER_LIMIT = 150_000  # bytes as sent of one entity's answer; read_text pages the rest
+MIN_ANSWER_LIMIT = 4_000
 # Redmine generates 40 hex characters; pinned keys may differ, but a key must be header-safe.
 _KEY_SHAPE = re.compile(r"^[A-Za-z0-9_-]{8,128}$")
 
@@ -38,6 +40,7 @@ class RedmineConfig:
     ca_bundle: Path | None = None
     attachments_dir: Path | None = None
     text_limit: int = DEFAULT_TEXT_LIMIT
+    answer_limit: int = DEFAULT_ANSWER_LIMIT
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str], *, require_key: bool = True) -> RedmineConfig:
@@ -61,6 +64,7 @@ class RedmineConfig:
             ca_bundle=_existing_path(env, "REDMINE_CA_BUNDLE", want_dir=False),
             attachments_dir=_existing_path(env, "REDMINE_ATTACHMENTS_DIR", want_dir=True),
             text_limit=_text_limit(env),
+            answer_limit=_answer_limit(env),
         )
 
 
@@ -132,6 +136,19 @@ def _text_limit(env: Mapping[str, str]) -> int:
     except ValidationError:
         raise RedmineConfigError(
             f"REDMINE_TEXT_LIMIT must be a whole number of characters from 100 to 1000000, got {raw[:20]!r}"
+        ) from None
+
+
+def _answer_limit(env: Mapping[str, str]) -> int:
+    raw = env.get("REDMINE_ANSWER_LIMIT", "").strip()
+    if not raw:
+        return DEFAULT_ANSWER_LIMIT
+    try:
+        return as_int(raw, minimum=MIN_ANSWER_LIMIT, maximum=10_000_000)
+    except ValidationError:
+        raise RedmineConfigError(
+            f"REDMINE_ANSWER_LIMIT must be a whole number of bytes from {MIN_ANSWER_LIMIT} to 10000000, "
+            f"got {raw[:20]!r}"
         ) from None
 
 

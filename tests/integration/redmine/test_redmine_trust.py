@@ -170,3 +170,46 @@ async def test_watchers_asked_at_creation_are_checked_after_it(redmine: RedmineE
         issue = done.findtext("issue/id")
     watchers = rest(redmine, "GET", f"issues/{issue}.json?include=watchers")["issue"]["watchers"]
     assert [w["id"] for w in watchers] == [team.reporter_id]
+
+
+async def test_escapes_do_not_starve_a_text_and_read_text_returns_the_rest_exactly(
+    redmine: RedmineEnv, team: Team
+) -> None:
+    hostile = '"<&>"' * 6000  # 30,000 characters, five to six bytes each once escaped
+    plain = "plain text " * 9000  # 99,000 characters
+    issue = rest(
+        redmine,
+        "POST",
+        "issues.json",
+        {"issue": {"project_id": team.project_id, "subject": "Escapes", "description": hostile}},
+    )["issue"]["id"]
+    other = rest(
+        redmine,
+        "POST",
+        "issues.json",
+        {"issue": {"project_id": team.project_id, "subject": "Plain", "description": plain}},
+    )["issue"]["id"]
+    rest(redmine, "PUT", f"issues/{other}.json", {"issue": {"notes": "long note " * 5000}})
+    async with mcp_session(redmine) as s:
+        shown = (await s.ok("get_issue", {"id": issue})).find("description")
+        assert shown is not None and int(shown.get("shown") or 0) > 20_000
+        marker = (shown.text or "").rsplit(" … [cut ", 1)[1]
+        source = marker.split('source="', 1)[1].split('"', 1)[0]
+        offset = int(marker.split("offset=", 1)[1].split(" ", 1)[0])
+        assert source == f"issue {issue} description"
+        rest_of_it = ""
+        while True:
+            is_error, page = await s.raw("read_text", {"source": source, "offset": offset})
+            assert not is_error, page
+            head, _, body = page.partition("\n")
+            rest_of_it += body
+            if head.endswith("the end]"):
+                break
+            offset = int(head.rsplit("offset=", 1)[1].split(" ", 1)[0])
+        assert (shown.text or "").split(" … [cut ", 1)[0] + rest_of_it == hostile
+
+        # A 99k description stays whole beside a long note: the journals give way first.
+        root = await s.ok("get_issue", {"id": other})
+        assert root.findtext("description") == plain
+        note = root.find("journals/journal/notes")
+        assert note is not None and (note.get("truncated") == "true" or note.text == "long note " * 5000)

@@ -8,8 +8,10 @@ module-level functions a test can call directly.
 from __future__ import annotations
 
 from mcpkit.redmine.tools import (
+    analytics,
     attachments,
     categories,
+    confirm,
     custom_fields,
     edits,
     files,
@@ -23,6 +25,7 @@ from mcpkit.redmine.tools import (
     relations,
     search,
     summary,
+    texts,
     time_entries,
     users,
     versions,
@@ -33,6 +36,7 @@ from mcpkit.tools import ToolSpec
 
 MODULES = (
     issues,
+    texts,
     journals,
     relations,
     projects,
@@ -51,6 +55,7 @@ MODULES = (
     files,
     edits,
     custom_fields,
+    analytics,
 )
 CATEGORIES = tuple(dict.fromkeys(t.category for m in MODULES for t in m.TOOLS))
 
@@ -62,7 +67,7 @@ def tool_data() -> list[ToolSpec]:
 
 def all_tools(provide: Provider) -> list[ToolSpec]:
     """Every Redmine tool bound to ``provide``."""
-    return [tool.bind(provide) for tool in tool_data()]
+    return [confirm.by_user(tool.bind(provide)) for tool in tool_data()]
 
 
 __all__ = ["CATEGORIES", "MODULES", "Provider", "RedmineContext", "all_tools", "redmine_tool", "tool_data"]

@@ -35,10 +35,18 @@ from mcpkit.redmine.tools.args import (
 from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
 from mcpkit.redmine.tools.projects import project_id
 from mcpkit.redmine.tools.resource import Count, Resource, delete_tool, list_tool, read
-from mcpkit.redmine.tools.results import done, entity_element, entity_limit, entity_of, page_element
+from mcpkit.redmine.tools.results import (
+    answer_budget,
+    done,
+    entity_element,
+    entity_of,
+    fitted_result,
+    page_element,
+    reads_with,
+)
 from mcpkit.redmine.tools.schemas import CUSTOM_FIELDS, DATE, PROJECT, USER_OR_ME, as_in_create, ident
 from mcpkit.redmine.tools.verify import WRITE_ONLY, Change, describe_changes, side_effects, verified
-from mcpkit.results import Window, error_result, xml_result
+from mcpkit.results import Window, error_result
 from mcpkit.tools import coerce
 from mcpkit.tools import params as p
 
@@ -260,9 +268,6 @@ def issue_element(rc: RedmineContext, issue: Mapping[str, Any], args: Mapping[st
     issue_id = issue.get("id")
     fields = {k: v for k, v in issue.items() if k not in ("journals", "watchers")}
     element = entity_element(rc, "issue", fields)
-    description = next((c for c in element.children if c.tag == "description"), None)
-    if description is not None:
-        description.more = f"no call shows more; the rest is in the web page of issue {issue_id}"
     if "journals" in issue:
         kind = str(args.get("journals") or "all")
         journals = [
@@ -271,15 +276,18 @@ def issue_element(rc: RedmineContext, issue: Mapping[str, Any], args: Mapping[st
         offset, limit = paging(args, "journals_")
         window = Window(offset, limit, len(journals))
         extra = "" if kind == "all" else f", journals={kind}"
-        element.add(
-            page_element(
-                RedmineContext(rc.client, rc.fmt.full()),
-                "journals",
-                journals[offset : offset + limit],
-                window,
-                next_call=f"get_issue with id={issue_id}{extra} and journals_offset={{offset}}",
-            )
+        page = page_element(
+            RedmineContext(rc.client, rc.fmt.full()),
+            "journals",
+            journals[offset : offset + limit],
+            window,
+            next_call=f"get_issue with id={issue_id}{extra} and journals_offset={{offset}}",
         )
+        for journal in page.children:
+            jid = next((c.text for c in journal.children if c.tag == "id"), None)
+            for notes in (c for c in journal.children if c.tag == "notes"):
+                reads_with(notes, f"issue {issue_id} journal {jid}")
+        element.add(page)
     if "watchers" in issue:
         watchers = list(issue.get("watchers") or [])
         element.add(
@@ -302,7 +310,7 @@ async def get_issue(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallT
     if args.get("journals_offset") is not None or args.get("journals") is not None:
         include = list(dict.fromkeys([*include, "journals"]))
     issue = await read(rc, ISSUE, issue_id, include)
-    return xml_result(issue_element(rc, issue, args), limit=entity_limit(issue))
+    return fitted_result(issue_element(rc, issue, args), answer_budget(rc))
 
 
 # -- writing -------------------------------------------------------------------------------------
@@ -335,7 +343,7 @@ def issue_done(
 ) -> mcp_types.CallToolResult:
     """A successful issue write with the issue as Redmine now has it (``args`` page its journals)."""
     element = issue_element(rc, issue, args) if args is not None else entity_element(rc, "issue", issue)
-    return done(message, element, limit=entity_limit(issue))
+    return done(message, element, limit=answer_budget(rc))
 
 
 async def update_issue(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
