@@ -17,6 +17,8 @@ import tempfile
 from importlib import resources
 from pathlib import Path
 
+from mcpkit.archive.web.serve import DEFAULT_PORT, web_url
+
 
 def sample_csv() -> Path:
     ref = resources.files("mcpkit.archive") / "data" / "sample_twilog.csv"
@@ -88,6 +90,9 @@ Then query it from the CLI (it uses the server when one answers) or the interact
 Run the MCP server for a client such as Claude Desktop:
   mcpkit archive mcp --url ws://127.0.0.1:8765          # thin wrapper over the running server
   mcpkit archive mcp --db {db}                          # or in-process, no server needed
+Browse it in the local web app (search as you type, timeline, posts in their threads):
+  mcpkit archive web --db {db}
+  then open {web_url("127.0.0.1", DEFAULT_PORT)}
 """
     )
     return 0

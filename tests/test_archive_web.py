@@ -39,7 +39,7 @@ HOSTILE = '<script>alert("pwned")</script> <a href="javascript:alert(1)">click</
 TODAY = "2024-05-04"
 
 
-def png_bytes(width: int = 4, height: int = 3) -> bytes:
+def png_bytes(width: int = 240, height: int = 135) -> bytes:
     """A real PNG (red pixels), small enough to write by hand."""
 
     def chunk(kind: bytes, data: bytes) -> bytes:
@@ -87,7 +87,7 @@ def sample_posts() -> list[Post]:
             "alice",
             "2023-07-01 09:00:00",
             "https://x.com/alice/status/2001",
-            "A walk in Kyoto, part 1 🧵",
+            "A walk in Kyoto, part 1 of 3",
             1,
             platform="x",
             kind="post",

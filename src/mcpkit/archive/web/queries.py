@@ -15,7 +15,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -435,25 +435,6 @@ class FacetIndex:
             return None
         row = self.store.reader.execute("SELECT 1 FROM posts WHERE post_id = ?", (key,)).fetchone()
         return key if row is not None else None
-
-    def thread(self, post: Mapping[str, Any], limit: int = 200) -> list[int]:
-        """Post ids of ``post``'s thread, oldest first (at most ``limit``): the root and every
-        post naming it as their thread root; just the post when it is in no thread."""
-        root = post.get("thread_root") or ""
-        own = int(post["id"])
-        if not root:
-            return [own]
-        platform = post.get("platform") or "x"
-        root_key = self.post_by_source(platform, root)
-        rows = self.store.reader.execute(
-            "SELECT post_id FROM posts WHERE thread_root != '' AND thread_root = ? AND platform = ? "
-            "ORDER BY timestamp, post_id LIMIT ?",
-            (root, platform, limit),
-        ).fetchall()
-        ids = [int(r[0]) for r in rows]
-        if root_key is not None and root_key not in ids:
-            ids.insert(0, root_key)
-        return ids if own in ids else [*ids, own]
 
     def media(self, post_id: int) -> list[MediaFile]:
         """The post's attachments, each with the path of the export it came from: the newest

@@ -36,6 +36,8 @@ GOOD_SCORE = 0.3
 """Below this similarity the best semantic hit is no good match: the page says so instead of
 listing weak hits (a person can still ask for them with ``weak=1``)."""
 MAX_OFFSET = 100_000
+THREAD_MAX = 200
+"""Posts of a thread one post page shows (the thread's own count is said beside them)."""
 _MONTH = re.compile(r"^(\d{4})(?:-(\d{1,2}))?$")
 _DAY = re.compile(r"^(\d{1,2})-(\d{1,2})$")
 
@@ -384,22 +386,28 @@ class Views:
     # -- one post -------------------------------------------------------------------------------
 
     async def post(self, post_id: int) -> dict[str, Any] | None:
-        """A post in its thread, with the post it answers, the post it quotes and its media."""
+        """A post in its thread (the API's ``get_thread``: the self-reply chain in time order
+        and the post it answers), with the post it quotes or reposts and every post's media."""
+        found = (await anyio.to_thread.run_sync(self.index.posts, [post_id])).get(post_id)
+        if found is None:
+            return None
+        reference = found["source_id"] or found["id"]
+        try:
+            thread = await self.api.call("get_thread", {"id": reference, "limit": THREAD_MAX})
+        except JsonRpcError:
+            thread = {"posts": [], "in_reply_to": None}
+        thread_ids = [int(p["id"]) for p in thread.get("posts") or []] or [post_id]
+        parent = thread.get("in_reply_to")
 
-        def work() -> dict[str, Any] | None:
-            found = self.index.posts([post_id]).get(post_id)
-            if found is None:
-                return None
-            thread_ids = self.index.thread(found)
-            related: dict[str, int | None] = {
-                "reply_to": self.index.post_by_source(found["platform"], found["reply_to"]),
+        def work() -> dict[str, Any]:
+            related = {
                 "quote_of": self.index.post_by_source(found["platform"], found["quote_of"]),
                 "repost_of": self.index.post_by_source(found["platform"], found["repost_of"]),
+                "in_reply_to": None if not parent else int(parent["id"]),
             }
-            wanted = [*thread_ids, *(i for i in related.values() if i is not None)]
-            posts = self.index.posts(wanted)
-            thread = [posts[i] for i in thread_ids if i in posts]
-            for item in [found, *thread, *posts.values()]:
+            posts = self.index.posts([*thread_ids, *(i for i in related.values() if i is not None)])
+            posts[post_id] = found
+            for item in posts.values():
                 item["permalink"] = f"/post/{item['id']}"
                 item["media"] = [
                     {
@@ -411,15 +419,20 @@ class Views:
                     }
                     for m in self.index.media(int(item["id"]))
                 ]
-            thread_has_parent = related["reply_to"] is not None and related["reply_to"] in thread_ids
+
+            def one(key: str) -> dict[str, Any] | None:
+                wanted = related[key]
+                return None if wanted is None else posts.get(wanted)
+
+            reply_key = self.index.post_by_source(found["platform"], found["reply_to"])
             return {
                 "post": found,
-                "thread": thread,
-                "in_reply_to": None
-                if related["reply_to"] is None or thread_has_parent
-                else posts.get(related["reply_to"]),
-                "quoted": None if related["quote_of"] is None else posts.get(related["quote_of"]),
-                "reposted": None if related["repost_of"] is None else posts.get(related["repost_of"]),
+                "reply_missing": bool(found["reply_to"]) and reply_key is None,
+                "thread": [posts[i] for i in thread_ids if i in posts],
+                "thread_total": int(thread.get("total_count") or len(thread_ids)),
+                "in_reply_to": one("in_reply_to"),
+                "quoted": one("quote_of"),
+                "reposted": one("repost_of"),
             }
 
         return await anyio.to_thread.run_sync(work)
