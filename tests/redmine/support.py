@@ -78,14 +78,21 @@ class Recorder:
 
 
 def make_server(
-    recorder: Recorder, *, read_only: bool = False, attachments_dir: Any = None, text_limit: int = 2000
+    recorder: Recorder,
+    *,
+    read_only: bool = False,
+    attachments_dir: Any = None,
+    text_limit: int = 2000,
+    tools: frozenset[str] = frozenset({"all"}),
 ) -> McpkitServer:
+    """A server on the stand-in with every category on unless ``tools`` says otherwise."""
     config = RedmineConfig(
         url="http://redmine.invalid/sub",
         api_key=KEY,
         read_only=read_only,
         attachments_dir=attachments_dir,
         text_limit=text_limit,
+        tools=tools,
     )
     return build(config, options=ServerOptions(strict=True), transport=httpx2.MockTransport(recorder))
 

@@ -86,6 +86,14 @@ def test_the_claude_desktop_rules_hold_for_every_description() -> None:
         assert '"type": [' not in json.dumps(spec.input_schema), spec.name
 
 
-def test_tool_list_stays_under_45_kb() -> None:
-    wire = json.dumps({"tools": [t.definition() for t in ALL_TOOLS]}, separators=(",", ":"))
-    assert len(wire.encode()) < 45 * 1024, len(wire)
+DEFAULT_TOOLS = make_server(Recorder(), tools=frozenset()).tools
+
+
+def test_the_default_tool_list_stays_under_40_000_bytes_and_hides_no_capability() -> None:
+    """Optional categories are off by default, and turning all on shows every tool again.
+
+    The size as sent over stdio is checked on the real server in test_redmine_lean.py; this
+    compact JSON is smaller, so a failure here is a failure there."""
+    wire = json.dumps({"tools": [t.definition() for t in DEFAULT_TOOLS]}, separators=(",", ":"))
+    assert len(wire.encode()) < 40_000, len(wire)
+    assert {t.name for t in DEFAULT_TOOLS} < {t.name for t in ALL_TOOLS}

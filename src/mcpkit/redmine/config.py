@@ -41,6 +41,7 @@ class RedmineConfig:
     attachments_dir: Path | None = None
     text_limit: int = DEFAULT_TEXT_LIMIT
     answer_limit: int = DEFAULT_ANSWER_LIMIT
+    tools: frozenset[str] = frozenset()
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str], *, require_key: bool = True) -> RedmineConfig:
@@ -65,6 +66,9 @@ class RedmineConfig:
             attachments_dir=_existing_path(env, "REDMINE_ATTACHMENTS_DIR", want_dir=True),
             text_limit=_text_limit(env),
             answer_limit=_answer_limit(env),
+            tools=frozenset(
+                part.strip().lower() for part in env.get("REDMINE_TOOLS", "").split(",") if part.strip()
+            ),
         )
 
 

@@ -16,7 +16,7 @@ from mcpkit.redmine.api import RedmineClient
 from mcpkit.redmine.config import RedmineConfig
 from mcpkit.redmine.keys import KeyedClients
 from mcpkit.redmine.team import key_check
-from mcpkit.redmine.tools import all_tools
+from mcpkit.redmine.tools import all_tools, tool_filter
 from mcpkit.redmine.xml import Formatter
 from mcpkit.server import McpkitServer, ServerOptions, ToolFilter, build_server, default_options
 
@@ -47,7 +47,8 @@ def build(
     """
     clients = KeyedClients(RedmineClient(config, transport=transport), Formatter(config.text_limit))
     base = options if options is not None else default_options()
-    active = replace(base, tool_filter=base.tool_filter.merged(ToolFilter(read_only=config.read_only)))
+    merged = base.tool_filter.merged(ToolFilter(read_only=config.read_only))
+    active = replace(base, tool_filter=tool_filter(merged, config.tools))
     if team:
         active = active.with_http(authorize=key_check(clients))
     return build_server(

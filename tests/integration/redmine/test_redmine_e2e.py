@@ -45,7 +45,7 @@ async def test_reference_data_and_tool_list(redmine: RedmineEnv) -> None:
         LISTED.update(t.name for t in listed.tools)
         assert len(LISTED) >= 50
         wire = listed.model_dump_json(by_alias=True, exclude_none=True)
-        assert len(wire.encode()) < 45 * 1024, f"tools/list is {len(wire)} bytes"
+        assert len(wire.encode()) < 40_000, f"tools/list is {len(wire)} bytes"
         trackers = await s.ok("list_trackers")
         assert trackers.get("type") == "array" and trackers.find("tracker/name") is not None
         statuses = await s.ok("list_issue_statuses")

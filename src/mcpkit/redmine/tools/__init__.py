@@ -7,6 +7,9 @@ module-level functions a test can call directly.
 
 from __future__ import annotations
 
+import logging
+from dataclasses import dataclass
+
 from mcpkit.redmine.tools import (
     analytics,
     attachments,
@@ -32,7 +35,10 @@ from mcpkit.redmine.tools import (
     wiki,
 )
 from mcpkit.redmine.tools.base import Provider, RedmineContext, redmine_tool
+from mcpkit.server import ToolFilter
 from mcpkit.tools import ToolSpec
+
+logger = logging.getLogger("mcpkit.redmine")
 
 MODULES = (
     issues,
@@ -59,6 +65,49 @@ MODULES = (
 )
 CATEGORIES = tuple(dict.fromkeys(t.category for m in MODULES for t in m.TOOLS))
 
+OPTIONAL_CATEGORIES = {
+    "admin": "create, update and delete user accounts",
+    "groups": "user groups",
+    "memberships": "project members and their roles",
+    "news": "project news",
+}
+"""Categories off unless turned on with ``REDMINE_TOOLS``: every client pays for each tool
+definition on every turn (``tools/list`` stays under 40,000 bytes by default), and these serve
+fewer conversations. Nothing is removed: a hidden tool's call says how to turn it on."""
+ALL = "all"
+
+
+@dataclass(frozen=True)
+class RedmineToolFilter(ToolFilter):
+    """The toolkit's filter, plus the optional categories that are off, refused with how to turn them on."""
+
+    off: frozenset[str] = frozenset()
+
+    def hidden_reason(self, tool: ToolSpec) -> str | None:
+        reason = super().hidden_reason(tool)
+        if reason is None and tool.category in self.off:
+            return (
+                f"its category {tool.category} is off by default; turn it on with "
+                f"REDMINE_TOOLS={tool.category} in the server's environment, or REDMINE_TOOLS=all"
+            )
+        return reason
+
+
+def tool_filter(base: ToolFilter, turned_on: frozenset[str]) -> RedmineToolFilter:
+    """``base`` (the ``MCPKIT_TOOLS_*`` filter and read-only mode) with the optional categories
+    not in ``turned_on`` off; ``all`` turns every one on. An unknown name is a warning."""
+    known = set(CATEGORIES) | set(OPTIONAL_CATEGORIES)
+    for name in sorted(turned_on - known - {ALL}):
+        logger.warning(
+            "REDMINE_TOOLS names unknown category %r; known categories: %s", name, ", ".join(sorted(known))
+        )
+    off = (
+        frozenset()
+        if ALL in turned_on or base.include is not None
+        else frozenset(OPTIONAL_CATEGORIES) - turned_on
+    )
+    return RedmineToolFilter(base.include, base.exclude, base.read_only, off)
+
 
 def tool_data() -> list[ToolSpec]:
     """Every Redmine tool, not yet bound to a context, in a stable order."""
@@ -70,4 +119,15 @@ def all_tools(provide: Provider) -> list[ToolSpec]:
     return [confirm.by_user(tool.bind(provide)) for tool in tool_data()]
 
 
-__all__ = ["CATEGORIES", "MODULES", "Provider", "RedmineContext", "all_tools", "redmine_tool", "tool_data"]
+__all__ = [
+    "CATEGORIES",
+    "MODULES",
+    "OPTIONAL_CATEGORIES",
+    "Provider",
+    "RedmineContext",
+    "RedmineToolFilter",
+    "all_tools",
+    "redmine_tool",
+    "tool_data",
+    "tool_filter",
+]

@@ -40,7 +40,8 @@ _SAYS_ONLY_NUMBER = re.compile(r"^[A-Z][a-z]*( [a-z]+)? number$")
 
 
 def compact(properties: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The properties without descriptions that only repeat the name (``tracker_id``: "Tracker number").
+    """The properties without descriptions that only repeat the name (``tracker_id``: "Tracker number";
+    ``id`` of get issue: "Issue number", which the tool's name already says).
 
     ``tools/list`` is read by the model on every turn and some clients cap its size; a name
     such as ``status_id`` already says all that "Status number" would.
@@ -49,7 +50,7 @@ def compact(properties: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, 
     for name, schema in properties.items():
         node = dict(schema)
         said = node.get("description")
-        if name.endswith("_id") and isinstance(said, str) and _SAYS_ONLY_NUMBER.match(said):
+        if (name == "id" or name.endswith("_id")) and isinstance(said, str) and _SAYS_ONLY_NUMBER.match(said):
             del node["description"]
         out[name] = node
     return out

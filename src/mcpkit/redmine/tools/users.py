@@ -26,6 +26,7 @@ from mcpkit.tools import coerce
 from mcpkit.tools import params as p
 
 CATEGORY = "users"
+ADMIN = "admin"  # account administration: off unless turned on (REDMINE_TOOLS=admin)
 STATUSES = {"active": 1, "registered": 2, "locked": 3}
 INCLUDES = ("memberships", "groups")
 USER = Resource(
@@ -159,7 +160,7 @@ TOOLS = (
         "Give login, names, email, and a password or generate password true.",
         FIELDS,
         create_user,
-        CATEGORY,
+        ADMIN,
         ("login", "firstname", "lastname", "mail"),
         "write",
     ),
@@ -168,7 +169,7 @@ TOOLS = (
         "Change a user account; fields as in create user, only those given change. Needs an administrator key.",
         {"id": ident("User number"), **as_in_create(FIELDS)},
         update_user,
-        CATEGORY,
+        ADMIN,
         ("id",),
         "idempotent",
     ),
@@ -177,6 +178,6 @@ TOOLS = (
         "delete_user",
         "Delete a user account. Cannot be undone; locking the account keeps the history.\n"
         "Without confirm true it only previews.",
-        CATEGORY,
+        ADMIN,
     ),
 )
