@@ -16,6 +16,13 @@ is handed over and raised by the caller. Only the ids seen so far stay in memory
 On 2 cores (``bench/archive.py``) this took a million-row import from about 40k to 60-65k
 rows/s, and an export in newest-first order from about 19k to 60k (FTS5 gets every batch in
 ascending rowid order; see the store).
+
+Junk: a file that is not an export may still begin with a valid row, then hold millions of
+lines that are none (a 20 KB ``.csv.gz`` expands to 10M lines). Malformed rows are therefore
+counted, and only the first :data:`MALFORMED_SAMPLES` kept with their line and reason (a list
+of every one took 3.7 GB for such a file, and reporting them ended in a MemoryError after the
+commit); and a file whose malformed records outnumber its rows, beyond :data:`JUNK_FLOOR` of
+them, is refused at its end, before the transaction commits, so nothing of it is written.
 """
 
 from __future__ import annotations
@@ -48,6 +55,11 @@ _BATCH = 16384  # posts per batch from the parser thread to the writer
 _FIRST_BATCH = 1024  # the batch size doubles up to _BATCH
 _QUEUE = 6  # batches parsed ahead of the writer (it writes the index FTS_CHUNK posts at a time)
 _MAX_FIELD = 1 << 24
+MALFORMED_SAMPLES = 20
+"""Malformed rows described (line and reason) in a summary; the others are only counted."""
+JUNK_FLOOR = 1000
+"""A file with more malformed records than rows is refused once it has more than this many
+(below it, a small export with a few damaged rows is still imported, each one reported)."""
 
 
 @dataclass(slots=True)
@@ -58,7 +70,8 @@ class Malformed:
 
 @dataclass(slots=True)
 class ImportSummary:
-    """What an import did; ``malformed`` lists (line, reason) of rows that were skipped."""
+    """What an import did; ``malformed_rows`` counts the rows that were skipped and
+    ``malformed`` describes the first :data:`MALFORMED_SAMPLES` of them (line, reason)."""
 
     rows: int = 0
     new: int = 0
@@ -66,6 +79,7 @@ class ImportSummary:
     unchanged: int = 0
     duplicates_in_file: int = 0
     malformed: list[Malformed] = field(default_factory=list)
+    malformed_rows: int = 0
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -74,7 +88,7 @@ class ImportSummary:
             "updated": self.updated,
             "unchanged": self.unchanged,
             "duplicates_in_file": self.duplicates_in_file,
-            "malformed": len(self.malformed),
+            "malformed": self.malformed_rows,
             "malformed_lines": [{"line": m.line, "reason": m.reason} for m in self.malformed],
         }
 
@@ -108,29 +122,52 @@ def _parse_row(fields: list[str]) -> Parsed | str:
     )
 
 
-def _records(stream: IO[str]) -> Iterator[tuple[int, Parsed | str]]:
-    """``(first line number, record or malformed reason)`` for every record of the export."""
+def _records(stream: IO[str], name: str = "") -> Iterator[tuple[int, Parsed | str]]:
+    """``(first line number, record or malformed reason)`` for every record of the export;
+    at its end, :class:`ImportFormatError` if it was mostly junk (:func:`refuse_junk`)."""
     csv.field_size_limit(_MAX_FIELD)
     reader = csv.reader(stream, strict=False)
     line = 1
+    good = bad = 0
+    first_bad = ""
     while True:
         try:
             fields = next(reader)
         except StopIteration:
-            return
+            break
         except csv.Error as exc:
+            bad += 1
+            first_bad = first_bad or f"line {line}: unreadable CSV: {exc}"
             yield line, f"unreadable CSV: {exc}"
             line = reader.line_num + 1
             continue
         start, line = line, reader.line_num + 1
         if not fields or fields == [""]:
             continue
-        yield start, _parse_row(fields)
+        parsed = _parse_row(fields)
+        if isinstance(parsed, str):
+            bad += 1
+            first_bad = first_bad or f"line {start}: {parsed}"
+        else:
+            good += 1
+        yield start, parsed
+    refuse_junk(name, good, bad, first_bad)
 
 
-def parse_twilog_csv(stream: IO[str]) -> Iterator[tuple[int, Post | str]]:
-    """Yield ``(first line number, Post or malformed reason)`` for every record of the export."""
-    for line, parsed in _records(stream):
+def refuse_junk(name: str, rows: int, malformed: int, first: str) -> None:
+    """Raise :class:`ImportFormatError` for a file that is mostly not Twilog rows: more
+    malformed records than rows, and more than :data:`JUNK_FLOOR` of them."""
+    if malformed > JUNK_FLOOR and malformed > rows:
+        raise ImportFormatError(
+            f"{name + ': ' if name else ''}expected a Twilog CSV export, found {malformed:,} malformed "
+            f"records and {rows:,} rows ({first}); nothing was imported"
+        )
+
+
+def parse_twilog_csv(stream: IO[str], name: str = "") -> Iterator[tuple[int, Post | str]]:
+    """Yield ``(first line number, Post or malformed reason)`` for every record of the export;
+    a file that is mostly junk ends in :class:`ImportFormatError` (``name`` leads its line)."""
+    for line, parsed in _records(stream, name):
         yield line, parsed if isinstance(parsed, str) else Post(*parsed)
 
 
@@ -215,13 +252,14 @@ class _Batch:
     check: list[int]  # ids that may already be stored
     repeats: list[int]  # ids an earlier batch of this file already wrote (a larger log_type won)
     users: list[tuple[int, str]]  # users first seen in this batch, with the ids allotted to them
-    malformed: list[Malformed]
+    malformed: list[Malformed]  # described ones (the first MALFORMED_SAMPLES of the file)
+    malformed_rows: int  # all of this batch's
     records: int
     duplicates: int
     position: int  # bytes of the file read so far
 
 
-def _batches(stream: IO[str], raw: IO[bytes], base: WriteBase) -> Iterator[_Batch]:
+def _batches(stream: IO[str], raw: IO[bytes], base: WriteBase, name: str = "") -> Iterator[_Batch]:
     """Parse the export into write-ready batches (runs on the parser thread).
 
     A post_id seen again keeps the larger log_type (first wins on a tie); when the earlier row
@@ -238,6 +276,7 @@ def _batches(stream: IO[str], raw: IO[bytes], base: WriteBase) -> Iterator[_Batc
         pending: dict[int, Parsed],
         repeats: list[int],
         malformed: list[Malformed],
+        malformed_rows: int,
         records: int,
         duplicates: int,
     ) -> _Batch:
@@ -257,16 +296,30 @@ def _batches(stream: IO[str], raw: IO[bytes], base: WriteBase) -> Iterator[_Batc
         check = [row[0] for row in rows if low <= row[0] <= high]
         if repeats:
             check = sorted({*check, *repeats})
-        return _Batch(rows, folded, check, repeats, new_users, malformed, records, duplicates, raw.tell())
+        return _Batch(
+            rows,
+            folded,
+            check,
+            repeats,
+            new_users,
+            malformed,
+            malformed_rows,
+            records,
+            duplicates,
+            raw.tell(),
+        )
 
     size = _FIRST_BATCH
     pending: dict[int, Parsed] = {}
     repeats: list[int] = []
     malformed: list[Malformed] = []
-    records = duplicates = 0
-    for line, parsed in _records(stream):
+    described = malformed_rows = records = duplicates = 0
+    for line, parsed in _records(stream, name):
         if isinstance(parsed, str):
-            malformed.append(Malformed(line, parsed))
+            malformed_rows += 1
+            if described < MALFORMED_SAMPLES:
+                described += 1
+                malformed.append(Malformed(line, parsed))
             continue
         records += 1
         post_id, log_type = parsed[0], parsed[5]
@@ -280,18 +333,23 @@ def _batches(stream: IO[str], raw: IO[bytes], base: WriteBase) -> Iterator[_Batc
         seen[post_id] = log_type
         pending[post_id] = parsed
         if len(pending) >= size:
-            yield batch(pending, repeats, malformed, records, duplicates)
-            pending, repeats, malformed, records, duplicates = {}, [], [], 0, 0
+            yield batch(pending, repeats, malformed, malformed_rows, records, duplicates)
+            pending, repeats, malformed, malformed_rows, records, duplicates = {}, [], [], 0, 0, 0
             size = min(2 * size, _BATCH)
-    yield batch(pending, repeats, malformed, records, duplicates)
+    yield batch(pending, repeats, malformed, malformed_rows, records, duplicates)
 
 
 def _produce(
-    stream: IO[str], raw: IO[bytes], base: WriteBase, out: queue.Queue[object], stop: threading.Event
+    stream: IO[str],
+    raw: IO[bytes],
+    base: WriteBase,
+    out: queue.Queue[object],
+    stop: threading.Event,
+    name: str,
 ) -> None:
     """The parser thread: batches, then ``None``; or the exception that stopped it."""
     try:
-        for item in _batches(stream, raw, base):
+        for item in _batches(stream, raw, base, name):
             if not _put(out, item, stop):
                 return
         _put(out, None, stop)
@@ -321,7 +379,10 @@ def _import(
         out: queue.Queue[object] = queue.Queue(maxsize=_QUEUE)
         stop = threading.Event()
         parser = threading.Thread(
-            target=_produce, args=(stream, raw, base, out, stop), name="twilog-csv-parser", daemon=True
+            target=_produce,
+            args=(stream, raw, base, out, stop, str(path)),
+            name="twilog-csv-parser",
+            daemon=True,
         )
         parser.start()
         try:
@@ -354,6 +415,7 @@ def _write(
         summary.rows += item.records
         summary.duplicates_in_file += item.duplicates
         summary.malformed.extend(item.malformed)
+        summary.malformed_rows += item.malformed_rows
         if progress is not None:
             progress("read", item.position, total)
         if item.users:
