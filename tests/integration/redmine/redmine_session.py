@@ -122,7 +122,13 @@ class Session:
 @asynccontextmanager
 async def mcp_session(env: RedmineEnv, **overrides: str) -> AsyncIterator[Session]:
     """Spawn the server as a client would and yield an initialized session."""
-    variables = {"REDMINE_URL": env.url, "REDMINE_API_KEY": env.admin_key, "MCPKIT_STRICT": "1", **overrides}
+    variables = {
+        "REDMINE_URL": env.url,
+        "REDMINE_API_KEY": env.admin_key,
+        "MCPKIT_STRICT": "1",
+        "REDMINE_TOOLS": "all",  # every tool; the default list is tested in test_redmine_lean.py
+        **overrides,
+    }
     params = StdioServerParameters(command=sys.executable, args=server_args(), env=variables, cwd=REPO)
     async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
         await client.initialize()

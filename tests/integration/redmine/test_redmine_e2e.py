@@ -44,8 +44,7 @@ async def test_reference_data_and_tool_list(redmine: RedmineEnv) -> None:
         listed = await s.client.list_tools()
         LISTED.update(t.name for t in listed.tools)
         assert len(LISTED) >= 50
-        wire = listed.model_dump_json(by_alias=True, exclude_none=True)
-        assert len(wire.encode()) < 40_000, f"tools/list is {len(wire)} bytes"
+        # Every category is on here (see mcp_session); the default list's size is in test_redmine_lean.py.
         trackers = await s.ok("list_trackers")
         assert trackers.get("type") == "array" and trackers.find("tracker/name") is not None
         statuses = await s.ok("list_issue_statuses")
