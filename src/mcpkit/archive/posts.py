@@ -90,13 +90,16 @@ class Post:
 
 def kind_of(post: Post) -> str:
     """The post's kind; a Twilog row's comes from its log_type and its text ("RT @" reposts)."""
-    if post.kind:
-        return post.kind
-    if post.log_type == 2:
+    return post.kind or twilog_kind(post.log_type, post.content)
+
+
+def twilog_kind(log_type: int, content: str) -> str:
+    """The kind of a Twilog row (the store computes it from a row, without a :class:`Post`)."""
+    if log_type == 2:
         return "like"
-    if post.log_type == 3:
+    if log_type == 3:
         return "bookmark"
-    return "repost" if post.content.startswith("RT @") else "post"
+    return "repost" if content.startswith("RT @") else "post"
 
 
 def log_type_of_kind(kind: str) -> int:

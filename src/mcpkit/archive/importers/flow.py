@@ -29,7 +29,7 @@ import tarfile
 import threading
 import zipfile
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,11 +40,20 @@ from mcpkit.archive.importers.base import (
     ExportReader,
     Progressive,
     ReadSummary,
+    RowReader,
     kind_counts_text,
 )
 from mcpkit.archive.importers.twilog_csv import _no_cyclic_gc
 from mcpkit.archive.posts import Post
-from mcpkit.archive.store import BatchBuilder, PostBatch, PostWriter, Store, merge_posts, normalized
+from mcpkit.archive.store import (
+    BatchBuilder,
+    PostBatch,
+    PostWriter,
+    Store,
+    TwilogRow,
+    merge_posts,
+    normalized,
+)
 
 __all__ = ["BATCH", "QUEUE", "ExportResult", "FlowProgress", "import_export"]
 
@@ -198,28 +207,31 @@ def _produce(
     batch_size: int,
 ) -> None:
     """The reader thread: batches, then ``None``; or the exception that stopped it."""
-    records = reader.records()
+    batches = _batches(reader, builder, account, seen, batch_size)
     try:
-        for item in _batches(records, builder, account, seen, batch_size):
+        for item in batches:
             if not _put(out, item, stop):
                 return
         _put(out, None, stop)
     except BaseException as exc:  # handed to the writer, which raises it
         _put(out, exc, stop)
     finally:
-        close = getattr(records, "close", None)
-        if close is not None:
-            close()
+        batches.close()  # and with it the reader's generator, which closes its files
 
 
 def _batches(
-    records: Iterator[Post], builder: BatchBuilder, account: str, seen: set[int], batch_size: int
-) -> Iterator[_Batch]:
+    reader: ExportReader, builder: BatchBuilder, account: str, seen: set[int], batch_size: int
+) -> Generator[_Batch, None, None]:
+    """Batches of distinct posts; a post the batch holds twice is merged into one, a post an
+    earlier batch held is sent again as a repeat (the writer merges it with what it wrote)."""
+    if isinstance(reader, RowReader):
+        yield from _row_batches(reader, builder, seen, batch_size)
+        return
     size = min(_FIRST_BATCH, batch_size)
     pending: dict[int, Post] = {}
     repeats: list[int] = []
     count = 0
-    for post in records:
+    for post in reader.records():
         count += 1
         key = post.post_id
         previous = pending.get(key)
@@ -236,6 +248,35 @@ def _batches(
             pending, repeats, count = {}, [], 0
             size = min(2 * size, batch_size)
     yield _Batch(builder.batch(pending.values()), repeats, count)
+
+
+def _row_batches(
+    reader: RowReader, builder: BatchBuilder, seen: set[int], batch_size: int
+) -> Iterator[_Batch]:
+    """:func:`_batches` for Twilog rows; between two rows of one post the larger log_type wins,
+    the first on a tie, as :func:`merge_posts` decides between Twilog rows."""
+    size = min(_FIRST_BATCH, batch_size)
+    pending: dict[int, TwilogRow] = {}
+    repeats: list[int] = []
+    count = 0
+    for row in reader.rows():
+        count += 1
+        key = row[0]
+        previous = pending.get(key)
+        if previous is not None:
+            if row[5] > previous[5]:
+                pending[key] = row
+            continue
+        if key in seen:
+            repeats.append(key)
+        else:
+            seen.add(key)
+        pending[key] = row
+        if len(pending) >= size:
+            yield _Batch(builder.twilog_batch(pending.values()), repeats, count)
+            pending, repeats, count = {}, [], 0
+            size = min(2 * size, batch_size)
+    yield _Batch(builder.twilog_batch(pending.values()), repeats, count)
 
 
 def _put(out: queue.Queue[object], item: object, stop: threading.Event) -> bool:

@@ -14,9 +14,9 @@ import itertools
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
-from mcpkit.archive.posts import Media, Post, fold, kind_of, timestamp_epoch
+from mcpkit.archive.posts import Media, Post, fold, timestamp_epoch, twilog_kind
 from mcpkit.archive.store._merge import merge_posts, normalized, stored_kind
 
 __all__ = [
@@ -64,7 +64,7 @@ POST_COLUMNS = (
 )
 """Every column of ``posts``, in the order :meth:`PostWriter.write_posts` writes them."""
 _TWILOG_INSERT = "INSERT INTO posts(post_id, user_id, url, timestamp, ts, content, log_type, kind) VALUES "
-_FULL_INSERT = f"INSERT INTO posts({', '.join(POST_COLUMNS)}) VALUES "
+_HAS_MEDIA = POST_COLUMNS.index("has_media")
 _FULL_UPDATE = f"UPDATE posts SET {', '.join(f'{c} = ?' for c in POST_COLUMNS[1:])} WHERE post_id = ?"
 _READ_COLUMNS = (
     "p.post_id, coalesce(u.name, ''), p.timestamp, p.url, p.content, p.log_type, p.platform, p.kind, "
@@ -84,19 +84,46 @@ class UpsertCounts:
 class PostBatch:
     """Posts ready for :meth:`PostWriter.write_posts`, prepared off the writing thread.
 
-    ``posts`` are :func:`normalized`, distinct and in ascending ``post_id`` order; ``rows``
-    are their ``posts`` table rows (:data:`POST_COLUMNS`, user ids allotted from the
-    :class:`WriteBase`), ``folded`` their folded texts. Only the ids in ``check`` may already be
-    stored; ``users`` are the users first named in this batch with the ids allotted to them;
-    ``account`` is the export's, for posts that name none.
+    ``posts`` are distinct and in ascending ``post_id`` order; ``rows`` are their ``posts``
+    table rows as :func:`normalized` makes them (the ``columns`` named: every column, or
+    :data:`TWILOG_COLUMNS` for Twilog rows, whose other columns keep their defaults; user ids
+    allotted from the :class:`WriteBase`), ``folded`` their folded texts. Only the ids in
+    ``check`` may already be stored; ``users`` are the users first named in this batch with the
+    ids allotted to them; ``account`` is the export's, for posts that name none.
     """
 
-    posts: list[Post]
+    posts: Sequence[Post]
     rows: list[tuple[Any, ...]]
     folded: list[str]
     check: list[int]
     users: list[tuple[int, str]] = field(default_factory=list)
     account: str = ""
+    columns: tuple[str, ...] = POST_COLUMNS
+
+
+TwilogRow = tuple[int, str, str, str, str, int]
+"""A Twilog CSV record in :class:`Post` field order: post_id, user, timestamp, url, content, log_type."""
+TWILOG_COLUMNS = ("post_id", "user_id", "url", "timestamp", "ts", "content", "log_type", "kind", "account")
+"""The columns a Twilog row fills; the others keep their defaults (platform ``x``, ``""``)."""
+
+
+class _TwilogPosts(Sequence[Post]):
+    """Twilog rows seen as posts, each built only when asked (the rare merge asks for a few)."""
+
+    def __init__(self, rows: list[TwilogRow]) -> None:
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, index: int) -> Post: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Post]: ...
+    def __getitem__(self, index: int | slice) -> Post | Sequence[Post]:
+        if isinstance(index, slice):
+            return [Post(*row) for row in self._rows[index]]
+        return Post(*self._rows[index])
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +171,45 @@ class BatchBuilder:
             check=[p.post_id for p in ordered if low <= p.post_id <= high],
             users=new_users,
             account=account,
+        )
+
+    def twilog_batch(self, records: Iterable[TwilogRow]) -> PostBatch:
+        """Twilog rows (distinct ids) as a batch, without a :class:`Post` per row: the bulk
+        path of the Twilog CSV, whose rows have six fields and a kind read from them."""
+        low, high = self._range
+        account = self._account
+        ordered = sorted(records)  # by post_id: ids are distinct, so nothing else is compared
+        rows: list[tuple[Any, ...]] = []
+        new_users: list[tuple[int, str]] = []
+        users = self._users
+        for post_id, user, timestamp, url, content, log_type in ordered:
+            user_id = users.get(user) if user else None
+            if user and user_id is None:
+                user_id = users[user] = self._next_user
+                new_users.append((user_id, user))
+                self._next_user += 1
+            ts = timestamp_epoch(timestamp)
+            rows.append(
+                (
+                    post_id,
+                    user_id,
+                    url,
+                    timestamp,
+                    ts,
+                    content,
+                    log_type,
+                    twilog_kind(log_type, content),
+                    account,
+                )
+            )
+        return PostBatch(
+            posts=_TwilogPosts(ordered),
+            rows=rows,
+            folded=[fold(row[4]) for row in ordered],
+            check=[row[0] for row in ordered if low <= row[0] <= high],
+            users=new_users,
+            account=account,
+            columns=TWILOG_COLUMNS,
         )
 
 
@@ -303,16 +369,28 @@ class PostWriter:
                 for r in self._conn.execute(f"SELECT post_id FROM posts WHERE post_id IN ({marks})", part)
             )
         if not existing:
-            self._insert_full(batch.posts, batch.rows, batch.folded)
+            self._insert_batch(batch, range(len(batch.rows)))
             return UpsertCounts(new=len(batch.rows)), []
-        fresh = [i for i, p in enumerate(batch.posts) if p.post_id not in existing]
-        self._insert_full(
-            [batch.posts[i] for i in fresh], [batch.rows[i] for i in fresh], [batch.folded[i] for i in fresh]
-        )
+        fresh = [i for i, row in enumerate(batch.rows) if row[0] not in existing]
+        self._insert_batch(batch, fresh)
         changed, same = self._merge_stored(
-            [normalized(p, batch.account) for p in batch.posts if p.post_id in existing]
+            [
+                normalized(batch.posts[i], batch.account)
+                for i, row in enumerate(batch.rows)
+                if row[0] in existing
+            ]
         )
         return UpsertCounts(new=len(fresh), updated=changed, unchanged=len(same)), same
+
+    def _insert_batch(self, batch: PostBatch, indexes: Sequence[int]) -> None:
+        """Insert the batch's rows at ``indexes`` (all of them when it is every row)."""
+        every = len(indexes) == len(batch.rows)
+        rows = batch.rows if every else [batch.rows[i] for i in indexes]
+        folded = batch.folded if every else [batch.folded[i] for i in indexes]
+        self._insert_many(_insert_sql(batch.columns), len(batch.columns), rows)
+        if batch.columns is POST_COLUMNS:
+            self._insert_media([batch.posts[i] for i in indexes if batch.rows[i][_HAS_MEDIA]])
+        self._index(rows, folded)
 
     def _merge_stored(self, posts: Sequence[Post]) -> tuple[int, list[int]]:
         """Merge stored posts with these (:func:`normalized`) versions of them; returns how many
@@ -412,13 +490,6 @@ class PostWriter:
         self._insert_many(_TWILOG_INSERT, 8, [(*row, _twilog_kind(row)) for row in rows])
         self._index(rows, folded)
 
-    def _insert_full(
-        self, posts: Sequence[Post], rows: Sequence[tuple[Any, ...]], folded: Sequence[str]
-    ) -> None:
-        self._insert_many(_FULL_INSERT, len(POST_COLUMNS), rows)
-        self._insert_media([p for p in posts if p.media])
-        self._index(rows, folded)
-
     def _insert_media(self, posts: Sequence[Post]) -> None:
         self._insert_many(
             "INSERT INTO media(post_id, position, type, path, url, alt) VALUES ",
@@ -433,7 +504,7 @@ class PostWriter:
 
 
 def _twilog_kind(row: PostRow) -> str:
-    return kind_of(Post(row[0], "", row[3], row[2], row[5], row[6]))
+    return twilog_kind(row[6], row[5])
 
 
 def fts_config(conn: sqlite3.Connection, key: str, value: object) -> bool:
@@ -443,6 +514,11 @@ def fts_config(conn: sqlite3.Connection, key: str, value: object) -> bool:
     except sqlite3.OperationalError:
         return False
     return True
+
+
+@functools.lru_cache(maxsize=8)
+def _insert_sql(columns: tuple[str, ...]) -> str:
+    return f"INSERT INTO posts({', '.join(columns)}) VALUES "
 
 
 @functools.lru_cache(maxsize=16)
