@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         is_local_host,
     )
     from mcpkit.server._arguments import ArgumentError, coerce_arguments
+    from mcpkit.server._ask import Answer, ask, confirm, confirming
     from mcpkit.server._build import (
         McpkitServer,
         SdkServer,
@@ -45,6 +46,10 @@ if TYPE_CHECKING:
 _WHERE = {
     "ArgumentError": "._arguments",
     "coerce_arguments": "._arguments",
+    "Answer": "._ask",
+    "ask": "._ask",
+    "confirm": "._ask",
+    "confirming": "._ask",
     "McpkitServer": "._build",
     "SdkServer": "._build",
     "ToolDefinitionError": "._build",
@@ -82,6 +87,7 @@ __all__ = [
     "SDK_DEFAULT_VERSION",
     "SDK_HANDSHAKE_VERSIONS",
     "SDK_MAX_REQUEST_BODY",
+    "Answer",
     "ArgumentError",
     "Authorize",
     "HttpOptions",
@@ -97,9 +103,12 @@ __all__ = [
     "accepts_json_and_events",
     "answer_line",
     "as_sdk_error",
+    "ask",
     "build_server",
     "claimed_stdin",
     "coerce_arguments",
+    "confirm",
+    "confirming",
     "connection_of",
     "default_options",
     "is_local_host",

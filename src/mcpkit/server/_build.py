@@ -28,6 +28,7 @@ from mcpkit.compat import Finding, lint
 from mcpkit.errors import JsonRpcError, McpkitError
 from mcpkit.results import error_result, text_result
 from mcpkit.server._arguments import ArgumentError, ArgumentValidator
+from mcpkit.server._ask import elicitor
 from mcpkit.server._errors import sdk_errors
 from mcpkit.server._extras import PromptSpec, ResourceSpec
 from mcpkit.server._options import ServerOptions
@@ -242,6 +243,7 @@ class McpkitServer:
             _send_progress=send_progress,
             _send_log=send_log,
             _log_threshold=lambda: self._log_level,
+            _elicit=elicitor(ctx),
         )
 
     async def _set_logging_level(self, ctx: Ctx, params: mcp_types.SetLevelRequestParams) -> Any:

@@ -36,6 +36,8 @@ _PYTHON_LEVELS = {
 }
 
 Notify = Callable[..., Awaitable[None]]
+Elicit = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any] | None]]
+"""Sends ``elicitation/create`` (message, requested schema); the answer, or ``None`` if none came."""
 
 
 async def _nothing(*_: Any, **__: Any) -> None:
@@ -56,6 +58,19 @@ class ToolContext:
     _send_progress: Notify = _nothing
     _send_log: Notify = _nothing
     _log_threshold: Callable[[], str | None] = lambda: None
+    _elicit: Elicit | None = None
+
+    @property
+    def can_elicit(self) -> bool:
+        """Whether the client declared it can ask its user (``elicitation``) and can be asked now."""
+        return self._elicit is not None
+
+    async def elicit(self, message: str, requested_schema: Mapping[str, Any]) -> dict[str, Any] | None:
+        """Ask the client's user (form mode): ``{"action": "accept"|"decline"|"cancel", "content": ...}``,
+        or ``None`` when the client cannot be asked or did not answer. See :mod:`mcpkit.server` ``ask``."""
+        if self._elicit is None:
+            return None
+        return await self._elicit(message, dict(requested_schema))
 
     async def progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
         """Report progress; sent as ``notifications/progress`` when the client gave a token."""

@@ -109,6 +109,8 @@ def decode_content(value: str) -> bytes:
         if not head.endswith(";base64"):
             raise ValidationError("content: a data URL must be base64, such as data:image/png;base64,...")
     text = re.sub(r"\s+", "", text)
+    if not text:
+        raise ValidationError("content is empty: give the file's bytes in base64")
     if len(text) > (MAX_UPLOAD // 3 + 1) * 4:
         raise ValidationError(f"content is larger than {MAX_UPLOAD // (1024 * 1024)} MB")
     try:
