@@ -555,3 +555,34 @@ def test_text_counts_authored_posts_of_an_x_archive_unless_asked_for_all(tmp_pat
     assert stats["by_platform"] == {"x": 5} and stats["total_posts"] == 5
     thread = json.loads(cli("thread", f"https://x.com/alice/status/{base + 2}", "--db", db, "--json").stdout)
     assert [p["id"] for p in thread["posts"]] == [str(base + 1), str(base + 2), str(base + 3)]
+
+
+def test_the_shell_filters_its_searches(api: ArchiveAPI) -> None:
+    from mcpkit.archive.shell import Shell
+
+    lines: list[str] = []
+    shell = Shell(api, write=lines.append)
+
+    def run(line: str) -> None:
+        anyio.run(shell.handle, line)
+
+    run("/top 100")
+    run("word")
+    assert {r["post"]["kind"] for r in shell.state.results} == set(AUTHORED_KINDS)
+    run("/kind like,bookmark")
+    run("/platform bsky")
+    run("/media yes")
+    assert lines[-1] == "kind: like,bookmark  platform: bsky  account: any  media: yes"
+    run("word")
+    want = expected_ids(
+        PostFilter(kinds=frozenset({"like", "bookmark"}), platforms=frozenset({"bluesky"}), has_media=True)
+    )
+    assert {int(r["post"]["post_id"]) for r in shell.state.results} == want
+    assert any(" [like]" in line for line in lines)
+    run("/kind tweets")
+    assert lines[-1].startswith("usage: kind must be post, reply, quote, repost, like, bookmark or all")
+    run("/kind all")
+    run("/platform clear")
+    run("/media any")
+    run("word")
+    assert len(shell.state.results) == len(POSTS)

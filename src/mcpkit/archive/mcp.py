@@ -334,8 +334,7 @@ def tool_specs(tools: ArchiveTools) -> list[ToolSpec]:
         ),
         spec(
             "get_database_stats",
-            "Count the posts and users in the archive and give the date range it covers,\n"
-            "with counts by kind, platform and account.",
+            "Count the posts and users in the archive and give the date range it covers.",
             params.object_schema(_filter_schemas()),
             tools.get_database_stats,
         ),
