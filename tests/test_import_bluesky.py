@@ -279,3 +279,16 @@ def test_facets_at_wrong_offsets_never_break_the_text(text: str, spans: list[tup
         for start, end in spans
     ]
     assert restore_links(text, facets) == text
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=300))
+def test_any_text_survives_a_whole_repository_unchanged(
+    tmp_path_factory: pytest.TempPathFactory, text: str
+) -> None:
+    record = {"$type": "app.bsky.feed.post", "text": text, "createdAt": "2024-01-01T00:00:00Z"}
+    path = write_car(
+        tmp_path_factory.mktemp("car") / "r.car", Repository({("app.bsky.feed.post", "3k1"): record})
+    )
+    _, posts = _read(path)
+    assert [p.content for p in posts] == [text]

@@ -11,7 +11,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mcpkit.archive.errors import ImportFormatError
@@ -322,3 +322,18 @@ def test_the_outbox_is_never_held_whole(tmp_path: Path) -> None:
         tracemalloc.stop()
     assert read == count
     assert peak < size / 4, f"peak {peak:,} bytes for a {size:,}-byte outbox"
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(TEXT, st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=30))
+def test_any_text_survives_a_whole_archive_unchanged(
+    tmp_path_factory: pytest.TempPathFactory, text: str, warning: str
+) -> None:
+    """Through the archive, not only the HTML rules: escaped by Mastodon, packed, read back."""
+    text = text.strip()
+    if not text or "\n\n\n" in text:
+        return
+    folder = tmp_path_factory.mktemp("archive")
+    write_archive(folder, Archive([note(1, mastodon_html(text), summary=warning or None)]), "dir")
+    _, posts = _read(folder)
+    assert [(p.content, p.content_warning) for p in posts] == [(text, warning.strip())]

@@ -366,3 +366,9 @@ def large_repository(count: int) -> Repository:
                 record["reply"] = {"root": strong_ref(post_uri(rkey)), "parent": strong_ref(post_uri(rkey))}
             records["app.bsky.feed.post", rkey] = record
     return Repository(records)
+
+
+if __name__ == "__main__":  # python -m tests.export_fixtures.bluesky 100000 repo.car
+    import sys
+
+    write_car(Path(sys.argv[2]), large_repository(int(sys.argv[1])))

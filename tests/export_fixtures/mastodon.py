@@ -377,3 +377,9 @@ def large_archive(count: int) -> Archive:
         reply = status_uri(number - 1) if mod == 4 else None
         items.append(note(number, html, in_reply_to=reply, attachments=attachments))
     return Archive(items, likes=likes)
+
+
+if __name__ == "__main__":  # python -m tests.export_fixtures.mastodon 100000 archive.tar.gz
+    import sys
+
+    write_archive(Path(sys.argv[2]), large_archive(int(sys.argv[1])), "tar.gz")
