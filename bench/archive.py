@@ -19,7 +19,13 @@ excluded on both sides, as in the issue's upstream figures):
 * text search p50 (limit 50): FTS5 trigram vs upstream's naive lower()/substring scan + sort;
 * the exact scan alone (first pass off) against a plain numpy matmul + argpartition;
 * recall@10 of mcpkit's search against brute force (goal >= 0.98; 1.0 when exact);
-* RSS: peak resident memory of each side (peak counter reset between phases).
+* RSS: peak resident memory of each side (peak counter reset between phases);
+* with ``--formats N``: import throughput per export format (``mcpkit archive import``'s flow:
+  detection, the format's reader, merge and write in one transaction) for a Twilog CSV, an X
+  archive zip and a Mastodon tar.gz of ``N`` records each, written by the project's format
+  fixtures (tests/export_fixtures) before the clock starts. ``--formats-only`` skips the rest.
+
+    python bench/archive.py --formats 100000 --formats-only
 """
 
 from __future__ import annotations
@@ -472,6 +478,66 @@ def render(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def write_format_exports(n: int, workdir: Path, seed: int) -> dict[str, Path]:
+    """A Twilog CSV, an X archive zip and a Mastodon tar.gz of ``n`` records each."""
+    from tests.export_fixtures import mastodon
+    from tests.export_fixtures.x_archive import write_big_archive
+
+    paths = {
+        "twilog-csv": workdir / "formats-twilog.csv",
+        "x-archive": workdir / "formats-x-archive.zip",
+        "mastodon": workdir / "formats-mastodon.tar.gz",
+    }
+    write_export(paths["twilog-csv"], n, seed)
+    write_big_archive(paths["x-archive"], n, seed=seed)
+    mastodon.write_archive(paths["mastodon"], mastodon.large_archive(n))
+    return paths
+
+
+def import_formats(n: int, workdir: Path, seed: int) -> dict[str, dict[str, float]]:
+    """Rows/s of each format's import into a fresh archive (wall clock and CPU time)."""
+    from mcpkit.archive.importers.detect import open_reader
+    from mcpkit.archive.importers.flow import import_export
+
+    t0 = time.perf_counter()
+    paths = write_format_exports(n, workdir, seed)
+    print(
+        f"wrote the format exports ({n:,} records each) in {time.perf_counter() - t0:.1f}s", file=sys.stderr
+    )
+    results: dict[str, dict[str, float]] = {}
+    for name, path in paths.items():
+        store = Store(workdir / f"formats-{name}.db")
+        try:
+            wall, cpu = time.perf_counter(), time.process_time()
+            result = import_export(open_reader(path), path, store)
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        finally:
+            store.close()
+        records = result.read.records
+        results[name] = {
+            "records": records,
+            "posts": result.posts,
+            "export_mb": path.stat().st_size / 1e6,
+            "import_s": wall,
+            "rows_per_s": records / wall,
+            "cpu_s": cpu,
+            "rows_per_cpu_s": records / cpu,
+        }
+    return results
+
+
+def render_formats(results: dict[str, dict[str, float]]) -> str:
+    lines = [
+        f"{'import, per format':22} {'records':>10} {'MB':>7} {'s':>7} {'rows/s':>9} {'CPU s':>7} {'rows/CPU s':>11}"
+    ]
+    for name, r in results.items():
+        lines.append(
+            f"{name:22} {r['records']:>10,.0f} {r['export_mb']:>7.1f} {r['import_s']:>7.1f} "
+            f"{r['rows_per_s']:>9,.0f} {r['cpu_s']:>7.1f} {r['rows_per_cpu_s']:>11,.0f}"
+        )
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--posts", type=int, default=20_000)
@@ -480,14 +546,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--workdir", type=Path, default=None, help="keep the data here (default: a temp dir)")
+    parser.add_argument(
+        "--formats", type=int, default=0, help="records per export format for the import throughput (0: skip)"
+    )
+    parser.add_argument("--formats-only", action="store_true", help="measure only the imports per format")
     args = parser.parse_args(argv)
-    if args.workdir is not None:
-        args.workdir.mkdir(parents=True, exist_ok=True)
-        report = run(args.posts, args.queries, args.upstream_queries, args.workdir, args.seed)
+    with contextlib.ExitStack() as stack:
+        if args.workdir is not None:
+            args.workdir.mkdir(parents=True, exist_ok=True)
+            workdir = args.workdir
+        else:
+            workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mcpkit-bench-")))
+        report: dict[str, Any] = {}
+        if not args.formats_only:
+            report = run(args.posts, args.queries, args.upstream_queries, workdir, args.seed)
+        if args.formats:
+            report["formats"] = import_formats(args.formats, workdir, args.seed)
+    if args.json:
+        print(json.dumps(report, indent=2))
     else:
-        with tempfile.TemporaryDirectory(prefix="mcpkit-bench-") as tmp:
-            report = run(args.posts, args.queries, args.upstream_queries, Path(tmp), args.seed)
-    print(json.dumps(report, indent=2) if args.json else render(report))
+        shown = [] if args.formats_only else [render(report)]
+        print("\n".join([*shown, *([render_formats(report["formats"])] if args.formats else [])]))
     return 0
 
 
