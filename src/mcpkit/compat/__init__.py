@@ -21,7 +21,7 @@ operations:
 
 from mcpkit.compat._adapt import AdaptResult, adapt, adapt_all
 from mcpkit.compat._lint import errors, lint
-from mcpkit.compat._model import Change, Finding, NameConstraint, Profile, Rule, Severity
+from mcpkit.compat._model import Finding, NameConstraint, Profile, Rewrite, Rule, Severity
 from mcpkit.compat._names import name_hash
 from mcpkit.compat._profiles import DEFAULT_PROFILES, PROFILES, UnknownProfileError, get_profile, get_profiles
 from mcpkit.compat._table import markdown_table
@@ -30,10 +30,10 @@ __all__ = [
     "DEFAULT_PROFILES",
     "PROFILES",
     "AdaptResult",
-    "Change",
     "Finding",
     "NameConstraint",
     "Profile",
+    "Rewrite",
     "Rule",
     "Severity",
     "UnknownProfileError",

@@ -5,7 +5,7 @@ that fired (in the profile's order, so references are inlined before unknown key
 dropped), and repeat until nothing fires that a fixer can still help with. A fixer only
 makes rewrites that keep the tool callable the way it was meant to be called (it may accept
 a little more than before, never refuse a valid call silently); where no such rewrite exists
-the tool is left as it was in that spot and an unapplied :class:`Change` says why, so
+the tool is left as it was in that spot and an unapplied :class:`Rewrite` says why, so
 ``lint`` after ``adapt`` reports errors only where a change says "left as is".
 """
 
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcpkit.compat._lint import lint_definitions
-from mcpkit.compat._model import Change, CheckContext, Definition, FixContext, Profile, Rule
+from mcpkit.compat._model import CheckContext, Definition, FixContext, Profile, Rewrite, Rule
 from mcpkit.compat._names import with_suffix
 from mcpkit.compat._profiles import get_profile
 from mcpkit.compat._rules.names import display_name
@@ -33,12 +33,12 @@ def _fires(rule: Rule, definition: Definition, ctx: CheckContext) -> bool:
 
 def adapt_definition(
     definition: Definition, profile: Profile, *, server_name: str | None = None, tool: str | None = None
-) -> list[Change]:
+) -> list[Rewrite]:
     """Adapt a wire definition in place; returns the changes (see :func:`adapt`)."""
     ctx = CheckContext(server_name=server_name)
     fctx = FixContext(profile=profile, server_name=server_name)
     label = tool if tool is not None else display_name(definition, 0)
-    changes: list[Change] = []
+    changes: list[Rewrite] = []
     done: set[str] = set()
     for _ in range(MAX_ROUNDS):
         progressed = False
@@ -46,7 +46,7 @@ def adapt_definition(
             if rule.fix is None or rule.id in done or not _fires(rule, definition, ctx):
                 continue
             edits = rule.fix(definition, fctx)
-            changes.extend(Change(label, rule.id, e.pointer, e.action, e.detail, e.applied) for e in edits)
+            changes.extend(Rewrite(label, rule.id, e.pointer, e.action, e.detail, e.applied) for e in edits)
             if not edits or any(not e.applied for e in edits) or _fires(rule, definition, ctx):
                 done.add(rule.id)  # it cannot do better; don't loop on it
             progressed = progressed or any(e.applied for e in edits)
@@ -56,7 +56,7 @@ def adapt_definition(
     for finding in lint_definitions([definition], [profile], server_name=server_name):
         if finding.severity == "error" and finding.rule not in left and finding.tool is not None:
             changes.append(
-                Change(
+                Rewrite(
                     label, finding.rule, finding.pointer, "none", f"no safe rewrite: {finding.message}", False
                 )
             )
@@ -64,7 +64,7 @@ def adapt_definition(
     return changes
 
 
-def adapt(tool: Any, profile: str | Profile, *, server_name: str | None = None) -> tuple[Any, list[Change]]:
+def adapt(tool: Any, profile: str | Profile, *, server_name: str | None = None) -> tuple[Any, list[Rewrite]]:
     """A copy of ``tool`` rewritten for ``profile``, and the list of changes made.
 
     ``tool`` is a :class:`~mcpkit.tools.ToolSpec` (a ToolSpec with the same handler comes
@@ -92,7 +92,7 @@ class AdaptResult:
     """
 
     tools: list[Any]
-    changes: list[Change]
+    changes: list[Rewrite]
     name_map: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -115,7 +115,7 @@ def adapt_all(tools: Iterable[Any], profile: str | Profile, *, server_name: str 
     originals = list(tools)
     definitions = [as_definition(t) for t in originals]
     names = [display_name(d, i) for i, d in enumerate(definitions)]
-    changes: list[Change] = []
+    changes: list[Rewrite] = []
     for name, definition in zip(names, definitions, strict=True):
         changes.extend(adapt_definition(definition, prof, server_name=server_name, tool=name))
     changes.extend(_make_unique(definitions, names, prof, server_name))
@@ -126,8 +126,8 @@ def adapt_all(tools: Iterable[Any], profile: str | Profile, *, server_name: str 
 
 def _make_unique(
     definitions: list[Definition], originals: list[str], profile: Profile, server_name: str | None
-) -> list[Change]:
-    changes: list[Change] = []
+) -> list[Rewrite]:
+    changes: list[Rewrite] = []
     constraints = profile.name_constraints()
     by_name: dict[str, list[int]] = defaultdict(list)
     for i, d in enumerate(definitions):
@@ -149,7 +149,7 @@ def _make_unique(
             taken.add(new)
             definitions[i]["name"] = new
             changes.append(
-                Change(
+                Rewrite(
                     originals[i], UNIQUE_RULE, "/name", "rename", f"{name!r} -> {new!r}: names must be unique"
                 )
             )

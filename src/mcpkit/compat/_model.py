@@ -62,7 +62,7 @@ class Edit:
 
 
 @dataclass(frozen=True)
-class Change:
+class Rewrite:
     """One rewrite :func:`mcpkit.compat._adapt` made to a tool, and the rule that asked for it.
 
     ``applied`` is False when the problem could not be rewritten safely (a cyclic ``$ref``, a
