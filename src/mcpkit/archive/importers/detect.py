@@ -48,13 +48,17 @@ class Format:
         return module is not None and bool(module.sniff(path))
 
     def open(self, path: Path, limits: ReadLimits) -> ExportReader:
-        if not self.module:
-            return TwilogCsvReader(path, limits)
-        module = self._load()
-        if module is None:
-            raise ImportFormatError(f"{path}: this mcpkit cannot read {self.name} exports")
-        opener: Callable[[Path, ReadLimits], ExportReader] = module.open_reader
-        return opener(path, limits)
+        """The format's reader on ``path``; a file that cannot be read is one line too."""
+        try:
+            if not self.module:
+                return TwilogCsvReader(path, limits)
+            module = self._load()
+            if module is None:
+                raise ImportFormatError(f"{path}: this mcpkit cannot read {self.name} exports")
+            opener: Callable[[Path, ReadLimits], ExportReader] = module.open_reader
+            return opener(path, limits)
+        except OSError as exc:
+            raise ImportFormatError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
 
 
 FORMATS: tuple[Format, ...] = (
