@@ -518,3 +518,17 @@ def test_a_killed_import_resumes_with_nothing_lost_or_duplicated(tmp_path: Path)
         reference, f"SELECT {columns} FROM posts ORDER BY post_id"
     )
     assert _rows(db, "SELECT count(*) FROM fts_content WHERE fts_content MATCH 'big'") == [(60_000,)]
+
+
+def test_the_command_names_a_few_malformed_records(tmp_path: Path) -> None:
+    path = tmp_path / "t.csv"
+    path.write_text(
+        csv_text([row(1, "bob", "fine")]) + "one,field\n" + csv_text([row(2, "bob", "fine too")]) + "x\ny,z\n"
+    )
+    done = cli("import", str(path), "--db", str(tmp_path / "a.db"))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.rstrip().endswith("malformed: 3 (line 2: expected 5 fields, got 2)")
+    assert done.stderr.splitlines() == [
+        "  malformed: line 4: expected 5 fields, got 1",
+        "  malformed: line 5: expected 5 fields, got 2",
+    ]

@@ -252,6 +252,8 @@ def import_cmd(
             results.append(result)
             if not as_json:
                 typer.echo(f"{export}: {result.line()}")
+                for sample in result.read.samples[1:]:  # the first is on the line
+                    _err(f"  malformed: {sample}")
     if as_json:
         print_json(_import_report(path, results))
     if failure is not None:
