@@ -12,9 +12,7 @@ Everything here reads the store's per-thread reader connection; nothing writes.
 
 from __future__ import annotations
 
-import sqlite3
 import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,16 +22,16 @@ import numpy as np
 import numpy.typing as npt
 
 from mcpkit.archive.posts import AUTHORED_KINDS, KINDS, post_key
-from mcpkit.archive.query import TextFilter
-from mcpkit.archive.store import Store, trigram_query
+from mcpkit.archive.store import Store
 
 __all__ = [
     "FACETS",
+    "BoolArray",
     "Columns",
     "FacetIndex",
     "Filters",
+    "IntArray",
     "MediaFile",
-    "TextMatches",
 ]
 
 IntArray = npt.NDArray[np.int64]
@@ -44,11 +42,6 @@ FACETS = ("kind", "platform", "account", "lang")
 
 _MISSING_TS = -(2**62)
 _CHUNK = 100_000
-VERIFY_LIMIT = 5_000
-"""Trigram candidates re-checked against the text for exact counts; above it counts are the
-candidates' (a superset, marked approximate) and only the rows shown are re-checked."""
-MATCH_CACHE = 16
-"""Text searches whose matches are kept (per archive generation)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,15 +100,6 @@ class Columns:
 
 
 @dataclass(frozen=True, slots=True)
-class TextMatches:
-    """Rows whose text passes a filter: exact, or a superset (``approximate``) when re-checking
-    every candidate would cost more than a page is worth."""
-
-    rows: IntArray
-    approximate: bool
-
-
-@dataclass(frozen=True, slots=True)
 class MediaFile:
     """Where one attachment lives: an export directory or zip, the path in it, and its alt."""
 
@@ -159,7 +143,6 @@ class FacetIndex:
         self.store = store
         self._lock = threading.Lock()
         self._columns: Columns | None = None
-        self._matches: OrderedDict[tuple[int, tuple[str, ...], tuple[str, ...]], TextMatches] = OrderedDict()
 
     # -- the columns ---------------------------------------------------------------------------
 
@@ -229,7 +212,7 @@ class FacetIndex:
     # -- masks and counts ----------------------------------------------------------------------
 
     @staticmethod
-    def _filter_masks(cols: Columns, filters: Filters, rows: IntArray | None = None) -> dict[str, BoolArray]:
+    def filter_masks(cols: Columns, filters: Filters, rows: IntArray | None = None) -> dict[str, BoolArray]:
         """One mask per active filter, over every post or over ``rows`` only."""
 
         def column(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
@@ -258,7 +241,7 @@ class FacetIndex:
         return masks
 
     @staticmethod
-    def _combined(masks: dict[str, BoolArray], size: int, skip: str | None = None) -> BoolArray:
+    def combined(masks: dict[str, BoolArray], size: int, skip: str | None = None) -> BoolArray:
         out = np.ones(size, dtype=bool)
         for name, mask in masks.items():
             if name != skip:
@@ -267,11 +250,11 @@ class FacetIndex:
 
     def mask(self, cols: Columns, filters: Filters, *, skip: str | None = None) -> BoolArray:
         """Rows passing every filter but ``skip`` (the facet whose own counts are wanted)."""
-        return self._combined(self._filter_masks(cols, filters), len(cols), skip)
+        return self.combined(self.filter_masks(cols, filters), len(cols), skip)
 
     def select(self, cols: Columns, filters: Filters, rows: IntArray) -> IntArray:
         """The rows of ``rows`` passing every filter (order kept)."""
-        kept: IntArray = rows[self._combined(self._filter_masks(cols, filters, rows), len(rows))]
+        kept: IntArray = rows[self.combined(self.filter_masks(cols, filters, rows), len(rows))]
         return kept
 
     def counts(self, cols: Columns, filters: Filters, within: IntArray | None = None) -> dict[str, Any]:
@@ -280,12 +263,12 @@ class FacetIndex:
 
         Each filter's mask is made once; a facet without a filter of its own counts under all
         of them, one with a filter under the others (a few array ANDs, not a query each)."""
-        masks = self._filter_masks(cols, filters, within)
+        masks = self.filter_masks(cols, filters, within)
         size = len(cols) if within is None else len(within)
-        every = self._combined(masks, size)
+        every = self.combined(masks, size)
 
         def rows(skip: str) -> IntArray | BoolArray:
-            mask = self._combined(masks, size, skip) if skip in masks else every
+            mask = self.combined(masks, size, skip) if skip in masks else every
             return within[mask] if within is not None else mask
 
         out: dict[str, Any] = {}
@@ -324,86 +307,6 @@ class FacetIndex:
             for i, n in enumerate(tally)
             if n
         ]
-
-    # -- text matching ---------------------------------------------------------------------------
-
-    def text_matches(self, cols: Columns, text_filter: TextFilter) -> TextMatches:
-        """Rows whose content passes ``text_filter`` (see :class:`TextMatches`), newest first.
-
-        The last few answers are kept per generation: a person who typed a query then pages,
-        toggles facets and goes back, and each of those asks for the same matches again."""
-        key = (cols.generation, text_filter.includes, text_filter.excludes)
-        with self._lock:
-            cached = self._matches.get(key)
-            if cached is not None:
-                self._matches.move_to_end(key)
-                return cached
-        found = self._text_matches(cols, text_filter)
-        with self._lock:
-            self._matches[key] = found
-            while len(self._matches) > MATCH_CACHE:
-                self._matches.popitem(last=False)
-        return found
-
-    def _text_matches(self, cols: Columns, text_filter: TextFilter) -> TextMatches:
-        conn = self.store.reader
-        long_terms = [t for t in text_filter.folded_includes if len(t) >= 3]
-        if long_terms:
-            ids = np.fromiter(
-                (
-                    row[0]
-                    for row in conn.execute(
-                        "SELECT rowid FROM fts_content WHERE fts_content MATCH ?",
-                        (trigram_query(long_terms),),
-                    )
-                ),
-                dtype=np.int64,
-            )
-            ids.sort()
-            candidates = cols.rows_of(ids)
-        else:
-            candidates = self._scan_candidates(conn, cols, text_filter)
-        candidates = cols.newest_first(candidates)
-        if len(candidates) > VERIFY_LIMIT:
-            return TextMatches(candidates, approximate=True)
-        return TextMatches(self.verify(cols, candidates, text_filter), approximate=False)
-
-    @staticmethod
-    def _scan_candidates(conn: sqlite3.Connection, cols: Columns, text_filter: TextFilter) -> IntArray:
-        """Candidates when no term has three characters for the trigram index: a scan with
-        SQLite's ``instr`` (on the text as is for a term without letter case, as Japanese
-        is, else on its ASCII-lowered text); every candidate is re-checked after."""
-        includes = [t for t in text_filter.folded_includes if t]
-        if not includes:
-            return np.arange(len(cols), dtype=np.int64)
-        where = " AND ".join(
-            "instr(content, ?) > 0" if t.upper() == t else "instr(lower(content), ?) > 0" for t in includes
-        )
-        ids = np.fromiter(
-            (row[0] for row in conn.execute(f"SELECT post_id FROM posts WHERE {where}", includes)),
-            dtype=np.int64,
-        )
-        ids.sort()
-        return cols.rows_of(ids)
-
-    def verify(self, cols: Columns, rows: IntArray, text_filter: TextFilter) -> IntArray:
-        """The rows of ``rows`` whose content really passes (the trigram test is a superset)."""
-        if not text_filter.active or not len(rows):
-            return rows
-        keep = np.zeros(len(rows), dtype=bool)
-        position = {int(cols.ids[r]): i for i, r in enumerate(rows)}
-        ids = list(position)
-        conn = self.store.reader
-        for start in range(0, len(ids), 500):
-            part = ids[start : start + 500]
-            marks = ",".join("?" * len(part))
-            for post_id, content in conn.execute(
-                f"SELECT post_id, content FROM posts WHERE post_id IN ({marks})", part
-            ):
-                if text_filter.matches(content):
-                    keep[position[int(post_id)]] = True
-        kept: IntArray = rows[keep]
-        return kept
 
     # -- posts -------------------------------------------------------------------------------------
 

@@ -23,7 +23,8 @@ from mcpkit.archive.api import ArchiveAPI
 from mcpkit.archive.posts import AUTHORED_KINDS, KINDS
 from mcpkit.archive.query import TextFilter, parse_query, parse_terms
 from mcpkit.archive.settings import MODES as API_MODES
-from mcpkit.archive.web.queries import FACETS, FacetIndex, Filters, IntArray
+from mcpkit.archive.web.queries import FACETS, FacetIndex, Filters
+from mcpkit.archive.web.text_index import TextSearch
 from mcpkit.errors import ValidationError
 from mcpkit.jsonrpc import JsonRpcError
 
@@ -192,6 +193,7 @@ class Views:
     def __init__(self, api: ArchiveAPI) -> None:
         self.api = api
         self.index = FacetIndex(api.engine.store)
+        self.text = TextSearch(api.engine.store, self.index)
 
     # -- search ---------------------------------------------------------------------------------
 
@@ -206,23 +208,20 @@ class Views:
         filters = state.filters
         approximate = False
         text_filter = parse_terms(state.q) if state.q else TextFilter()
-        within: IntArray | None = None
         if text_filter.active:
-            matches = self.index.text_matches(cols, text_filter)
-            within, approximate = matches.rows, matches.approximate
-            selected = self.index.select(cols, filters, within)
-            total = len(selected)
-            page_rows = self._verified_page(cols, selected, text_filter, state.offset, approximate)
+            found = self.text.page(cols, filters, text_filter, state.offset, PAGE_SIZE)
+            page_rows, total, approximate, facets = found.rows, found.total, found.approximate, found.facets
+            next_offset = state.offset + PAGE_SIZE if found.more else None
         else:
             mask = self.index.mask(cols, filters)
             total = int(np.count_nonzero(mask))
             ordered = cols.order[mask[cols.order]]
             page_rows = ordered[state.offset : state.offset + PAGE_SIZE]
-        facets = self.index.counts(cols, filters, within)
+            facets = self.index.counts(cols, filters)
+            next_offset = state.offset + PAGE_SIZE if state.offset + PAGE_SIZE < total else None
         ids = [int(cols.ids[r]) for r in page_rows]
         posts = self.index.posts(ids)
         results = [posts[i] for i in ids if i in posts]
-        next_offset = state.offset + PAGE_SIZE if state.offset + PAGE_SIZE < total else None
         return self._page(
             state,
             total=total,
@@ -232,26 +231,6 @@ class Views:
             next_offset=next_offset,
             message=("" if results or not state.q else f"No post contains {state.q!r} with these filters."),
         )
-
-    def _verified_page(
-        self, cols: Any, selected: IntArray, text_filter: TextFilter, offset: int, approximate: bool
-    ) -> IntArray:
-        if not approximate:
-            rows: IntArray = selected[offset : offset + PAGE_SIZE]
-            return rows
-        # candidates are a superset: re-check in order until the page is full
-        kept: list[int] = []
-        seen = 0
-        step = PAGE_SIZE * 4
-        start = 0
-        while start < len(selected) and len(kept) < PAGE_SIZE:
-            chunk = selected[start : start + step]
-            for row in self.index.verify(cols, chunk, text_filter):
-                if seen >= offset:
-                    kept.append(int(row))
-                seen += 1
-            start += step
-        return np.asarray(kept[:PAGE_SIZE], dtype=np.int64)
 
     async def _semantic(self, state: PageState) -> dict[str, Any]:
         f = state.filters
@@ -442,5 +421,6 @@ class Views:
         return stats
 
     def warm(self) -> None:
-        """Build the facet columns now (about a second per 500,000 posts)."""
-        self.index.columns()
+        """Build the facet columns now (about a second per 500,000 posts), then the text
+        search's tails (two characters a post, read from every post's text)."""
+        self.text.tails(self.index.columns(), wait=True)

@@ -1,0 +1,159 @@
+"""The web app's text search (mcpkit.archive.web.text_index) against a plain scan of the texts.
+
+Real SQLite archives written through the store, as an import writes them (FTS5 trigram index
+included). The thresholds that choose between the index and the walk-and-sample path are made
+small here, so archives of a few dozen posts take every path: the shown posts must be exactly
+those a scan finds, in the same order, whatever the path; counts are exact whenever the page
+does not say "about".
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mcpkit.archive.posts import AUTHORED_KINDS, Post
+from mcpkit.archive.query import TextFilter, parse_terms
+from mcpkit.archive.store import Store
+from mcpkit.archive.web import text_index
+from mcpkit.archive.web.queries import Columns, FacetIndex, Filters
+from mcpkit.archive.web.text_index import TextSearch
+
+# letters whose folding is not one character for one (İ), depends on context (Σ), or is CJK
+ALPHABET = "abAB猫東京ねこ İΣσς-"
+
+
+@contextmanager
+def archive(
+    texts: list[str], kinds: list[str] | None = None
+) -> Iterator[tuple[Store, FacetIndex, TextSearch]]:
+    with tempfile.TemporaryDirectory() as root:
+        store = Store(Path(root) / "a.db")
+        try:
+            posts = [
+                Post(
+                    post_id=100 + i,
+                    user="alice",
+                    timestamp=f"2023-{1 + i % 12:02d}-{1 + i % 28:02d} 10:{i % 60:02d}:00",
+                    url=f"https://x.com/alice/status/{100 + i}",
+                    content=text,
+                    log_type=1,
+                    platform="x",
+                    kind=(kinds or ["post"] * len(texts))[i],
+                    source_id=str(100 + i),
+                    account="@alice",
+                )
+                for i, text in enumerate(texts)
+            ]
+            with store.transaction() as conn:
+                store.upsert_posts(conn, posts, account="@alice")
+            index = FacetIndex(store)
+            search = TextSearch(store, index)
+            search.tails(index.columns(), wait=True)
+            yield store, index, search
+        finally:
+            store.close()
+
+
+def scan(cols: Columns, texts: list[str], text_filter: TextFilter, filters: Filters) -> list[int]:
+    """Rows a plain scan finds, newest first."""
+    kinds = set(filters.kinds)
+    by_id = {100 + i: text for i, text in enumerate(texts)}
+    return [
+        int(row) for row in cols.order if text_filter.matches(by_id[int(cols.ids[row])]) and ("post" in kinds)
+    ]
+
+
+def every_page(
+    search: TextSearch, cols: Columns, filters: Filters, text_filter: TextFilter, size: int
+) -> tuple[list[int], text_index.TextPage]:
+    rows: list[int] = []
+    offset = 0
+    first = search.page(cols, filters, text_filter, 0, size)
+    while True:
+        page = search.page(cols, filters, text_filter, offset, size)
+        rows.extend(int(r) for r in page.rows)
+        if not page.more:
+            return rows, first
+        offset += size
+
+
+@pytest.fixture
+def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Index lookups of more than 4 ids count as common; samples of 5 posts; 3 re-checked."""
+    monkeypatch.setattr(text_index, "CHEAP", 4)
+    monkeypatch.setattr(text_index, "SAMPLE", 5)
+    monkeypatch.setattr(text_index, "VERIFY_LIMIT", 3)
+
+
+texts_strategy = st.lists(st.text(alphabet=ALPHABET, max_size=8), min_size=1, max_size=30)
+query_strategy = st.lists(
+    st.tuples(st.booleans(), st.text(alphabet=ALPHABET.replace(" ", ""), min_size=1, max_size=4)),
+    min_size=1,
+    max_size=3,
+)
+
+
+@pytest.mark.parametrize("thresholds", ["default", "small"])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(texts=texts_strategy, terms=query_strategy)
+def test_pages_are_exactly_the_scans_matches(
+    monkeypatch: pytest.MonkeyPatch, thresholds: str, texts: list[str], terms: list[tuple[bool, str]]
+) -> None:
+    if thresholds == "small":
+        monkeypatch.setattr(text_index, "CHEAP", 4)
+        monkeypatch.setattr(text_index, "SAMPLE", 5)
+        monkeypatch.setattr(text_index, "VERIFY_LIMIT", 3)
+    text_filter = TextFilter(
+        tuple(t for excluded, t in terms if not excluded), tuple(t for excluded, t in terms if excluded)
+    )
+    with archive(texts) as (_, index, search):
+        cols = index.columns()
+        filters = Filters()
+        expected = scan(cols, texts, text_filter, filters)
+        shown, first = every_page(search, cols, filters, text_filter, size=4)
+        assert shown == expected
+        if not first.approximate:
+            assert first.total == len(expected)
+            assert sum(v["count"] for v in first.facets["kind"] if v["value"] == "post") == len(expected)
+
+
+def test_short_terms_found_at_the_end_and_in_short_posts() -> None:
+    """A term of one or two characters has no trigram of its own: the index finds it inside
+    longer trigrams, and the last two characters of each post cover the rest (exact counts)."""
+    texts = ["猫", "東京", "京", "ab東京", "東京ab", "x東京y", "猫ねこ", "İ", "nothing here"]
+    with archive(texts) as (_, index, search):
+        cols = index.columns()
+        for query, wanted in (("東京", 4), ("猫", 2), ("京", 5), ("i", 2), ("ab", 2)):
+            page = search.page(cols, Filters(), parse_terms(query), 0, 30)
+            assert not page.approximate, query
+            assert page.total == len(page.rows) == wanted, query
+
+
+def test_common_queries_are_walked_and_their_counts_estimated(small_thresholds: None) -> None:
+    """Past the index's budget the page is found by checking posts newest first, and the
+    counts come from a sample: said to be approximate, the posts shown still exact."""
+    texts = [f"coffee {i}" if i % 2 else f"tea {i}" for i in range(40)]
+    kinds = ["like" if i % 10 == 0 else "post" for i in range(40)]
+    with archive(texts, kinds) as (_, index, search):
+        cols = index.columns()
+        page = search.page(cols, Filters(), parse_terms("coffee"), 0, 5)
+        assert page.approximate and page.more and len(page.rows) == 5
+        contents = index.posts([int(cols.ids[r]) for r in page.rows])
+        assert all("coffee" in post["content"] for post in contents.values())
+        assert page.total > 0 and {v["value"] for v in page.facets["kind"]} <= set(AUTHORED_KINDS) | {"like"}
+
+
+def test_a_set_no_larger_than_the_sample_is_counted_exactly(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(text_index, "CHEAP", 4)  # "coffee" is common for the index...
+    texts = [f"coffee {i}" if i % 2 else f"tea {i}" for i in range(40)]
+    with archive(texts) as (_, index, search):
+        cols = index.columns()
+        page = search.page(cols, Filters(), parse_terms("coffee"), 0, 5)
+        assert not page.approximate and page.total == 20  # ...but 40 posts fit the sample
