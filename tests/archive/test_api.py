@@ -84,7 +84,7 @@ def test_method_table() -> None:
             "search_similar",
             {"query": "x", "mode": "best"},
             -32602,
-            "mode must be one of content, reasoning, summary, average, maximum, minimum, got 'best'",
+            "mode must be one of content, reasoning, summary, average, maximum, minimum, hybrid, got 'best'",
         ),
         (
             "search_similar",

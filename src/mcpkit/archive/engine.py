@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from mcpkit.archive import ranking as hybrid
 from mcpkit.archive import safetensors_io, scan_index, threads
 from mcpkit.archive.embedders import DEFAULT_MODEL, Embedder, EmbedEndpoint, create_embedder
 from mcpkit.archive.errors import ModelMismatchError, SpaceMissingError
@@ -406,6 +407,8 @@ class Engine:
         wanted = offset + settings.top_k
         if parsed.text_only:
             found = self._text_only(parsed, settings, text_source(mode), wanted, post_filter)
+        elif mode == hybrid.HYBRID:
+            found = self._hybrid(parsed, settings, wanted, post_filter)
         else:
             ranking = self._ranking(
                 parsed.vector_text,
@@ -454,6 +457,35 @@ class Engine:
             done = len(order)
             k *= 4
 
+    def _hybrid(
+        self, parsed: ParsedQuery, settings: SearchSettings, wanted: int, post_filter: PostFilter | None
+    ) -> list[dict[str, Any]]:
+        """mcpkit's ``hybrid`` mode (:mod:`mcpkit.archive.ranking`): the hub-corrected vector
+        ranking and the trigram text ranking of the same filtered content rows, fused; each
+        result also carries its similarity, its text coverage and whether it is a real match."""
+        space = self.require_space("content")
+        mask = self._filter_mask(settings.user_filter, settings.date_filter, post_filter)("content", space)
+        query = space.check_query(self._query_vector(space, parsed.vector_text))
+        pool = max(wanted * 4, hybrid.POOL)
+        cosine = _Ranking(space, query, mask, self.scans.usable("content", space))
+        rows, scores = cosine.rank(pool * hybrid.OVERFETCH)
+        texts = self.store.posts_by_ids([int(i) for i in space.ids[rows]], enrich=False)
+        short = hybrid.brevity(texts[int(i)]["content"] if int(i) in texts else "" for i in space.ids[rows])
+        hubs = hybrid.hubness(space.directory, space.matrix)
+        vector_rows = hybrid.hub_rerank(rows, scores, hubs, short, pool)
+        hits = hybrid.text_hits(self.store.reader, "fts_content", parsed.vector_text, len(space))
+        rows = space.rows_of(hits.post_ids[hits.coverage >= hybrid.TEXT_GATE])
+        rows = rows[rows >= 0]
+        text_rows = (rows if mask is None else rows[mask[rows]])[:pool]
+        fused = hybrid.fuse(len(space), vector_rows, text_rows)
+        found = self._walk(_Ranking(space, scores=fused), wanted, parsed.text_filter, "content")
+        found_rows = space.rows_of([r["post"]["post_id"] for r in found])
+        cosines = space.read_rows(found_rows) @ query
+        similarities = hybrid.hub_adjusted(cosines, [r["post"]["content"] for r in found])
+        coverage = hits.coverage_for([r["post"]["post_id"] for r in found])
+        hybrid.annotate(found, similarities, coverage, hybrid.calibration_for(space.model))
+        return found
+
     def _text_only(
         self,
         parsed: ParsedQuery,
@@ -495,6 +527,8 @@ class Engine:
         parsed = parse_query(query)
         if parsed.text_only:
             raise ValidationError("Vector query is empty: vector_search requires a vector query part")
+        if mode == hybrid.HYBRID:
+            raise ValidationError("mode hybrid ranks text and meaning together: use search_similar for it")
         text_filter = parsed.text_filter
         source = text_source(mode)
 

@@ -15,7 +15,8 @@ from typing import Any
 
 from mcpkit.errors import ValidationError
 
-MODES = ("content", "reasoning", "summary", "average", "maximum", "minimum")
+UPSTREAM_MODES = ("content", "reasoning", "summary", "average", "maximum", "minimum")
+MODES = (*UPSTREAM_MODES, "hybrid")  # hybrid: mcpkit's text + meaning fusion (archive/ranking.py)
 SPACES = ("content", "reasoning", "summary")
 TOP_K_MAX = 100
 LIMIT_MAX = 1000

@@ -1,0 +1,377 @@
+"""Hybrid ranking: keyword and meaning in one list, hub damping, and "no good match".
+
+Three pieces, each measured on the evaluation set in ``tests/search_quality/`` by ``bench/quality.py``
+(the figures and the choices they led to are in docs/archive-data.md):
+
+* **Text ranking of a free-form query.** The FTS5 tables are trigram indexes with
+  ``detail=none`` (rowids only), where ``bm25()`` returns 0 for every row, and a
+  natural-language query has no operators: Japanese has no spaces, and an AND of every term
+  finds nothing as soon as one word differs. So the query is cut into the trigrams of its
+  words, each trigram's doclist is read from the index, and a post scores the share of the
+  query's IDF mass it contains (:func:`text_hits`): BM25 with binary term frequency, which is
+  what a tweet-length text has anyway. A trigram matches inflections and compounds
+  ("walking"/"walk", "天気予報"/"天気") that whole-word matching misses.
+* **Fusion.** Reciprocal rank fusion (:func:`fuse`) of the vector ranking and the text
+  ranking, where a text hit counts only when it covers at least :data:`TEXT_GATE` of the
+  query: ungated, a cross-lingual query's stray trigram hits ("ing", "です") pushed the right
+  posts down (measured against plain RRF and a convex combination of scores).
+* **Hubs.** Short and boilerplate posts ("ツイートのテスト", "おはよう") are near everything, so
+  they come first for queries nothing answers. The vector side ranks by CSLS (Conneau et al.,
+  2018): ``cos(q, d) - γ·r_d``, where ``r_d``, the post's mean cosine with its nearest posts,
+  is measured once per post (:func:`hubness`), and a length prior (:func:`brevity`) takes up
+  to 0.1 from posts under 16 characters, which CSLS alone did not move from the top of
+  unanswerable queries (16 no-answer queries: a hub first for 3 with cosine, 3 with CSLS,
+  1 with both; MRR@10 rose too). Centering on the mean vector (Suzuki et al.,
+  2013), tried first, made hubs worse here: the mean is the centre of the everyday posts,
+  and the short posts are far from it.
+* **"No good match".** A hit is a real match when its similarity (the cosine less the length
+  prior above: a two-word post is no answer) or its text coverage
+  reaches the thresholds fitted for the space's model on the evaluation set
+  (:class:`Calibration`, stored in ``data/calibration.json`` by model name and refitted with
+  ``python bench/quality.py --fit``). A model without a calibration answers ``match: null``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sqlite3
+import threading
+from collections.abc import Iterable, MutableMapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from mcpkit.archive.posts import fold, strip_content
+
+__all__ = [
+    "HUB_GAMMA",
+    "HYBRID",
+    "POOL",
+    "RRF_K",
+    "TEXT_GATE",
+    "Calibration",
+    "TextHits",
+    "annotate",
+    "brevity",
+    "calibration_for",
+    "fuse",
+    "hub_adjusted",
+    "hub_rerank",
+    "hubness",
+    "query_trigrams",
+    "text_hits",
+]
+
+HYBRID = "hybrid"
+"""The mode name: mcpkit's own, so upstream's clients never send it."""
+
+RRF_K = 60
+"""RRF's rank constant (Cormack et al., 2009); 60 scored best or equal among 10, 30, 60 here."""
+
+TEXT_GATE = 0.5
+"""Share of a query's trigram IDF mass a post must contain to enter the fusion as a text hit."""
+
+POOL = 100
+"""How many posts each side contributes to the fusion at least (more when more are asked for)."""
+
+MAX_DOC_FRACTION = 0.25
+"""A trigram found in more than this share of the posts is not read (its IDF is nearly 0 and its
+doclist the longest): "the", "ing", "です" cost time and move no ranking. Only a speed measure,
+so never for fewer than ``SKIP_FROM`` posts, where such a trigram may be all a query has."""
+SKIP_FROM = 20_000
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float32]
+
+_WORD_BREAK = re.compile(r"[\s\W_]+")
+
+
+def query_trigrams(text: str) -> list[str]:
+    """Distinct trigrams of the folded words of ``text``, in order of first appearance.
+
+    Words are split at spaces and punctuation, so no trigram spans two words (a trigram with a
+    space would favour posts spaced like the query). Words shorter than three characters have
+    no trigram: the index cannot find them, and the vector side still ranks such queries.
+    """
+    grams: dict[str, None] = {}
+    for word in _WORD_BREAK.split(fold(text)):
+        for i in range(len(word) - 2):
+            grams[word[i : i + 3]] = None
+    return list(grams)
+
+
+@dataclass(frozen=True, slots=True)
+class TextHits:
+    """Posts holding some of a query's trigrams, best first, and the share of the query's IDF
+    mass each holds (``coverage``, 1.0 when every trigram of the query occurs in the post)."""
+
+    post_ids: IntArray
+    coverage: FloatArray
+
+    def coverage_for(self, post_ids: Sequence[int]) -> list[float]:
+        """The coverage of each of ``post_ids`` (0.0 for a post holding no trigram of the query)."""
+        if not len(self.post_ids):
+            return [0.0] * len(post_ids)
+        order = np.argsort(self.post_ids)
+        keys = self.post_ids[order]
+        wanted = np.asarray(post_ids, dtype=np.int64)
+        pos = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+        found = keys[pos] == wanted
+        return np.where(found, self.coverage[order][pos], 0.0).astype(float).tolist()  # type: ignore[no-any-return]
+
+
+def _idf(df: int, total: int) -> float:
+    """BM25's inverse document frequency (never negative)."""
+    return math.log(1.0 + (total - df + 0.5) / (df + 0.5))
+
+
+def text_hits(conn: sqlite3.Connection, table: str, query: str, total_posts: int) -> TextHits:
+    """Score every post of the FTS5 ``table`` that holds a trigram of ``query``.
+
+    One doclist read per trigram (the index's own posting list); scores are summed with numpy.
+    """
+    grams = query_trigrams(query)
+    empty = TextHits(np.zeros(0, np.int64), np.zeros(0, np.float32))
+    if not grams or total_posts <= 0:
+        return empty
+    lists: list[IntArray] = []
+    weights: list[float] = []
+    mass = 0.0
+    limit = max(SKIP_FROM, int(total_posts * MAX_DOC_FRACTION))
+    for gram in grams:
+        phrase = '"' + gram.replace('"', '""') + '"'
+        rows = conn.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?", (phrase, limit + 1))
+        ids = np.fromiter((row[0] for row in rows), dtype=np.int64)
+        if len(ids) > limit:
+            continue
+        weight = _idf(len(ids), total_posts)
+        mass += weight
+        if len(ids):
+            lists.append(ids)
+            weights.append(weight)
+    if not lists or mass <= 0:
+        return empty
+    every = np.concatenate(lists)
+    per_id = np.repeat(np.asarray(weights, dtype=np.float64), [len(ids) for ids in lists])
+    unique, inverse = np.unique(every, return_inverse=True)
+    coverage = (np.bincount(inverse, weights=per_id) / mass).astype(np.float32)
+    order = np.lexsort((-unique, -coverage))  # best coverage first, then the newer id
+    return TextHits(unique[order], coverage[order])
+
+
+def fuse(
+    size: int,
+    vector_rows: IntArray,
+    text_rows: IntArray,
+    *,
+    k: int = RRF_K,
+) -> FloatArray:
+    """Reciprocal rank fusion of two rankings of rows ``0..size-1``, best first each.
+
+    Returns a score per row (``-inf`` for rows neither ranking holds) scaled so that a row
+    first in both rankings scores 1.0: ``(1/(k+r_v) + 1/(k+r_t)) / (2/(k+1))``.
+    """
+    scores = np.zeros(size, dtype=np.float64)
+    present = np.zeros(size, dtype=bool)
+    for rows in (vector_rows, text_rows):
+        rows = np.asarray(rows, dtype=np.int64)
+        scores[rows] += 1.0 / (k + 1.0 + np.arange(len(rows)))
+        present[rows] = True
+    scores *= (k + 1.0) / 2.0
+    result: FloatArray = np.where(present, scores, -np.inf).astype(np.float32)
+    return result
+
+
+# -- hubs ---------------------------------------------------------------------------------------
+
+HUB_GAMMA = 0.25
+"""Weight of a post's hubness in its vector score (CSLS uses 0.5 of ``2·cos``; 0.25 and 0.5 measured)."""
+
+HUB_NEIGHBOURS = 10
+HUB_REFERENCES = 1024
+"""Posts each post is compared with to measure its hubness: every post up to this many, then a
+fixed, evenly spread sample of them (a million posts cost about 10^12 flops once, not 10^15)."""
+
+SHORT_POST = 16
+BREVITY = 0.1
+"""The length prior: a post shorter than ``SHORT_POST`` characters loses up to ``BREVITY`` of
+cosine. A two-word post says too little to be the best answer to a question; its vector is
+mostly the model's prior, which is what makes it near every query."""
+
+OVERFETCH = 4
+"""The vector side ranks ``OVERFETCH x pool`` posts by cosine (any index), then re-ranks them
+with the hub penalty (at most ``HUB_GAMMA``, so a post further down rarely climbs past them)."""
+
+
+@dataclass(slots=True)
+class _Hubness:
+    count: int
+    references: IntArray
+    values: FloatArray
+
+
+_hubness: dict[str, _Hubness] = {}
+_hubness_lock = threading.Lock()
+_HUB_CHUNK = 4096
+
+
+def _neighbour_means(matrix: npt.NDArray[np.float32], rows: range, references: IntArray) -> FloatArray:
+    """Mean cosine of each of ``rows`` with its :data:`HUB_NEIGHBOURS` nearest references
+    (a post is never its own neighbour)."""
+    ref = np.asarray(matrix[references], dtype=np.float32)
+    out = np.empty(len(rows), dtype=np.float32)
+    neighbours = min(HUB_NEIGHBOURS, max(len(references) - 1, 1))
+    for start in range(rows.start, rows.stop, _HUB_CHUNK):
+        stop = min(rows.stop, start + _HUB_CHUNK)
+        sims = np.asarray(matrix[start:stop], dtype=np.float32) @ ref.T
+        own = np.flatnonzero((references >= start) & (references < stop))
+        sims[references[own] - start, own] = -np.inf
+        if sims.shape[1] <= neighbours:
+            best = np.where(np.isfinite(sims), sims, 0.0)
+        else:
+            best = np.partition(sims, -neighbours, axis=1)[:, -neighbours:]
+        out[start - rows.start : stop - rows.start] = best.mean(axis=1)
+    return out
+
+
+def hubness(directory: Path, matrix: npt.NDArray[np.float32]) -> FloatArray:
+    """Per row of a space: how near the post is to posts in general (CSLS's ``r_d``: the mean
+    cosine with its nearest reference posts). Boilerplate and very short posts score high.
+
+    Kept per space and process; appended rows are measured against the same references, so
+    the cost after the first call is the new rows only (spaces only grow).
+    """
+    key = str(directory)
+    count = len(matrix)
+    with _hubness_lock:
+        known = _hubness.get(key)
+        if known is not None and known.count == count:
+            return known.values
+        stable = known is not None and len(known.references) >= HUB_REFERENCES and known.count < count
+        if stable and known is not None:
+            extra = _neighbour_means(matrix, range(known.count, count), known.references)
+            known = _Hubness(count, known.references, np.concatenate([known.values, extra]))
+        else:
+            references = np.unique(np.linspace(0, count - 1, min(count, HUB_REFERENCES)).astype(np.int64))
+            known = _Hubness(count, references, _neighbour_means(matrix, range(count), references))
+        _hubness[key] = known
+        return known.values
+
+
+def brevity(texts: Iterable[str]) -> FloatArray:
+    """Per text: how far it falls short of :data:`SHORT_POST` characters once URLs and mentions
+    are stripped (0 for a text at least that long, 1 for an empty one)."""
+    lengths = np.fromiter((len(strip_content(text)) for text in texts), dtype=np.float32)
+    short: FloatArray = np.clip(1.0 - lengths / SHORT_POST, 0.0, 1.0).astype(np.float32)
+    return short
+
+
+def hub_adjusted(cosines: FloatArray, texts: Sequence[str]) -> list[float]:
+    """The cosine less the length prior: what a hybrid answer reports as ``similarity`` and the
+    calibration thresholds. (Less the CSLS term too, the fitted threshold told relevant from
+    irrelevant best hits worse: leave-one-out accuracy 0.76 against 0.90, since that term
+    also lowers every post of a dense neighbourhood.)"""
+    adjusted = np.asarray(cosines, dtype=np.float32) - np.float32(BREVITY) * brevity(texts)
+    return [float(value) for value in adjusted]
+
+
+def hub_rerank(
+    rows: IntArray, scores: FloatArray, hubs: FloatArray, short: FloatArray, pool: int
+) -> IntArray:
+    """The best ``pool`` of ``rows`` by ``score - HUB_GAMMA·hubness - BREVITY·brevity``
+    (``hubs`` per row of the space, ``short`` per entry of ``rows``; ties: the earlier row)."""
+    adjusted = (
+        np.asarray(scores, dtype=np.float32)
+        - np.float32(HUB_GAMMA) * hubs[rows]
+        - np.float32(BREVITY) * np.asarray(short, dtype=np.float32)
+    )
+    order = np.argsort(-adjusted, kind="stable")[:pool]
+    picked: IntArray = np.asarray(rows, dtype=np.int64)[order]
+    return picked
+
+
+# -- "no good match" ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """Thresholds fitted for one embedding model on the evaluation set.
+
+    A hit is a real match when ``similarity`` (its cosine with the query less the length prior) reaches
+    ``similarity`` or its text coverage reaches ``coverage``.
+    """
+
+    model: str
+    similarity: float
+    coverage: float
+    fitted_on: str = ""
+    accuracy: float | None = None  # leave-one-out accuracy on answerable vs unanswerable queries
+
+    def is_match(self, similarity: float | None, coverage: float | None) -> bool:
+        return (similarity is not None and similarity >= self.similarity) or (
+            coverage is not None and coverage >= self.coverage
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "similarity": self.similarity,
+            "coverage": self.coverage,
+            "fitted_on": self.fitted_on,
+            "accuracy": self.accuracy,
+        }
+
+
+CALIBRATION_FILE = "calibration.json"
+
+
+def calibration_path() -> Path:
+    return Path(str(resources.files("mcpkit.archive") / "data" / CALIBRATION_FILE))
+
+
+@cache
+def _calibrations() -> dict[str, Calibration]:
+    try:
+        raw = json.loads(calibration_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    out: dict[str, Calibration] = {}
+    for model, entry in (raw.get("models") or {}).items():
+        try:
+            out[model] = Calibration(
+                model,
+                float(entry["similarity"]),
+                float(entry["coverage"]),
+                str(entry.get("fitted_on", "")),
+                None if entry.get("accuracy") is None else float(entry["accuracy"]),
+            )
+        except (KeyError, TypeError, ValueError):
+            continue
+    return out
+
+
+def calibration_for(model: str) -> Calibration | None:
+    """The thresholds measured for ``model``; None when this project has not measured it."""
+    return _calibrations().get(model)
+
+
+def annotate(
+    results: Sequence[MutableMapping[str, Any]],
+    similarities: Iterable[float],
+    coverage: Iterable[float],
+    calibration: Calibration | None,
+) -> None:
+    """Add ``similarity``, ``text_match`` and ``match`` to each hybrid result in place.
+
+    ``match`` is None when the model has no calibration: nothing measured, nothing claimed.
+    """
+    for result, similarity, share in zip(results, similarities, coverage, strict=True):
+        result["similarity"] = round(float(similarity), 6)
+        result["text_match"] = round(float(share), 6)
+        result["match"] = None if calibration is None else calibration.is_match(similarity, share)

@@ -1,0 +1,1 @@
+"""The archive's search-quality evaluation set: a corpus the project builds and judged queries."""
