@@ -15,7 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from mcpkit.archive.posts import Media, Post
+from mcpkit.archive.store import is_cut, merge_posts, normalized
 from tests.archive.helpers import write_csv
 from tests.archive_faces.conftest import cli
 from tests.export_fixtures import mastodon
@@ -204,3 +208,102 @@ def test_an_x_archive_a_twilog_csv_and_a_mastodon_archive_give_one_search_with_n
     assert len(ids) == len(set(ids)) == 5 + 2  # five tweets, two toots; likes and bookmarks only when asked
     assert {p["platform"] for p in found} == {"x", "mastodon"}
     assert {p["account"] for p in found} == {"@alice", mastodon.ACCOUNT}
+
+
+# -- the merge rule itself ----------------------------------------------------------------------
+
+TEXTS = st.sampled_from(["", "short", "short…", "short text in full", "another text", "another…"])
+FIELD = st.sampled_from(["", "a", "b"])
+MEDIA = st.lists(
+    st.builds(
+        Media,
+        st.sampled_from(["image", "video"]),
+        st.sampled_from(["", "p1", "p2"]),
+        st.sampled_from(["", "u1", "u2"]),
+        st.sampled_from(["", "alt"]),
+    ),
+    max_size=2,
+).map(tuple)
+
+
+@st.composite
+def versions(draw: st.DrawFn, twilog: bool) -> Post:
+    """One post (id 7) as a Twilog row or as an export's record gives it."""
+    content = draw(TEXTS)
+    if twilog:
+        return normalized(Post(7, draw(FIELD), draw(FIELD), draw(FIELD), content, draw(st.integers(1, 3))))
+    kind = draw(st.sampled_from(["post", "reply", "repost", "like", "bookmark"]))
+    return normalized(
+        Post(
+            7,
+            draw(FIELD),
+            draw(FIELD),
+            draw(FIELD),
+            content,
+            1,
+            kind=kind,
+            source_id="7",
+            account=draw(FIELD),
+            reply_to=draw(FIELD),
+            lang=draw(FIELD),
+            media=draw(MEDIA),
+        )
+    )
+
+
+@settings(max_examples=300)
+@given(a=st.booleans().flatmap(versions), b=st.booleans().flatmap(versions))
+def test_importing_either_version_again_changes_nothing(a: Post, b: Post) -> None:
+    """A re-import is 'unchanged': the merged post already holds everything either version had."""
+    merged = merge_posts(a, b)
+    assert merge_posts(merged, a) == merged
+    assert merge_posts(merged, b) == merged
+
+
+@settings(max_examples=300)
+@given(twilog=versions(True), export=versions(False))
+def test_a_twilog_row_and_an_export_merge_alike_in_either_order(twilog: Post, export: Post) -> None:
+    assert merge_posts(twilog, export) == merge_posts(export, twilog)
+
+
+@settings(max_examples=200)
+@given(a=versions(False), b=versions(False))
+def test_the_merged_post_keeps_every_value_either_had(a: Post, b: Post) -> None:
+    merged = merge_posts(a, b)
+    for name in ("user", "timestamp", "url", "account", "reply_to", "lang"):
+        assert getattr(merged, name) in {getattr(a, name), getattr(b, name)}
+        assert getattr(merged, name) or not (getattr(a, name) or getattr(b, name))
+    assert len(merged.content) >= max(len(a.content), len(b.content)) or not is_cut(
+        min(a.content, b.content, key=len), max(a.content, b.content, key=len)
+    )
+    for item in (*a.media, *b.media):  # every picture of either is there, by its URL or its path
+        assert any(
+            m == item or (item.url and m.url == item.url) or (item.path and m.path == item.path)
+            for m in merged.media
+        ), item
+
+
+def test_the_twilog_importer_on_its_own_merges_as_the_command_does(
+    tmp_path: Path, exports: dict[str, Path]
+) -> None:
+    """import_csv (the Twilog CSV alone, as import-twilog-search uses it) meets the X archive's
+    posts by the same rules as the command, and counts them the same."""
+    from mcpkit.archive.importers import import_csv
+    from mcpkit.archive.store import Store
+
+    by_command, alone = tmp_path / "command.db", tmp_path / "alone.db"
+    _import(by_command, exports["newer"])
+    counted = _import(by_command, exports["twilog"])["exports"][0]
+    _import(alone, exports["newer"])
+    store = Store(alone)
+    try:
+        summary = import_csv(exports["twilog"], store)
+    finally:
+        store.close()
+    assert (summary.new, summary.updated, summary.unchanged) == _counts(counted)
+
+    def without_account(dump: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        return [row[:10] + row[11:] for row in dump]  # a CSV alone does not name its account
+
+    assert without_account(_dump(alone)[0]) == without_account(_dump(by_command)[0])
+    assert _dump(alone)[1] == _dump(by_command)[1]

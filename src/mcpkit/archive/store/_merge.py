@@ -116,13 +116,14 @@ def _merge_text(first: str, second: str) -> str:
 
 def merge_media(first: tuple[Media, ...], second: tuple[Media, ...]) -> tuple[Media, ...]:
     """Both lists, ``first``'s order first; an item of ``second`` that is one of ``first``'s
-    (same URL, or same path) fills that item's empty fields instead of being added."""
+    (same URL, or same path, or the very same item when it has neither) fills that item's
+    empty fields instead of being added, so merging again adds nothing."""
     if not second or first == second:
         return first or second
     merged = list(first)
     for item in second:
         for index, have in enumerate(merged):
-            if (item.url and item.url == have.url) or (item.path and item.path == have.path):
+            if item == have or (item.url and item.url == have.url) or (item.path and item.path == have.path):
                 merged[index] = Media(
                     type=have.type or item.type,
                     path=have.path or item.path,
