@@ -110,6 +110,33 @@ def test_a_twilog_csv_is_recognised_plain_gzipped_zipped_and_renamed(tmp_path: P
         assert detect(tmp_path / name).name == "twilog-csv", name
 
 
+def test_every_export_is_recognised_by_its_content_whatever_its_name(tmp_path: Path) -> None:
+    """The format fixtures' exports, zipped, packed or unpacked, and renamed to mislead."""
+    from tests.export_fixtures import bluesky, mastodon
+    from tests.export_fixtures.x_archive import trap_records, write_x_archive
+
+    tweets, likes = trap_records()
+    made = {
+        "x-archive": [
+            write_x_archive(tmp_path / "twitter.zip", tweets, likes),
+            write_x_archive(tmp_path / "twitter-folder", tweets, likes, zipped=False),
+            write_x_archive(tmp_path / "renamed.tar.gz", tweets, likes),
+        ],
+        "mastodon": [
+            mastodon.write_archive(tmp_path / "archive.tar.gz", mastodon.sample_archive()[0]),
+            mastodon.write_archive(tmp_path / "mastodon-folder", mastodon.sample_archive()[0], "dir"),
+            mastodon.write_archive(tmp_path / "renamed.csv", mastodon.sample_archive()[0]),
+        ],
+        "bluesky-car": [
+            bluesky.write_car(tmp_path / "repo.car", bluesky.sample_repository()[0]),
+            bluesky.write_car(tmp_path / "renamed.zip", bluesky.sample_repository()[0]),
+        ],
+    }
+    for name, paths in made.items():
+        for path in paths:
+            assert detect(path).name == name, path
+
+
 @pytest.mark.parametrize(
     ("name", "data", "found"),
     [
