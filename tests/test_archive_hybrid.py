@@ -126,3 +126,25 @@ async def test_vector_search_refuses_hybrid_in_one_line(archive: tuple[ArchiveAP
     with pytest.raises(JsonRpcError) as caught:
         await api.call("vector_search", {"query": "x", "mode": "hybrid"})
     assert caught.value.code == -32602 and "\n" not in caught.value.message
+
+
+def test_text_faces_say_no_good_match_only_for_answers_that_say_so() -> None:
+    from mcpkit.archive import texts
+
+    post = {"post_id": 1, "user": "a", "timestamp": "2024-01-01 00:00:00", "url": "u", "content": "草"}
+    weak = [{"rank": 1, "score": 1.0, "post": post, "similarity": 0.21, "text_match": 0.0, "match": False}]
+    shown = texts.format_search_results("q", weak)
+    assert shown.splitlines()[1] == "⚠️ 良い一致なし: 最も近い投稿も弱い一致です (類似度 0.21)"
+    upstream = texts.format_search_results("q", [{"rank": 1, "score": 0.21, "post": post}])
+    assert "良い一致なし" not in upstream and upstream.splitlines()[1] == ""
+
+
+def test_cli_searches_in_hybrid_mode(archive: tuple[ArchiveAPI, Corpus]) -> None:
+    from tests.archive_faces.conftest import cli
+
+    api, _ = archive
+    db = str(api.engine.store.path)
+    done = cli("search", "量子コンピュータの仕組み", "--mode", "hybrid", "--db", db)
+    assert done.returncode == 0 and "⚠️ 良い一致なし" in done.stdout.splitlines()[1]
+    done = cli("search", "ルヴァン種", "--mode", "hybrid", "--db", db, "--json")
+    assert done.returncode == 0 and '"match": true' in done.stdout

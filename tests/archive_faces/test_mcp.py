@@ -77,6 +77,7 @@ def test_descriptions_pass_the_strict_profile() -> None:
         "average",
         "maximum",
         "minimum",
+        "hybrid",
     ]
     assert schema["properties"]["user_filter"]["type"] == "object"
 

@@ -768,7 +768,7 @@ def search_cmd(
     query: Annotated[str, typer.Argument(help="What to look for; V|T adds a word filter T.")],
     top_k: Annotated[int, typer.Option("--top-k", "-k", help="How many results, 1..100.")] = 10,
     mode: Annotated[
-        str, typer.Option("--mode", help="content reasoning summary average maximum minimum")
+        str, typer.Option("--mode", help="content reasoning summary average maximum minimum hybrid")
     ] = "content",
     weights: Annotated[str | None, typer.Option("--weights", help="Weights like .7,.2,.1")] = None,
     user: Annotated[list[str] | None, typer.Option("--user", help="Only this user (repeatable).")] = None,

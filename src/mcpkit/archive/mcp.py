@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 SERVER_NAME = "mcpkit-archive"
 UPSTREAM_DEFAULT_URL = "ws://localhost:8765"
-MODES = ["content", "reasoning", "summary", "average", "maximum", "minimum"]
+MODES = ["content", "reasoning", "summary", "average", "maximum", "minimum", "hybrid"]
 SOURCES = ["content", "reasoning", "summary"]
 
 # Upstream's messages, word for word.
@@ -128,7 +128,7 @@ class ArchiveTools:
         return text_page(
             texts.search_items(results, offset + 1),
             Window(offset, top_k),
-            header=texts.search_header(query, len(results)),
+            header=texts.search_header(query, len(results)) + texts.match_note(results),
             next_call="search_similar with the same arguments and offset={offset}",
         )
 
@@ -303,7 +303,9 @@ def tool_specs(tools: ArchiveTools) -> list[ToolSpec]:
                     ),
                     "user_filter": _user_filter_schema(),
                     "date_filter": _date_filter_schema(),
-                    "mode": params.enum("Which vectors to compare.", MODES, default="content"),
+                    "mode": params.enum(
+                        "Which vectors to compare; hybrid also ranks by words.", MODES, default="content"
+                    ),
                     "weights": params.array(
                         params.number(), "For the average mode, weights of content, reasoning and summary."
                     ),

@@ -33,7 +33,7 @@ from mcpkit.jsonrpc import error_fields
 
 FETCH = 100
 VIEWS = ("normal", "list", "detail")
-MODES = ("content", "reasoning", "summary", "average", "maximum", "minimum")
+MODES = ("content", "reasoning", "summary", "average", "maximum", "minimum", "hybrid")
 
 HELP = """\
 Type a query to search by meaning. Use V|T to require words T too, | T for words only.

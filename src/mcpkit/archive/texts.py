@@ -75,7 +75,18 @@ def format_search_results(query: str, results: Sequence[Mapping[str, Any]]) -> s
     """``search_similar``: ``🔍 検索結果: N件 (クエリ: "q")`` then ``i. [0.879] @user (time) url``."""
     if not results:
         return NO_RESULTS
-    return _joined(search_header(query, len(results)), search_items(results))
+    return _joined(search_header(query, len(results)) + match_note(results), search_items(results))
+
+
+def match_note(results: Sequence[Mapping[str, Any]]) -> str:
+    """A line under the header when the best hit of a ``hybrid`` answer is no real match
+    (its ``match`` is false: archive/ranking.py's calibration). Upstream's modes carry no
+    ``match``, so their text stays upstream's."""
+    if not results or results[0].get("match") is not False:
+        return ""
+    similarity = results[0].get("similarity")
+    shown = f"{similarity:.2f}" if isinstance(similarity, (int, float)) else "?"
+    return f"\n⚠️ 良い一致なし: 最も近い投稿も弱い一致です (類似度 {shown})"
 
 
 def text_header(term: str, count: int) -> str:
