@@ -10,11 +10,12 @@ assumptions (which -32001 and -32000 are the SDK's own) are checked on the SDK's
 from __future__ import annotations
 
 import inspect
+import io
 import json
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import httpx2
@@ -221,3 +222,34 @@ def test_results_for_the_plain_versions_have_the_2025_11_25_surface() -> None:
     latest = sdk.call_result_wire(result, "2025-11-25")
     for version in sdk.PLAIN_RESULT_VERSIONS:
         assert list(sdk.call_result_wire(result, version).items()) == list(latest.items()), version
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b"{not json\n",
+        b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"q":"\\ud800"}}\n',
+        b"[" * 1000 + b"]" * 1000 + b"\n",
+        b'{"jsonrpc":"2.0","id":1,"method":"ping","params":[]}\n',
+        b"[1]\n",
+    ],
+)
+async def test_the_sdks_stdio_transport_drops_the_lines_stdio_line_refused_answers(line: bytes) -> None:
+    """Assumption 10: the SDK's stdio reader turns each such line into an exception item (which
+    its dispatcher logs and drops, answering nothing), and passes every other line on."""
+
+    async def lines() -> AsyncIterator[str]:
+        yield line.decode()
+        yield '{"jsonrpc":"2.0","id":2,"method":"ping"}\n'
+
+    assert sdk.stdio_line_refused(line) is not None
+    from mcp.server.stdio import stdio_server
+
+    stdout: Any = anyio.wrap_file(io.StringIO())
+    async with stdio_server(stdin=cast(Any, lines()), stdout=stdout) as (read, write):
+        first = await read.receive()
+        second = await read.receive()
+        await write.aclose()
+    assert isinstance(first, Exception)
+    assert not isinstance(second, Exception) and second.message.id == 2  # type: ignore[union-attr]
+    assert sdk.stdio_line_refused('{"jsonrpc":"2.0","id":2,"method":"ping"}\n') is None

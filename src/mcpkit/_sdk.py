@@ -31,10 +31,15 @@ the same copy.
    errors too; only the message texts tell them apart.
 9. :data:`SDK_JSON_PARSE_PREFIX` and :data:`SDK_SSE_TOO_LARGE`: the texts its HTTP client puts
    on a response it could not parse and on a server-sent event over its size limit.
+10. :func:`stdio_line_refused`: its stdio transport reads each line through
+    ``mcp_types.jsonrpc_message_adapter`` and drops, without an answer, every line that adapter
+    refuses (invalid JSON, a lone surrogate, nesting past its decoder's limit, JSON that is no
+    JSON-RPC message): the client waited out its timeout. mcpkit answers those lines itself.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -140,3 +145,93 @@ def is_sdk_closed(exc: Any) -> bool:
     return getattr(exc, "code", None) == mcp_types.CONNECTION_CLOSED and (
         message == "Connection closed" or message.startswith("SSE stream ")
     )
+
+
+def stdio_line_refused(line: str | bytes) -> tuple[str | int | None, int, str] | None:
+    """``(id, code, message)`` answering a stdio line the SDK would drop, else ``None`` (the
+    SDK handles the line, or it is blank: no request at all).
+
+    -32700 for text its decoder refuses, -32600 for JSON that is no JSON-RPC message (-32602
+    when only its params are not an object, the SDK's code and the WebSocket face's). The id is
+    the request's when Python's more lenient decoder can still read one (a lone surrogate
+    elsewhere in the line, nesting between the two decoders' limits), so the client's pending
+    request ends at once; otherwise null, as JSON-RPC 2.0 asks.
+    """
+    try:
+        mcp_types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except pydantic_core.ValidationError as exc:
+        errors = exc.errors(include_url=False, include_input=False)
+        if isinstance(line, bytes):
+            line = line.decode("utf-8", "replace")
+        if not line.strip(JSON_WHITESPACE):
+            return None  # no request at all
+        if errors and errors[0]["type"] == "json_invalid":
+            detail = _one_line(str(errors[0].get("ctx", {}).get("error", "")) or "not JSON")
+            request_id = _readable_id(line)
+            if "hex escape" in detail and _LONE_SURROGATE.search(line):
+                detail = f"a \\u escape of half a surrogate pair is no character ({detail})"
+            return request_id, mcp_types.PARSE_ERROR, f"Parse error: {detail}"
+        try:
+            data = json.loads(line)
+        except (ValueError, RecursionError):
+            data = None
+        wrong = _what_is_wrong(data)
+        if wrong == _PARAMS_NOT_OBJECT:  # the request is whole but for its params: as the SDK says
+            return _id_of(data), mcp_types.INVALID_PARAMS, f"Invalid params: {wrong}"
+        return _id_of(data), mcp_types.INVALID_REQUEST, f"Invalid Request: {wrong}"
+    return None
+
+
+JSON_WHITESPACE = " \t\r\n"
+"""What JSON counts as blank (``str.strip()`` also strips U+001C..U+001F, which are no JSON)."""
+
+_LONE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())[:200]
+
+
+def _readable_id(line: str) -> str | int | None:
+    try:
+        return _id_of(json.loads(line))
+    except (ValueError, RecursionError):
+        return None
+
+
+def _id_of(data: Any) -> str | int | None:
+    """A JSON-RPC id that can be sent back as the client sent it, else ``None``."""
+    if not isinstance(data, dict):
+        return None
+    value = data.get("id")
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        return None
+    if isinstance(value, str):
+        try:
+            value.encode()
+        except UnicodeEncodeError:
+            return None  # not Unicode: no UTF-8 writer can send it back
+    return value
+
+
+_PARAMS_NOT_OBJECT = "params must be an object"
+
+
+def _what_is_wrong(data: Any) -> str:
+    """The first rule of a JSON-RPC 2.0 message that ``data`` breaks, in words."""
+    if isinstance(data, list):
+        return "a batch (MCP takes one message at a time)"
+    if not isinstance(data, dict):
+        return "expected a JSON object"
+    if data.get("jsonrpc") != "2.0":
+        return 'jsonrpc must be "2.0"'
+    if "id" in data and _id_of(data) is None:
+        return "id must be a string or an integer"
+    if "method" in data:
+        if not isinstance(data["method"], str):
+            return "method must be a string"
+        if not isinstance(data.get("params", {}), dict):
+            return _PARAMS_NOT_OBJECT
+    elif "result" not in data and "error" not in data:
+        return "missing method"
+    return "not a JSON-RPC request, notification or response"

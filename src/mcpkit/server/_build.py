@@ -378,14 +378,25 @@ class McpkitServer:
     async def run_stdio(self) -> None:
         """Serve one client over this process's stdin/stdout until stdin closes."""
         from mcp.server.stdio import stdio_server
+        from mcp.shared.message import SessionMessage
 
-        from mcpkit.server._stdin import claimed_stdin
+        from mcpkit.server._stdin import AnsweredLines, claimed_stdin
 
         with claimed_stdin(self._drain) as lines:
+            source = AnsweredLines(lines) if lines is not None else None
             async with (
-                stdio_server(stdin=cast(Any, lines)) as (read_stream, write_stream),
+                stdio_server(stdin=cast(Any, source)) as (read_stream, write_stream),
                 anyio.create_task_group() as tg,
             ):
+
+                async def answer(request_id: str | int | None, code: int, message: str) -> None:
+                    error = mcp_types.JSONRPCError(
+                        jsonrpc="2.0", id=request_id, error=mcp_types.ErrorData(code=code, message=message)
+                    )
+                    await write_stream.send(SessionMessage(error))
+
+                if source is not None:
+                    source.answer_with(answer)
                 tg.start_soon(self._warm_up)
                 await self.lowlevel.run(
                     read_stream, write_stream, self.lowlevel.create_initialization_options()

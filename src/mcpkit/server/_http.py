@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import hmac
+import json
 import logging
 from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
@@ -20,9 +21,10 @@ from urllib.parse import urlsplit
 
 import anyio
 
+from mcpkit._sdk import stdio_line_refused
 from mcpkit.server._signals import wait_for_stop_signal
 
-__all__ = ["Authorize", "HttpOptions", "HttpRefusal", "guard", "origin_allowed", "serve_http"]
+__all__ = ["Authorize", "HttpOptions", "HttpRefusal", "answered", "guard", "origin_allowed", "serve_http"]
 
 logger = logging.getLogger("mcpkit.server")
 
@@ -122,6 +124,67 @@ def guard(app: App, options: HttpOptions) -> App:
     return guarded
 
 
+def answered(app: App) -> App:
+    """``app`` with the SDK's answer to a JSON body that is no JSON-RPC message corrected.
+
+    The SDK answers such a body (``[1]``, ``{"jsonrpc": "2.0", "id": 1}``) with -32602 and a
+    many-line pydantic dump; JSON-RPC 2.0 says -32600 Invalid Request, and a client shows one
+    line. The request body is kept as it passes (no copy, no second parse) and read again only
+    to word that answer, with the request's id when it has a readable one.
+    """
+
+    async def corrected(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("type") != "http" or scope.get("method") != "POST":
+            await app(scope, receive, send)
+            return
+        body: list[bytes] = []
+        start: MutableMapping[str, Any] | None = None
+
+        async def keep(message_receive: Receive = receive) -> MutableMapping[str, Any]:
+            message = await message_receive()
+            if message.get("type") == "http.request":
+                body.append(message.get("body", b""))
+            return message
+
+        async def watch(message: MutableMapping[str, Any]) -> None:
+            nonlocal start
+            if message["type"] == "http.response.start" and message.get("status") == 400 and start is None:
+                start = message  # held until its body shows whether it needs correcting
+                return
+            if start is not None and message["type"] == "http.response.body":
+                held, start = start, None
+                text = _corrected(message.get("body", b""), b"".join(body))
+                if text is not None:
+                    headers = [(k, v) for k, v in held.get("headers", []) if k.lower() != b"content-length"]
+                    headers.append((b"content-length", str(len(text)).encode()))
+                    held = {**held, "headers": headers}
+                    message = {**message, "body": text}
+                await send(held)
+            await send(message)
+
+        await app(scope, keep, watch)
+
+    return corrected
+
+
+def _corrected(answer: bytes, request: bytes) -> bytes | None:
+    """The corrected answer to ``request`` when ``answer`` is the SDK's -32602 for a body that
+    is no JSON-RPC message, else ``None``."""
+    try:
+        data = json.loads(answer)
+        error = data["error"]
+        if error["code"] != -32602 or not str(error["message"]).startswith("Validation error"):
+            return None
+    except (ValueError, KeyError, TypeError):
+        return None
+    verdict = stdio_line_refused(request)
+    if verdict is None:
+        return None
+    request_id, code, message = verdict
+    fixed = {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+    return json.dumps(fixed, separators=(",", ":")).encode()
+
+
 def _uvicorn_server_class() -> type[Any]:
     """uvicorn.Server whose own signal capture is switched off: the runner owns SIGINT/SIGTERM.
 
@@ -163,7 +226,11 @@ async def serve_http(
     )
     served: App = front(app, sdk_checks) if front is not None else app
     config = uvicorn.Config(
-        guard(served, options), host=options.host, port=options.port, log_level="warning", lifespan="on"
+        guard(answered(served), options),
+        host=options.host,
+        port=options.port,
+        log_level="warning",
+        lifespan="on",
     )
     http = _uvicorn_server_class()(config)
 

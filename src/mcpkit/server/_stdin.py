@@ -5,6 +5,7 @@ be cancelled: after SIGINT or SIGTERM a server waited, sometimes for ever, until
 closed the pipe. This reader waits for readability on the event loop instead (a non-blocking
 private copy of fd 0), so a signal ends the server within milliseconds. Like the SDK, it points
 fd 0 itself at /dev/null while serving, so a tool's child process cannot swallow protocol bytes.
+:class:`AnsweredLines` answers the lines the SDK would drop without a word.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import asyncio
 import contextlib
 import fcntl
 import os
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 
 _CHUNK = 1 << 16
 
@@ -140,3 +141,45 @@ def claimed_stdin(drain: Callable[[], Awaitable[None]] | None = None) -> Iterato
             os.set_blocking(private, was_blocking)
             os.dup2(private, 0)
         os.close(private)
+
+
+Answer = Callable[[str | int | None, int, str], Awaitable[None]]
+"""Sends one JSON-RPC error answer: ``(id, code, message)``."""
+
+
+class AnsweredLines:
+    """``lines`` with every line the SDK would drop answered here instead of passed on.
+
+    The SDK's stdio transport drops a line it cannot read as a JSON-RPC message without a word
+    (invalid JSON, a lone surrogate, nesting past its decoder's limit), so the client waited out
+    its timeout for an answer that never came. Each such line now gets one error answer, -32700
+    or -32600 (see :func:`mcpkit._sdk.stdio_line_refused`), before the next line is read.
+    ``answer`` is set once the transport's write stream exists (:meth:`answer_with`); a refused
+    line read before that waits for it.
+    """
+
+    def __init__(self, lines: AsyncIterator[str]) -> None:
+        self._lines = lines
+        self._answer: Answer | None = None
+        self._ready = asyncio.Event()
+
+    def answer_with(self, answer: Answer) -> None:
+        self._answer = answer
+        self._ready.set()
+
+    def __aiter__(self) -> AnsweredLines:
+        return self
+
+    async def __anext__(self) -> str:
+        from mcpkit._sdk import JSON_WHITESPACE, stdio_line_refused
+
+        while True:
+            line = await anext(self._lines)
+            refused = stdio_line_refused(line)
+            if refused is None:
+                if line.strip(JSON_WHITESPACE):
+                    return line
+                continue  # a blank line is no request: nothing to answer, nothing to pass on
+            await self._ready.wait()
+            assert self._answer is not None
+            await self._answer(*refused)

@@ -24,6 +24,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -132,6 +133,17 @@ def lone_surrogate(params: Any) -> str | None:
         elif isinstance(value, list):
             stack.extend((f"{name}[{i}]", child) for i, child in enumerate(value))
     return None
+
+
+_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def one_line(message: str) -> str:
+    """``message`` with line breaks and other controls escaped: an error message is one line,
+    even when it echoes what the client sent (``Method not found: <a newline>``)."""
+    if _CONTROLS.search(message) is None:
+        return message
+    return _CONTROLS.sub(lambda m: m.group().encode("unicode_escape").decode(), message)
 
 
 def _is_unicode(text: str) -> bool:
@@ -436,7 +448,8 @@ class RpcServer:
     def _error_for(self, item: Request, exc: Exception) -> dict[str, Any]:
         fields = error_fields(exc)
         if fields is not None:
-            return error_message(item.id, *fields)
+            code, message, data = fields
+            return error_message(item.id, code, one_line(message), data)
         logger.error("method %s failed", item.method, exc_info=exc)
         return error_message(item.id, INTERNAL_ERROR, f"Internal error: {type(exc).__name__}")
 
