@@ -59,11 +59,18 @@ def _static_dir() -> Path:
     return Path(str(resources.files("mcpkit.archive.web") / "static"))
 
 
-def build_app(api: ArchiveAPI, access: WebAccess, *, today: Callable[[], dt.date] = dt.date.today) -> Any:
+def build_app(
+    api: ArchiveAPI,
+    access: WebAccess,
+    *,
+    today: Callable[[], dt.date] = dt.date.today,
+    views: Views | None = None,
+) -> Any:
     """The ASGI app over ``api``, behind ``access``'s checks.
 
-    ``today`` is the day "on this day" opens on (a test passes a fixed one)."""
-    views = Views(api)
+    ``today`` is the day "on this day" opens on (a test passes a fixed one); ``views`` lets a
+    caller (the benchmark) warm the app's data before serving."""
+    views = views or Views(api)
     templates = Jinja2Templates(env=templates_env())
 
     def state_of(request: Request) -> PageState:

@@ -54,8 +54,12 @@ CHEAP = 50_000
 """Most ids one index lookup may return (past it the term is common: walk and sample)."""
 VERIFY_LIMIT = 5_000
 """Candidates re-checked against the text all at once, for exact counts."""
-SAMPLE = 3_000
-"""Posts re-checked per set a facet counts in when a query is common (a count of one post in twenty within ±8%, one in five within ±4%)."""
+SAMPLE = 2_000
+"""Posts re-checked per set a facet counts in when a query is common: one standard error of a
+count of one post in twenty is 10%, of one in five 4.5%."""
+PROBE_SAMPLE = 1_000
+"""Posts re-checked to tell whether a word of three or more characters is common (past
+:data:`VERIFY_LIMIT` index ids): 50 matches expected at :data:`CHEAP`."""
 MATCH_CACHE = 16
 """Queries whose checked posts are kept (per archive generation)."""
 
@@ -120,15 +124,15 @@ def _ids(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> IntArra
     return ids
 
 
-def long_term_ids(conn: sqlite3.Connection, terms: list[str]) -> IntArray | None:
+def long_term_ids(conn: sqlite3.Connection, terms: list[str], limit: int) -> IntArray | None:
     """Ids whose folded text has every trigram of ``terms`` (a superset of the posts holding the
-    terms), or None when they are more than :data:`CHEAP`."""
+    terms), or None when they are more than ``limit``."""
     ids = _ids(
         conn,
         "SELECT group_concat(rowid) FROM (SELECT rowid FROM fts_content WHERE fts_content MATCH ? LIMIT ?)",
-        (trigram_query(terms), CHEAP + 1),
+        (trigram_query(terms), limit + 1),
     )
-    return None if len(ids) > CHEAP else ids
+    return None if len(ids) > limit else ids
 
 
 def short_term_ids(conn: sqlite3.Connection, term: str) -> IntArray | None:
@@ -247,6 +251,7 @@ class TextSearch:
     def _build_tails(self, cols: Columns) -> Tails | None:
         tails = None
         try:
+            self._sample_order(cols)
             tails = build_tails(self.store.reader, cols)
         finally:
             with self._ready:
@@ -290,8 +295,16 @@ class TextSearch:
         short_terms = [t for t in includes if len(t) < 3]
         sets: list[IntArray] = []
         exact = not long_terms and not text_filter.excludes
+        sampled: tuple[IntArray, BoolArray] | None = None
         if long_terms:
-            ids = long_term_ids(conn, long_terms)
+            # a few thousand ids cost little; past them, reading up to CHEAP ids of several
+            # common trigrams costs more than a sample saying the query is common
+            ids = long_term_ids(conn, long_terms, VERIFY_LIMIT)
+            if ids is None:
+                drawn = self._sample_order(cols)[:PROBE_SAMPLE].astype(np.int64)
+                sampled = (drawn, self._checker(cols, text_filter)(drawn))
+                if np.count_nonzero(sampled[1]) * len(cols) <= CHEAP * len(drawn):
+                    ids = long_term_ids(conn, long_terms, CHEAP)
             if ids is not None:
                 sets.append(cols.rows_of(ids))
         tails = self.tails(cols) if short_terms else None
@@ -302,11 +315,16 @@ class TextSearch:
                 continue
             sets.append(np.union1d(np.sort(cols.rows_of(ids)), tails.rows_ending(term)))
         if not sets:
-            return QueryMatches(len(cols), None, False)
-        rows = reduce(lambda a, b: np.intersect1d(a, b, assume_unique=True), sets)
-        found = QueryMatches(len(cols), cols.newest_first(rows), exact)
-        if not exact and len(rows) <= VERIFY_LIMIT:
-            found.settle(rows, self._checker(cols, text_filter))
+            found = QueryMatches(len(cols), None, False)
+        else:
+            rows = reduce(lambda a, b: np.intersect1d(a, b, assume_unique=True), sets)
+            found = QueryMatches(len(cols), cols.newest_first(rows), exact)
+        if sampled is not None:
+            found.state[sampled[0]] = np.where(sampled[1], _MATCH, _MISS)
+        if found.candidates is None:
+            return found
+        if not exact and len(found.candidates) <= VERIFY_LIMIT:
+            found.settle(found.candidates, self._checker(cols, text_filter))
             found.exact = True
         return found
 
