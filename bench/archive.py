@@ -22,7 +22,7 @@ excluded on both sides, as in the issue's upstream figures):
 * RSS: peak resident memory of each side (peak counter reset between phases);
 * with ``--formats N``: import throughput per export format (``mcpkit archive import``'s flow:
   detection, the format's reader, merge and write in one transaction) for a Twilog CSV, an X
-  archive zip and a Mastodon tar.gz of ``N`` records each, written by the project's format
+  archive zip, a Mastodon tar.gz and a Bluesky CAR of ``N`` records each, written by the project's format
   fixtures (tests/export_fixtures) before the clock starts. ``--formats-only`` skips the rest.
 
     python bench/archive.py --formats 100000 --formats-only
@@ -479,18 +479,20 @@ def render(report: dict[str, Any]) -> str:
 
 
 def write_format_exports(n: int, workdir: Path, seed: int) -> dict[str, Path]:
-    """A Twilog CSV, an X archive zip and a Mastodon tar.gz of ``n`` records each."""
-    from tests.export_fixtures import mastodon
+    """A Twilog CSV, an X archive zip, a Mastodon tar.gz and a Bluesky CAR of ``n`` records each."""
+    from tests.export_fixtures import bluesky, mastodon
     from tests.export_fixtures.x_archive import write_big_archive
 
     paths = {
         "twilog-csv": workdir / "formats-twilog.csv",
         "x-archive": workdir / "formats-x-archive.zip",
         "mastodon": workdir / "formats-mastodon.tar.gz",
+        "bluesky-car": workdir / "formats-bluesky.car",
     }
     write_export(paths["twilog-csv"], n, seed)
     write_big_archive(paths["x-archive"], n, seed=seed)
     mastodon.write_archive(paths["mastodon"], mastodon.large_archive(n))
+    bluesky.write_car(paths["bluesky-car"], bluesky.large_repository(n))
     return paths
 
 
