@@ -157,3 +157,59 @@ def test_a_set_no_larger_than_the_sample_is_counted_exactly(monkeypatch: pytest.
         cols = index.columns()
         page = search.page(cols, Filters(), parse_terms("coffee"), 0, 5)
         assert not page.approximate and page.total == 20  # ...but 40 posts fit the sample
+
+
+def test_semantic_search_ranks_under_the_pages_filters(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The API ranks the closest posts under the page's kind, platform, account and media
+    filters, so the page shows as many as it asked for and its counts say what they count."""
+    import anyio
+
+    from mcpkit.archive.api import ArchiveAPI
+    from mcpkit.archive.embedding import embed_missing
+    from mcpkit.archive.web import views as views_module
+    from mcpkit.archive.web.views import Views, parse_state
+    from tests.archive.helpers import HashEmbedder
+    from tests.test_archive_web import build_archive
+
+    db, _ = build_archive(tmp_path)
+    embedder = HashEmbedder()
+    api = ArchiveAPI.open(db, embedder=embedder)
+    try:
+        embed_missing(api.engine.store, "content", embedder)
+        views = Views(api)
+        monkeypatch.setattr(views_module, "SEMANTIC_TOP", 3)  # 51 posts, 6 of them on Mastodon
+        state = parse_state(
+            {"q": ["cats in tokyo"], "mode": ["semantic"], "platform": ["mastodon"], "weak": ["1"]}
+        )
+        data = anyio.run(views.search, state)
+        assert [p["platform"] for p in data["results"]] == ["mastodon"] * 3
+        assert data["total"] == 3 and {v["value"]: v["count"] for v in data["facets"]["platform"]} == {
+            "mastodon": 3
+        }
+        assert "closest in meaning" in data["facet_note"]
+    finally:
+        api.close()
+
+
+def test_media_found_in_the_export_that_holds_it(tmp_path: Path) -> None:
+    """A later import of the same account without the pictures (a re-download, a CSV) does not
+    hide them: each attachment comes from the newest export of its account that holds it."""
+    from tests.test_archive_web import build_archive
+
+    db, export = build_archive(tmp_path)
+    newer = tmp_path / "x-export-2024"
+    (newer / "data").mkdir(parents=True)
+    store = Store(db)
+    try:
+        with store.transaction() as conn:
+            store.record_export(conn, format="x-archive", account="@alice", path=newer, summary={})
+        (picture,) = FacetIndex(store).media(2001)
+        assert picture.export_path == str(export) and picture.alt == "Red torii gates in the rain"
+        (newer / "data" / "tweets_media").mkdir()
+        (newer / "data" / "tweets_media" / "2001-kyoto.png").write_bytes(b"png")
+        (picture,) = FacetIndex(store).media(2001)
+        assert picture.export_path == str(newer)  # newest first when both hold it
+    finally:
+        store.close()

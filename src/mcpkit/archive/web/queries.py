@@ -12,7 +12,9 @@ Everything here reads the store's per-thread reader connection; nothing writes.
 
 from __future__ import annotations
 
+import functools
 import threading
+import zipfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -340,16 +342,66 @@ class FacetIndex:
         return key if row is not None else None
 
     def media(self, post_id: int) -> list[MediaFile]:
-        """The post's attachments, each with the path of the export it came from: the newest
-        export of the post's account (media paths are relative to their export)."""
-        rows = self.store.reader.execute(
-            "SELECT m.post_id, m.position, m.type, m.path, m.url, m.alt, coalesce(("
-            "  SELECT e.path FROM exports e JOIN posts p ON p.post_id = m.post_id"
-            "  WHERE e.account = p.account ORDER BY e.export_id DESC LIMIT 1), '') "
-            "FROM media m WHERE m.post_id = ? ORDER BY m.position",
+        """The post's attachments, each with the export it is found in.
+
+        The media table does not say which import brought a row, and an account is often
+        imported more than once (a later, fuller archive; an older one kept elsewhere), so each
+        attachment is looked for in the exports of the post's account and platform, newest
+        first (then those whose account was not known), and taken from the first that holds it.
+        """
+        conn = self.store.reader
+        owner = conn.execute("SELECT account, platform FROM posts WHERE post_id = ?", (post_id,)).fetchone()
+        if owner is None:
+            return []
+        account, platform = str(owner[0] or ""), str(owner[1] or "")
+        exports = [
+            str(path)
+            for path, fmt, who in conn.execute(
+                "SELECT path, format, account FROM exports WHERE account IN (?, '') "
+                "ORDER BY account = '' , export_id DESC",
+                (account,),
+            )
+            if path and _FORMAT_PLATFORM.get(str(fmt), platform) == platform
+        ]
+        rows = conn.execute(
+            "SELECT post_id, position, type, path, url, alt FROM media WHERE post_id = ? ORDER BY position",
             (post_id,),
         ).fetchall()
-        return [MediaFile(int(r[0]), int(r[1]), *(str(v or "") for v in r[2:])) for r in rows]
+        out: list[MediaFile] = []
+        for row in rows:
+            member = str(row[3] or "")
+            home = next((e for e in exports if export_holds(e, member)), exports[0] if exports else "")
+            kind, url, alt = (str(v or "") for v in (row[2], row[4], row[5]))
+            out.append(MediaFile(int(row[0]), int(row[1]), kind, member, url, alt, home))
+        return out
+
+
+_FORMAT_PLATFORM = {"x-archive": "x", "twilog-csv": "x", "mastodon": "mastodon", "bluesky-car": "bluesky"}
+"""The platform of each export format (an unknown format is tried for every platform)."""
+
+
+def export_holds(export_path: str, member: str) -> bool:
+    """Whether the export at ``export_path`` holds ``member`` (a file in its folder or zip)."""
+    where = export_member(export_path, member)
+    if where is None:
+        return False
+    file, inside = where
+    if not inside:
+        return True
+    try:
+        return inside in _zip_names(str(file), file.stat().st_mtime_ns)
+    except OSError:
+        return False
+
+
+@functools.lru_cache(maxsize=4)
+def _zip_names(path: str, mtime_ns: int) -> frozenset[str]:
+    """Member names of a zip (kept for the last few zips: a thread's pictures share one)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return frozenset(archive.namelist())
+    except (OSError, zipfile.BadZipFile):
+        return frozenset()
 
 
 def export_member(export_path: str, member: str) -> tuple[Path, str] | None:

@@ -230,6 +230,11 @@ class Views:
             facets=facets,
             next_offset=next_offset,
             message=("" if results or not state.q else f"No post contains {state.q!r} with these filters."),
+            facet_note=(
+                "Counts are estimates: the word is in many posts, so they come from the index or a sample."
+                if approximate
+                else ""
+            ),
         )
 
     async def _semantic(self, state: PageState) -> dict[str, Any]:
@@ -241,6 +246,15 @@ class Views:
             end_year = f.year + (1 if (f.month or 12) == 12 else 0)
             end = dt.date(end_year, end_month, 1) - dt.timedelta(days=1)
             settings["date_filter"] = {"from": start.isoformat(), "to": end.isoformat()}
+        # the API ranks under the same filters, so the best matches are those the page shows
+        # (language is the page's own: applied to the ranked matches)
+        settings["kind"] = "all" if state.all_kinds else list(f.kinds)
+        if f.platforms:
+            settings["platform"] = list(f.platforms)
+        if f.accounts:
+            settings["account"] = list(f.accounts)
+        if f.media is not None:
+            settings["has_media"] = f.media
         call: dict[str, Any] = {"query": state.q, "settings": settings}
         try:
             hits = await self.api.call("search_similar", call)
@@ -268,6 +282,10 @@ class Views:
             total=total,
             results=results,
             facets=facets,
+            facet_note=(
+                f"Counts are among the {SEMANTIC_TOP} posts closest in meaning under these filters,"
+                " not the whole archive."
+            ),
             next_offset=state.offset + PAGE_SIZE if not weak and state.offset + PAGE_SIZE < total else None,
             message=message,
             no_good_match=weak,
@@ -285,6 +303,7 @@ class Views:
         message: str = "",
         error: bool = False,
         no_good_match: bool = False,
+        facet_note: str = "",
     ) -> dict[str, Any]:
         for post in results:
             post["permalink"] = f"/post/{post['id']}"
@@ -306,6 +325,7 @@ class Views:
             "results": results,
             "facets": facets,
             "facet_names": list(FACETS),
+            "facet_note": facet_note,
         }
 
     # -- timeline and on this day -------------------------------------------------------------
