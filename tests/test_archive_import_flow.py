@@ -559,3 +559,26 @@ def test_the_command_names_a_few_malformed_records(tmp_path: Path) -> None:
         "  malformed: line 4: expected 5 fields, got 1",
         "  malformed: line 5: expected 5 fields, got 2",
     ]
+
+
+def test_ctrl_c_during_a_later_export_keeps_the_ones_before_it_in_a_new_archive(tmp_path: Path) -> None:
+    """Ctrl-C (SIGINT) while the second export is written: one line, exit 1, the new archive
+    kept with the first export, nothing of the second."""
+    small = write_csv(tmp_path / "small.csv", [row(n, "bob", f"small {n}") for n in range(1, 21)])
+    big = tmp_path / "big.csv"
+    big.write_text(
+        csv_text([row(n, "bob", f"big post number {n} " + "words " * 20) for n in range(1000, 61000)])
+    )
+    db = tmp_path / "new.db"
+    command = [sys.executable, "-m", "mcpkit", "archive", "import", str(small), str(big), "--db", str(db)]
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert child.stdout is not None and child.stderr is not None
+    first = child.stdout.readline()
+    child.send_signal(signal.SIGINT)
+    rest, errors = child.communicate()
+    assert first.startswith(f"{small}: Twilog CSV of @bob: 20 posts;"), first + errors
+    assert child.returncode == 1 and str(big) not in rest
+    assert [line for line in errors.splitlines() if line.strip()] == [
+        "error: import failed: interrupted after 1 of 2 exports; run it again for the rest"
+    ]
+    assert _rows(db, "SELECT count(*) FROM posts") == [(20,)]

@@ -234,8 +234,8 @@ def import_cmd(
     failure: McpkitError | None = None
     existed = path.exists()
     with _opened_store(db, "import", create=True) as store, _import_progress() as bar:
-        for export, found in formats:
-            try:
+        try:
+            for export, found in formats:
                 reader = found.open(export, limits)
                 task = bar.add_task(f"{export.name}", total=None, records=0)
 
@@ -244,16 +244,22 @@ def import_cmd(
 
                 result = import_export(reader, export, store, progress=progress)
                 bar.update(task, completed=1, total=1)
-            except McpkitError as exc:
-                if not results and not existed:
-                    raise  # nothing imported: the new archive goes again
-                failure = exc
-                break
-            results.append(result)
-            if not as_json:
-                typer.echo(f"{export}: {result.line()}")
-                for sample in result.read.samples[1:]:  # the first is on the line
-                    _err(f"  malformed: {sample}")
+                results.append(result)
+                if not as_json:
+                    typer.echo(f"{export}: {result.line()}")
+                    for sample in result.read.samples[1:]:  # the first is on the line
+                        _err(f"  malformed: {sample}")
+        except (McpkitError, KeyboardInterrupt) as exc:
+            if not results and not existed:
+                raise  # nothing imported: the new archive goes again
+            # the exports before this one are in: keep them (a rerun imports the rest)
+            failure = (
+                exc
+                if isinstance(exc, McpkitError)
+                else McpkitError(
+                    f"interrupted after {len(results)} of {len(formats)} exports; run it again for the rest"
+                )
+            )
     if as_json:
         print_json(_import_report(path, results))
     if failure is not None:
@@ -317,6 +323,10 @@ def embed_cmd(
         bool,
         typer.Option("--fresh", help="Delete the space's vectors first, to re-embed with another model."),
     ] = False,
+    repair: Annotated[
+        bool,
+        typer.Option("--repair", help="Rebuild a damaged space: keep its intact rows, embed the rest."),
+    ] = False,
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -334,11 +344,21 @@ def embed_cmd(
         if fresh and drop_space(vectors_root(store.path), space):
             _err(f"deleted the {space} vectors; embedding every post again with {embedder.name}")
         task = bar.add_task(f"embedding {space}", total=None)
+
+        def announce(line: str) -> None:  # above the bar: the model may load for many seconds
+            _err(line)
+            if line.startswith("loading model"):
+                bar.update(task, description=line)
+
         summary = embed_missing(
             store,
             space,
             embedder,
-            progress=lambda done, total: bar.update(task, completed=done, total=total),
+            progress=lambda done, total: bar.update(
+                task, completed=done, total=total, description=f"embedding {space}" if done else None
+            ),
+            announce=announce,
+            repair=repair,
         )
     if as_json:
         print_json(summary.as_dict())
