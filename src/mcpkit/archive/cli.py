@@ -323,6 +323,10 @@ def embed_cmd(
         bool,
         typer.Option("--fresh", help="Delete the space's vectors first, to re-embed with another model."),
     ] = False,
+    repair: Annotated[
+        bool,
+        typer.Option("--repair", help="Rebuild a damaged space: keep its intact rows, embed the rest."),
+    ] = False,
     db: DbOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -340,11 +344,21 @@ def embed_cmd(
         if fresh and drop_space(vectors_root(store.path), space):
             _err(f"deleted the {space} vectors; embedding every post again with {embedder.name}")
         task = bar.add_task(f"embedding {space}", total=None)
+
+        def announce(line: str) -> None:  # above the bar: the model may load for many seconds
+            _err(line)
+            if line.startswith("loading model"):
+                bar.update(task, description=line)
+
         summary = embed_missing(
             store,
             space,
             embedder,
-            progress=lambda done, total: bar.update(task, completed=done, total=total),
+            progress=lambda done, total: bar.update(
+                task, completed=done, total=total, description=f"embedding {space}" if done else None
+            ),
+            announce=announce,
+            repair=repair,
         )
     if as_json:
         print_json(summary.as_dict())

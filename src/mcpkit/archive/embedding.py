@@ -3,6 +3,11 @@
 Each batch is committed atomically by :class:`vectors.SpaceWriter` (rows first, then the meta
 file), so after a kill the next run finds exactly the committed posts and embeds the rest.
 Texts are stripped as upstream does; texts that strip to nothing are skipped, not embedded.
+
+A damaged space stops the run with one line (:class:`~mcpkit.archive.errors.DamagedSpaceError`);
+``repair=True`` (``embed --repair``) first keeps its intact rows and drops the rest, which this
+run then embeds again. Loading a model can take many seconds before the first batch: ``announce``
+is told so, only when there is something to embed.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from mcpkit.archive.embedders import Embedder
 from mcpkit.archive.posts import strip_content
 from mcpkit.archive.settings import SPACES
 from mcpkit.archive.store import Store
-from mcpkit.archive.vectors import SpaceWriter, describe, vectors_root
+from mcpkit.archive.vectors import RepairReport, SpaceWriter, describe, repair_space, vectors_root
 from mcpkit.errors import ValidationError
 
 EmbedProgress = Callable[[int, int], None]
@@ -62,13 +67,17 @@ def embed_missing(
     root: Path | None = None,
     batch_size: int = 256,
     progress: EmbedProgress | None = None,
+    announce: Callable[[str], None] | None = None,
+    repair: bool = False,
 ) -> EmbedSummary:
     """Embed every post (or enrichment text) of ``space`` that has no vector yet."""
     if space not in SPACES:
         raise ValidationError(f"space must be one of {', '.join(SPACES)}, got {space!r}")
-    writer = SpaceWriter(
-        root if root is not None else vectors_root(store.path), space, embedder.name, embedder.dimension
-    )
+    root = root if root is not None else vectors_root(store.path)
+    repaired: RepairReport | None = repair_space(root, space) if repair else None
+    if repaired is not None and announce is not None:
+        announce(repaired.line)
+    writer = SpaceWriter(root, space, embedder.name, embedder.dimension)
     writer.check_model()
     have = writer.existing_ids()
     pending_ids: list[int] = []
@@ -86,6 +95,8 @@ def embed_missing(
     todo_idx = np.flatnonzero(todo)
     total = len(todo_idx)
     done = 0
+    if total and announce is not None:
+        announce(f"loading model {embedder.name}…")
     if progress is not None:
         progress(0, total)
     for start in range(0, total, batch_size):

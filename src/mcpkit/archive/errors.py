@@ -12,6 +12,7 @@ from mcpkit.errors import McpkitError, ValidationError
 
 __all__ = [
     "ArchiveError",
+    "DamagedSpaceError",
     "EmbedderUnavailableError",
     "ImportFormatError",
     "ModelMismatchError",
@@ -38,6 +39,11 @@ class ModelMismatchError(ArchiveError):
     Cosine between vectors of two different models is meaningless, so this is refused
     instead of returning plausible-looking garbage.
     """
+
+
+class DamagedSpaceError(ArchiveError):
+    """A vector space's files disagree with its meta.json (truncated, unreadable): one line
+    saying what is wrong and that ``mcpkit archive embed --repair`` rebuilds it."""
 
 
 class EmbedderUnavailableError(ArchiveError):

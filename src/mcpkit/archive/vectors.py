@@ -14,6 +14,13 @@ Exact search here: one BLAS matrix-vector product over the mapped matrix, then
 ``argpartition`` for the top k (never a full sort); filters are boolean masks applied before
 selection, so a filtered top-k is as exact as an unfiltered one. Large spaces add a quantised
 first pass on top of this (:mod:`mcpkit.archive.scan_index`).
+
+Self-checking: a space is checked whenever it is opened (meta.json readable and whole, each file
+at least as long as meta.json promises; a few ``stat`` calls). A damaged one raises
+:class:`DamagedSpaceError`, one line saying what is wrong and that ``mcpkit archive embed
+--repair`` rebuilds it; search had failed with numpy's "mmap length is greater than file size"
+and embed with a 48-line traceback. :func:`repair_space` keeps every intact row and drops the
+rest, for ``embed`` to embed again.
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from mcpkit.archive.errors import ArchiveError, ModelMismatchError
+from mcpkit.archive.errors import ArchiveError, DamagedSpaceError, ModelMismatchError
 
 FloatArray = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.int64]
@@ -54,14 +61,67 @@ class SpaceInfo:
     count: int
 
 
-def _read_meta(directory: Path) -> SpaceInfo | None:
+def repair_hint(space: str) -> str:
+    return f"run `mcpkit archive embed --space {space} --repair` to rebuild it"
+
+
+def _damaged(directory: Path, what: str) -> DamagedSpaceError:
+    space = directory.name
+    return DamagedSpaceError(
+        f"the {space} vector store at {directory} is damaged: {what}; {repair_hint(space)}"
+    )
+
+
+def _parse_meta(directory: Path) -> SpaceInfo | str | None:
+    """The committed state, ``None`` when there is no space, or what is wrong with meta.json."""
     try:
-        raw = json.loads((directory / "meta.json").read_text(encoding="utf-8"))
+        text = (directory / "meta.json").read_bytes()
     except FileNotFoundError:
         return None
-    except ValueError as exc:
-        raise ArchiveError(f"{directory / 'meta.json'} is corrupt: {exc}") from exc
-    return SpaceInfo(str(raw["space"]), str(raw["model"]), int(raw["dim"]), int(raw["count"]))
+    except OSError as exc:
+        return f"meta.json cannot be read ({exc.strerror or exc})"
+    try:
+        raw = json.loads(text)
+    except (ValueError, RecursionError):
+        return "meta.json is not JSON"
+    if not isinstance(raw, dict):
+        return "meta.json is not a JSON object"
+    fields = {"space": str, "model": str, "dim": int, "count": int}
+    for name, kind in fields.items():
+        value = raw.get(name)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            return f"meta.json has no valid {name}"
+    if raw["dim"] < 1 or raw["count"] < 0 or not raw["model"]:
+        return f"meta.json says {raw['count']} rows of {raw['dim']} dimensions"
+    return SpaceInfo(raw["space"], raw["model"], raw["dim"], raw["count"])
+
+
+def _file_rows(path: Path, row_bytes: int) -> int:
+    try:
+        return path.stat().st_size // row_bytes
+    except FileNotFoundError:
+        return 0
+
+
+def _read_meta(directory: Path) -> SpaceInfo | None:
+    """The committed state of the space in ``directory`` (``None``: none there), checked: a
+    meta.json that cannot be read or files shorter than it promises raise
+    :class:`DamagedSpaceError`. Longer files are fine: a killed writer's tail, never read."""
+    info = _parse_meta(directory)
+    if info is None:
+        return None
+    if isinstance(info, str):
+        raise _damaged(directory, info)
+    if info.count:
+        ids = _file_rows(directory / "ids.i64", 8)
+        rows = _file_rows(directory / "vectors.f32", 4 * info.dim)
+        if ids < info.count:
+            raise _damaged(directory, f"ids.i64 holds {ids:,} of the {info.count:,} rows meta.json promises")
+        if rows < info.count:
+            raise _damaged(
+                directory, f"vectors.f32 holds {rows:,} of the {info.count:,} rows meta.json promises"
+            )
+    return info
 
 
 def _write_meta(directory: Path, info: SpaceInfo) -> None:
@@ -320,11 +380,93 @@ def drop_space(root: Path, space: str) -> bool:
 
 
 def describe(root: Path) -> dict[str, dict[str, Any]]:
-    """``{space: {model, dim, count}}`` for every space present."""
+    """``{space: {model, dim, count}}`` for every space present; a damaged one says so under
+    ``damaged`` (status shows it rather than failing)."""
     out: dict[str, dict[str, Any]] = {}
     if root.is_dir():
         for child in sorted(root.iterdir()):
-            info = _read_meta(child) if child.is_dir() else None
+            if not child.is_dir():
+                continue
+            try:
+                info = _read_meta(child)
+            except DamagedSpaceError as exc:
+                out[child.name] = {"model": None, "dim": None, "count": 0, "damaged": str(exc)}
+                continue
             if info is not None:
                 out[info.space] = {"model": info.model, "dim": info.dim, "count": info.count}
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class RepairReport:
+    """What :func:`repair_space` did: rows kept, rows dropped, and why (empty when intact)."""
+
+    space: str
+    kept: int
+    dropped: int
+    problem: str | None
+
+    @property
+    def line(self) -> str:
+        if self.problem is None:
+            return f"{self.space}: the vector store is intact ({self.kept:,} rows)"
+        return (
+            f"{self.space}: repaired ({self.problem}): kept {self.kept:,} intact rows, "
+            f"dropped {self.dropped:,} to embed again"
+        )
+
+
+def repair_space(root: Path, space: str) -> RepairReport:
+    """Make a damaged space whole again, keeping every row that is intact.
+
+    A row is kept when both files hold it, its id is a post id (positive, first occurrence)
+    and its vector is finite; the rest are dropped, compacted in place, and committed with a
+    new meta.json, for ``embed`` to embed again. A meta.json that cannot be read leaves no way
+    to know the model or the row width: the space is emptied and every post embedded again.
+    """
+    directory = root / space
+    with _locked(directory):
+        meta = _parse_meta(directory)
+        if meta is None:
+            return RepairReport(space, 0, 0, None)
+        if isinstance(meta, str):
+            for name in ("meta.json", "ids.i64", "vectors.f32"):
+                (directory / name).unlink(missing_ok=True)
+            return RepairReport(space, 0, 0, f"{meta}: every post is embedded again")
+        available = min(
+            meta.count,
+            _file_rows(directory / "ids.i64", 8),
+            _file_rows(directory / "vectors.f32", 4 * meta.dim),
+        )
+        problems = []
+        if available < meta.count:
+            problems.append(f"the files hold {available:,} of {meta.count:,} rows")
+        keep = np.zeros(available, dtype=bool)
+        bad = 0
+        if available:
+            ids = np.fromfile(directory / "ids.i64", dtype=np.int64, count=available)
+            matrix = np.memmap(
+                directory / "vectors.f32", dtype=np.float32, mode="r", shape=(available, meta.dim)
+            )
+            _, first = np.unique(ids, return_index=True)
+            keep[first] = True
+            keep &= ids > 0
+            for start in range(0, available, 65536):  # bounded memory on a big space
+                keep[start : start + 65536] &= np.isfinite(matrix[start : start + 65536]).all(axis=1)
+            bad = available - int(keep.sum())
+            if bad:
+                problems.append(f"{bad:,} rows with a repeated or invalid id or vector")
+                kept_ids, kept_rows = ids[keep], np.array(matrix[keep])
+                del matrix
+                _append_file(directory / "ids.i64", 0, kept_ids.tobytes())
+                _append_file(directory / "vectors.f32", 0, kept_rows.tobytes())
+            else:
+                del matrix
+        kept = int(keep.sum())
+        if not problems:
+            return RepairReport(space, kept, 0, None)
+        if not bad:  # only missing rows: the intact ones stay where they are
+            _append_file(directory / "ids.i64", kept * 8, b"")
+            _append_file(directory / "vectors.f32", kept * 4 * meta.dim, b"")
+        _write_meta(directory, SpaceInfo(meta.space, meta.model, meta.dim, kept))
+        return RepairReport(space, kept, meta.count - kept, "; ".join(problems))
