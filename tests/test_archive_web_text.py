@@ -213,3 +213,35 @@ def test_media_found_in_the_export_that_holds_it(tmp_path: Path) -> None:
         assert picture.export_path == str(newer)  # newest first when both hold it
     finally:
         store.close()
+
+
+def test_hybrid_mode_and_the_apis_match_verdict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page offers the API's hybrid mode; "no good match" is the API's verdict when its
+    model is calibrated (here: thresholds no hit reaches), the page's cosine floor otherwise."""
+    import anyio
+
+    from mcpkit.archive import ranking
+    from mcpkit.archive.api import ArchiveAPI
+    from mcpkit.archive.embedding import embed_missing
+    from mcpkit.archive.web.views import Views, parse_state, text_modes
+    from tests.archive.helpers import HashEmbedder
+    from tests.test_archive_web import build_archive
+
+    assert "hybrid" in text_modes()
+    db, _ = build_archive(tmp_path)
+    embedder = HashEmbedder()
+    api = ArchiveAPI.open(db, embedder=embedder)
+    try:
+        embed_missing(api.engine.store, "content", embedder)
+        views = Views(api)
+        shown = anyio.run(
+            views.search, parse_state({"q": ["coffee note"], "mode": ["hybrid"], "weak": ["1"]})
+        )
+        assert shown["results"] and all(p["match"] is None for p in shown["results"])  # uncalibrated
+        assert "coffee" in shown["results"][0]["content"]  # the text side of the fusion
+        strict = ranking.Calibration(model=embedder.name, similarity=2.0, coverage=2.0)
+        monkeypatch.setattr(ranking, "calibration_for", lambda model: strict)
+        data = anyio.run(views.search, parse_state({"q": ["coffee note"], "mode": ["hybrid"]}))
+        assert data["no_good_match"] and data["results"] == [] and "threshold" in data["message"]
+    finally:
+        api.close()

@@ -35,7 +35,9 @@ SEMANTIC_TOP = 100
 """How many best semantic matches a search ranks; facets count among them."""
 GOOD_SCORE = 0.3
 """Below this similarity the best semantic hit is no good match: the page says so instead of
-listing weak hits (a person can still ask for them with ``weak=1``)."""
+listing weak hits (a person can still ask for them with ``weak=1``). Used only when the API
+gives no ``match`` of its own: hybrid hits carry one, from the calibration measured for the
+model (:mod:`mcpkit.archive.ranking`); plain semantic hits and uncalibrated models do not."""
 MAX_OFFSET = 100_000
 THREAD_MAX = 200
 """Posts of a thread one post page shows (the thread's own count is said beside them)."""
@@ -256,24 +258,40 @@ class Views:
         if f.media is not None:
             settings["has_media"] = f.media
         call: dict[str, Any] = {"query": state.q, "settings": settings}
+        if state.mode == "hybrid":
+            call["mode"] = "hybrid"
         try:
             hits = await self.api.call("search_similar", call)
         except JsonRpcError as exc:
             return self._page(state, total=0, results=[], facets=None, message=exc.message, error=True)
         cols = await anyio.to_thread.run_sync(self.index.columns)
         score_of = {int(h["post"]["post_id"]): float(h["score"]) for h in hits}
+        # the API's own verdict when it has one (hybrid, calibrated model), else the cosine
+        match_of = {int(h["post"]["post_id"]): h.get("match") for h in hits}
+        cosine_of = {int(h["post"]["post_id"]): float(h.get("similarity", h["score"])) for h in hits}
         rows = cols.rows_of(score_of)
         facets = self.index.counts(cols, f, rows)
         kept = self.index.select(cols, f, rows)
         ranked = [int(cols.ids[r]) for r in kept]
-        best = max((score_of[i] for i in ranked), default=0.0)
-        weak = bool(ranked) and best < GOOD_SCORE and not state.weak
+        best = max((cosine_of[i] for i in ranked), default=0.0)
+        calibrated = any(match_of[i] is not None for i in ranked)
+        if calibrated:
+            weak = bool(ranked) and not any(match_of[i] for i in ranked) and not state.weak
+        else:
+            weak = bool(ranked) and best < GOOD_SCORE and not state.weak
         page_ids = [] if weak else ranked[state.offset : state.offset + PAGE_SIZE]
         posts = await anyio.to_thread.run_sync(self.index.posts, page_ids)
-        results = [dict(posts[i], score=round(score_of[i], 4)) for i in page_ids if i in posts]
+        results = [
+            dict(posts[i], score=round(score_of[i], 4), match=match_of[i]) for i in page_ids if i in posts
+        ]
         message = ""
         if weak:
-            message = f"No good match for {state.q!r}: the closest post scores {best:.2f}."
+            message = (
+                f"No good match for {state.q!r}: none of the closest posts reaches the match threshold"
+                " measured for this model."
+                if calibrated
+                else f"No good match for {state.q!r}: the closest post scores {best:.2f}."
+            )
         elif not ranked:
             message = f"No match for {state.q!r} with these filters."
         total = len(ranked)
