@@ -233,3 +233,43 @@ def test_a_text_too_long_for_any_url_is_one_clear_line() -> None:
 
     message = anyio.run(search)
     assert "too long for a URL" in message and "5000002 characters" in message and "\n" not in message
+
+
+def test_a_redirect_inside_redmine_is_followed_and_one_elsewhere_is_a_config_error() -> None:
+    """A renamed wiki page's old title answers 302 to the new title without ``.json``: followed,
+    with ``.json`` put back. A redirect to another origin or outside the base path is not
+    followed (the key would go with it) and names REDMINE_URL."""
+    seen: list[str] = []
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        seen.append(str(request.url))
+        path = request.url.path
+        if path == "/redmine/users/current.json":
+            return httpx2.Response(200, json={"user": {"id": 1}})
+        if path == "/redmine/projects/p/wiki/Old.json":
+            return httpx2.Response(
+                302, headers={"location": "http://redmine.test/redmine/projects/p/wiki/New"}
+            )
+        if path == "/redmine/projects/p/wiki/New.json":
+            return httpx2.Response(200, json={"wiki_page": {"title": "New"}})
+        if path == "/redmine/away.json":
+            return httpx2.Response(302, headers={"location": "https://elsewhere.test/redmine/x.json"})
+        if path == "/redmine/up.json":
+            return httpx2.Response(302, headers={"location": "/other/x.json"})
+        return httpx2.Response(404)
+
+    client = RedmineClient(config("http://redmine.test/redmine"), transport=httpx2.MockTransport(answer))
+
+    async def scenario() -> None:
+        page = await client.get("projects/p/wiki/Old.json", what="wiki page Old")
+        assert page == {"wiki_page": {"title": "New"}}
+        for path in ("away.json", "up.json"):
+            with pytest.raises(RedmineError) as info:
+                await client.get(path, what="it")
+            assert "REDMINE_URL" in str(info.value) and "\n" not in str(info.value)
+        with pytest.raises(RedmineError) as write:
+            await client.put("projects/p/wiki/Old.json", what="wiki page Old", json={})
+        assert "not followed for a write" in str(write.value)
+
+    anyio.run(scenario)
+    assert not any("elsewhere" in url or "/other/" in url for url in seen), "the key went nowhere else"

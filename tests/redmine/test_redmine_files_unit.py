@@ -15,7 +15,11 @@ from mcpkit.redmine.tools.attachments import decode_content
 from mcpkit.redmine.tools.extract import kind_of
 
 
-@given(st.binary(min_size=1, max_size=2000), st.sampled_from(["", "data:application/pdf;base64,"]), st.integers(0, 76))
+@given(
+    st.binary(min_size=1, max_size=2000),
+    st.sampled_from(["", "data:application/pdf;base64,"]),
+    st.integers(0, 76),
+)
 def test_any_bytes_come_back_from_their_base64_however_wrapped(data: bytes, prefix: str, width: int) -> None:
     """Models wrap base64 over lines, send it as a data URL, or drop the padding."""
     text = base64.b64encode(data).decode()

@@ -154,7 +154,7 @@ def test_issue_filters_translate_redmine_names() -> None:
         "project_id": "my-project",
         "status_id": "closed",
         "assigned_to_id": "me",
-        "author_id": "4",
+        "author_id": 4,
         "tracker_id": 2,
         "created_on": ">=2025-01-01",
         "cf_3": "x",
@@ -166,8 +166,9 @@ def test_issue_filters_translate_redmine_names() -> None:
 @pytest.mark.parametrize(
     "args",
     [
-        {"status": "maybe"},
-        {"assigned_to": "someone"},
+        {"status": "0"},
+        {"assigned_to": "-3"},
+        {"tracker": ""},
         {"created": "yesterday-ish"},
         {"sort": "id desc; drop"},
         {"project": "Has Spaces"},

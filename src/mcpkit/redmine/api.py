@@ -9,8 +9,9 @@ Two traps shape this module:
   200 answers, so a typo in the key silently returns public data. The key is therefore
   checked against ``/users/current.json`` before the first real request, and a refused key
   fails every call until it is fixed.
-- The key travels in the ``X-Redmine-API-Key`` header only. Redirects are not followed
-  (a redirect would forward the header to wherever it points), and every message built
+- The key travels in the ``X-Redmine-API-Key`` header only. A redirect is followed only within
+  the same Redmine (a renamed wiki page's old title), never to another address (it would
+  forward the header to wherever it points), and every message built
   here passes through :meth:`RedmineClient._scrub` so the key cannot leak into a result or a log.
 """
 
@@ -22,7 +23,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urljoin, urlsplit
 
 import anyio
 import httpx2
@@ -104,6 +105,8 @@ def _http_client(config: RedmineConfig, transport: httpx2.AsyncBaseTransport | N
     )
 
 
+MAX_REDIRECTS = 3
+"""Redirects within the same Redmine followed for one GET (a renamed page renamed again)."""
 MAX_URL_CHARS = 8000
 """Longest request line sent: what nginx (8 KB header buffers) and Puma pass on to Redmine."""
 
@@ -336,6 +339,13 @@ class RedmineClient:
                     content=content,
                     headers=headers,
                 )
+                for _ in range(MAX_REDIRECTS):
+                    moved = self._same_redmine(response, path, params) if method == "GET" else None
+                    if moved is None:
+                        break
+                    logger.debug("GET %s moved to %s", path, moved[0])
+                    path, params = moved
+                    response = await self._http.request("GET", path, params=params, headers=headers)
         except TimeoutError:
             raise self._deadline_error(what) from None
         except httpx2.HTTPError as exc:
@@ -355,6 +365,39 @@ class RedmineClient:
                 f"Redmine answered {what} with something that is not JSON: is REDMINE_URL the Redmine root?",
                 status=response.status_code,
             ) from None
+
+    def _within(self, response: httpx2.Response) -> bool:
+        """Whether a redirect points inside ``REDMINE_URL`` (same scheme, host, port and base path)."""
+        target = urlsplit(urljoin(str(response.request.url), response.headers.get("location", "")))
+        base = urlsplit(self.config.url + "/")
+        return (target.scheme, target.netloc) == (base.scheme, base.netloc) and target.path.startswith(
+            base.path
+        )
+
+    def _same_redmine(
+        self, response: httpx2.Response, path: str, params: Mapping[str, Any] | None
+    ) -> tuple[str, dict[str, Any]] | None:
+        """Where a redirect within this Redmine points (path and parameters), else ``None``.
+
+        Redmine redirects inside itself: the old title of a renamed wiki page answers 302 to the
+        new one, without the ``.json`` the request had. Such a redirect is followed (the key goes
+        to the same server), with ``.json`` put back and the request's parameters kept unless
+        the target names its own. A redirect to another origin or outside ``REDMINE_URL`` is not
+        followed: it is a configuration problem, reported by :meth:`_status_error`.
+        """
+        if not 300 <= response.status_code < 400 or "location" not in response.headers:
+            return None
+        target = urlsplit(urljoin(str(response.request.url), response.headers["location"]))
+        base = urlsplit(self.config.url + "/")
+        if not self._within(response):
+            return None
+        new_path = unquote(target.path[len(base.path) :])
+        if path.endswith(".json") and not new_path.endswith(".json"):
+            new_path += ".json"
+        if not new_path or new_path == path.lstrip("/"):
+            return None
+        query = dict(parse_qsl(target.query)) if target.query else dict(params or {})
+        return quote(new_path, safe="/"), query
 
     # -- error mapping -------------------------------------------------------------------------
 
@@ -383,11 +426,16 @@ class RedmineClient:
         elif code == 422:
             detail = _errors_of(response) or "no details given"
             message = f"Redmine rejected {what} with 422: {detail}"
+        elif 300 <= code < 400 and "location" in response.headers and self._within(response):
+            message = (
+                f"Redmine redirected {what} to {response.headers['location']}, which was not followed "
+                "for a write or after several redirects; send the request to that address"
+            )
         elif 300 <= code < 400:
             target = response.headers.get("location", "another address")
             message = (
-                f"Redmine redirected {what} to {target}: set REDMINE_URL to the final address, "
-                "redirects are not followed so the key is never sent elsewhere"
+                f"Redmine redirected {what} to {target}, outside {self.config.url}: set REDMINE_URL to "
+                "the final address; such redirects are not followed, so the key is never sent elsewhere"
             )
         elif code >= 500:
             message = (

@@ -96,5 +96,43 @@ async def test_required_fields_are_named_before_and_after_a_refused_create(redmi
     rest(redmine, "DELETE", f"projects/{ident}.json")
 
 
+async def test_a_create_refused_for_a_required_field_names_its_id_and_values(redmine: RedmineEnv) -> None:
+    required = required_field(redmine)
+    ident = f"fields-{uuid.uuid4().hex[:10]}"
+    rest(redmine, "POST", "projects.json", {"project": {"name": "Required", "identifier": ident}})
+    try:
+        rest(redmine, "PUT", f"projects/{ident}.json", {"project": {"issue_custom_field_ids": [required]}})
+        async with mcp_session(redmine) as s:
+            message = await s.error(
+                "create_issue", {"project": ident, "subject": "No field", "tracker_id": 1}
+            )
+            assert "422" in message and "Mcpkit-required cannot be blank" in message
+            assert f"Required custom fields: {required} mcpkit-required, one of low, high" in message
+            done = await s.ok(
+                "create_issue",
+                {
+                    "project": ident,
+                    "subject": "With field",
+                    "tracker_id": 1,
+                    "custom_fields": [{"id": required, "value": "high"}],
+                },
+            )
+            assert done.findtext("status") == "success"
+            # A refusal with nothing about custom fields stays Redmine's own line.
+            other = await s.error(
+                "create_issue",
+                {
+                    "project": ident,
+                    "subject": "x",
+                    "start_date": "2025-02-01",
+                    "due_date": "2025-01-01",
+                    "tracker_id": 2,
+                },
+            )
+            assert "Required custom fields" not in other
+    finally:
+        rest(redmine, "DELETE", f"projects/{ident}.json")
+
+
 def _text(result: object) -> str:
     return "".join(getattr(c, "text", "") for c in getattr(result, "content", []))

@@ -213,3 +213,33 @@ async def test_escapes_do_not_starve_a_text_and_read_text_returns_the_rest_exact
         assert root.findtext("description") == plain
         note = root.find("journals/journal/notes")
         assert note is not None and (note.get("truncated") == "true" or note.text == "long note " * 5000)
+
+
+async def test_a_time_entry_moved_to_an_issue_of_another_project_names_the_project_change(
+    redmine: RedmineEnv, team: Team
+) -> None:
+    ident = f"trust-time-{unique()}"
+    other = rest(
+        redmine, "POST", "projects.json", {"project": {"name": f"Time {ident}", "identifier": ident}}
+    )
+    try:
+        elsewhere = rest(
+            redmine, "POST", "issues.json", {"issue": {"project_id": ident, "subject": "Elsewhere"}}
+        )["issue"]["id"]
+        entry = rest(
+            redmine,
+            "POST",
+            "time_entries.json",
+            {"time_entry": {"issue_id": team.issue, "hours": 1, "activity_id": 9}},
+        )["time_entry"]["id"]
+        async with mcp_session(redmine) as s:
+            done = await s.ok("update_time_entry", {"id": entry, "issue_id": elsewhere})
+            message = done.findtext("message") or ""
+            assert message.startswith(f"Updated time entry {entry}. Redmine also changed project ")
+            assert f"Trust {team.ident} -> Time {ident}" in message
+            plain = await s.ok("update_time_entry", {"id": entry, "comments": "only this"})
+            assert plain.findtext("message") == f"Updated time entry {entry}."
+        stored = rest(redmine, "GET", f"time_entries/{entry}.json")["time_entry"]
+        assert stored["project"]["id"] == other["project"]["id"]
+    finally:
+        rest(redmine, "DELETE", f"projects/{ident}.json")

@@ -223,7 +223,7 @@ TOOLS = (
         {
             "view": p.enum("", VIEWS),
             "project": PROJECT,
-            "days": p.integer("Stale after, default 30", minimum=0),
+            "days": p.integer("Stale after, default 30", minimum=0, maximum=36500),
             **PAGING,
         },
         issue_report,

@@ -3,7 +3,7 @@
 The server has already coerced the forms models send (``"12"`` for 12, ``"yes"`` for true,
 ``"1,2"`` for a list) and checked every type and bound the schema declares, so a handler reads
 an integer parameter as the ``int`` it is, a boolean as the ``bool``. These readers only do what
-a schema cannot say: a number *or* an identifier in one text parameter, ``me``, dates, text
+a schema cannot say: a number *or* an identifier in one text parameter, dates, text
 copied from a shortened answer, and Redmine's own spellings. (They used to check every type a
 second time, with messages of their own that could disagree with the schema's.)
 """
@@ -138,14 +138,6 @@ def ids(args: Mapping[str, Any], name: str) -> list[int] | None:
     """An optional list of ids (the schema has made a single id a list of one)."""
     value = args.get(name)
     return None if value is None else list(value)
-
-
-def user_or_me(value: Any, name: str) -> str:
-    """A user number or ``me``, as Redmine's filters take them."""
-    try:
-        return str(coerce.as_number_or_special(value, allow=("me",)))
-    except ValidationError as exc:
-        raise ValidationError(f"{name}: {exc}") from None
 
 
 def require_some(fields: Mapping[str, Any], what: str) -> None:

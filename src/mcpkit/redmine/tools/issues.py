@@ -25,14 +25,14 @@ from mcpkit.redmine.tools.args import (
     date_text,
     ids,
     includes,
-    num,
     paging,
     present,
     project_ref,
     require_some,
-    user_or_me,
 )
 from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
+from mcpkit.redmine.tools.custom_fields import create_failure_hint
+from mcpkit.redmine.tools.names import PRIORITY, STATUS, TRACKER, USER, lookup_ref, ref, resolved
 from mcpkit.redmine.tools.projects import project_id
 from mcpkit.redmine.tools.resource import Count, Resource, delete_tool, list_tool, read
 from mcpkit.redmine.tools.results import (
@@ -44,10 +44,17 @@ from mcpkit.redmine.tools.results import (
     page_element,
     reads_with,
 )
-from mcpkit.redmine.tools.schemas import CUSTOM_FIELDS, DATE, PROJECT, USER_OR_ME, as_in_create, ident
+from mcpkit.redmine.tools.schemas import (
+    CUSTOM_FIELDS,
+    DATE,
+    NUMBER_OR_NAME,
+    PROJECT,
+    USER_OR_ME,
+    as_in_create,
+    ident,
+)
 from mcpkit.redmine.tools.verify import WRITE_ONLY, Change, describe_changes, side_effects, verified
 from mcpkit.results import Window, error_result
-from mcpkit.tools import coerce
 from mcpkit.tools import params as p
 
 CATEGORY = "issues"
@@ -125,21 +132,21 @@ def issue_filters(args: Mapping[str, Any]) -> dict[str, Any]:
                 "drop them, or filter without query_id"
             )
     if args.get("status") is not None:
-        q["status_id"] = coerce.as_number_or_special(
-            str(args["status"]).strip(), allow=("open", "closed", "*")
-        )
+        # Redmine's own words first: a filter "closed" means every closed status.
+        q["status_id"] = ref(args["status"], STATUS, "status", words=("open", "closed", "*"))
     for arg, field in (
-        ("tracker", "tracker_id"),
         ("parent", "parent_id"),
         ("version", "fixed_version_id"),
         ("category", "category_id"),
-        ("priority", "priority_id"),
     ):
         if args.get(arg) is not None:
             q[field] = args[arg]
+    for arg, field, kind in (("tracker", "tracker_id", TRACKER), ("priority", "priority_id", PRIORITY)):
+        if args.get(arg) is not None:
+            q[field] = ref(args[arg], kind, arg)
     for arg, field in (("assigned_to", "assigned_to_id"), ("author", "author_id")):
         if args.get(arg) is not None:
-            q[field] = user_or_me(args[arg], arg)
+            q[field] = ref(args[arg], USER, arg, words=("me",))
     for arg, field in (("created", "created_on"), ("updated", "updated_on")):
         if args.get(arg) is not None:
             q[field] = _date_filter(args[arg], arg)
@@ -166,9 +173,6 @@ def issue_fields(args: Mapping[str, Any], *, me: int | None = None) -> dict[str,
         {
             "subject": as_text,
             "description": as_text,
-            "tracker_id": as_given,
-            "status_id": as_given,
-            "priority_id": as_given,
             "category_id": as_given,
             "fixed_version_id": as_given,
             "parent_issue_id": as_given,
@@ -182,14 +186,17 @@ def issue_fields(args: Mapping[str, Any], *, me: int | None = None) -> dict[str,
     )
     if args.get("done_ratio") is not None:
         fields["done_ratio"] = args["done_ratio"]
+    for name, kind in (("tracker_id", TRACKER), ("status_id", STATUS), ("priority_id", PRIORITY)):
+        if args.get(name) is not None:
+            fields[name] = ref(args[name], kind, name)
     if args.get("assigned_to") is not None:
-        who = user_or_me(args["assigned_to"], "assigned_to")
+        who = ref(args["assigned_to"], USER, "assigned_to", words=("me",))
         if who == "me":
             if me is None:
                 raise ValidationError("assigned_to me needs the key owner, which is unknown")
             fields["assigned_to_id"] = me
         else:
-            fields["assigned_to_id"] = num(who, "assigned_to")
+            fields["assigned_to_id"] = who
     if args.get("project") is not None:
         fields["project_id"] = project_ref(args["project"])
     watchers = ids(args, "watcher_user_ids")
@@ -207,14 +214,17 @@ async def my_id(rc: RedmineContext) -> int | None:
     return uid if isinstance(uid, int) else None
 
 
-async def body_fields(rc: RedmineContext, args: Mapping[str, Any]) -> dict[str, Any]:
-    """``issue_fields`` with ``me`` and project identifiers resolved to numbers."""
-    me = await my_id(rc) if args.get("assigned_to") == "me" else None
+async def body_fields(rc: RedmineContext, args: Mapping[str, Any], *, project: Any = None) -> dict[str, Any]:
+    """``issue_fields`` with ``me``, names and project identifiers resolved to numbers.
+
+    ``project`` is where the issue is (for an update), so a member who may not list users finds
+    an assignee by name among the project's members."""
+    me = await my_id(rc) if str(args.get("assigned_to", "")).strip().lower() == "me" else None
     fields = issue_fields(args, me=me)
     if isinstance(fields.get("project_id"), str):
         # Identifiers work for creation but not everywhere in Redmine: send the number.
         fields["project_id"] = await project_id(rc.client, fields["project_id"])
-    return fields
+    return await resolved(rc, fields, fields.get("project_id") or project)
 
 
 PRIVATE_NOTE = Need(
@@ -321,7 +331,16 @@ async def create_issue(args: dict[str, Any], rc: RedmineContext) -> mcp_types.Ca
     fields = await body_fields(rc, args)
     if isinstance(fields.get("project_id"), int):
         await check_allowed(rc, fields["project_id"], guarded(fields, own=True, new=True))
-    body = await rc.client.post("issues.json", what="the new issue", json={"issue": fields})
+    try:
+        body = await rc.client.post("issues.json", what="the new issue", json={"issue": fields})
+    except RedmineError as exc:
+        if exc.status != 422:
+            raise
+        # Redmine names a missing required custom field by name only; the hint gives its id and values.
+        hint = await create_failure_hint(rc, fields.get("project_id"), fields.get("tracker_id"), str(exc))
+        if not hint:
+            raise
+        raise RedmineError(f"{str(exc).rstrip('.')}. {hint}", status=exc.status) from None
     issue = entity_of(body, "issue")
     got = dict(issue)
     if fields.get("watcher_user_ids") and isinstance(issue.get("id"), int):
@@ -353,9 +372,9 @@ async def update_issue(args: dict[str, Any], rc: RedmineContext) -> mcp_types.Ca
     note) and to name every field Redmine changed on its own (a move that switched the tracker).
     """
     issue_id: int = args["id"]
-    fields = await body_fields(rc, args)
-    require_some(fields, f"issue {issue_id}")
+    require_some(issue_fields(args, me=0), f"issue {issue_id}")
     before = await read(rc, ISSUE, issue_id)
+    fields = await body_fields(rc, args, project=(before.get("project") or {}).get("id"))
     needs = guarded(fields, own=False, new=False)
     if needs:
         own = (before.get("author") or {}).get("id") == await my_id(rc)
@@ -462,7 +481,7 @@ async def move_issues(args: dict[str, Any], rc: RedmineContext) -> mcp_types.Cal
     pid = await project_id(rc.client, project_ref(args["project"]))
     change: dict[str, Any] = {"project_id": pid}
     if args.get("tracker_id") is not None:
-        change["tracker_id"] = args["tracker_id"]
+        change["tracker_id"] = await lookup_ref(rc, ref(args["tracker_id"], TRACKER, "tracker_id"))
     moved: list[int] = []
     failed: list[str] = []
     effects: list[str] = []
@@ -502,7 +521,8 @@ async def watchers_of(rc: RedmineContext, issue_id: int) -> list[Any]:
 async def change_watcher(args: dict[str, Any], rc: RedmineContext, *, add: bool) -> mcp_types.CallToolResult:
     """Add or remove a watcher, then check the watcher list says so."""
     issue_id: int = args["issue_id"]
-    user_id: int = args["user_id"]
+    who = ref(args["user_id"], USER, "user_id", words=("me",))
+    user_id = await my_id(rc) if who == "me" else await lookup_ref(rc, who)
     if add:
         await rc.client.post(
             f"issues/{issue_id}/watchers.json",
@@ -535,9 +555,9 @@ remove_issue_watcher = partial(change_watcher, add=False)
 FIELD_SCHEMAS: dict[str, dict[str, Any]] = {
     "subject": p.string("One-line summary", min_length=1),
     "description": p.string("Full description"),
-    "tracker_id": ident("Tracker number"),
-    "status_id": ident("Status number"),
-    "priority_id": ident("Priority number"),
+    "tracker_id": p.string(NUMBER_OR_NAME),
+    "status_id": p.string(NUMBER_OR_NAME),
+    "priority_id": p.string(NUMBER_OR_NAME),
     "assigned_to": p.string(USER_OR_ME),
     "category_id": ident("Issue category number"),
     "fixed_version_id": ident("Target version number"),
@@ -553,11 +573,11 @@ FIELD_SCHEMAS: dict[str, dict[str, Any]] = {
 LIST_PROPERTIES: dict[str, dict[str, Any]] = {
     "project": PROJECT,
     "query_id": ident("Saved query from list queries, run as saved; only project, sort and paging combine"),
-    "status": p.string("open, closed, * for any, or a status number"),
-    "tracker": ident("Tracker number"),
+    "status": p.string("open, closed, * for any, or a status number or name"),
+    "tracker": p.string(NUMBER_OR_NAME),
     "assigned_to": p.string(USER_OR_ME),
     "author": p.string(USER_OR_ME),
-    "priority": ident("Priority number"),
+    "priority": p.string(NUMBER_OR_NAME),
     "parent": ident("Parent issue number"),
     "version": ident("Target version number"),
     "category": ident("Issue category number"),
@@ -654,7 +674,7 @@ TOOLS = (
         {
             "ids": p.array(ident("Issue number"), "Issue numbers to move", min_items=1),
             "project": p.string("Target project number or identifier"),
-            "tracker_id": ident("Tracker to use in the target project"),
+            "tracker_id": p.string("Tracker to use in the target project, by number or name"),
         },
         move_issues,
         CATEGORY,
@@ -671,7 +691,7 @@ TOOLS = (
     redmine_tool(
         "add_issue_watcher",
         "Add a user to the watchers of an issue.",
-        {"issue_id": ident("Issue number"), "user_id": ident("User number")},
+        {"issue_id": ident("Issue number"), "user_id": p.string(NUMBER_OR_NAME)},
         add_issue_watcher,
         CATEGORY,
         ("issue_id", "user_id"),
@@ -680,7 +700,7 @@ TOOLS = (
     redmine_tool(
         "remove_issue_watcher",
         "Remove a user from the watchers of an issue.",
-        {"issue_id": ident("Issue number"), "user_id": ident("User number")},
+        {"issue_id": ident("Issue number"), "user_id": p.string(NUMBER_OR_NAME)},
         remove_issue_watcher,
         CATEGORY,
         ("issue_id", "user_id"),

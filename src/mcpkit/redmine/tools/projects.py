@@ -181,7 +181,7 @@ STATUS_CHANGES = (
     ("archive_project", "archive", "archived", 9, "Archive a project so it is hidden and read-only."),
     ("unarchive_project", "unarchive", "unarchived", 1, "Bring an archived project back."),
     ("close_project", "close", "closed", 5, "Close a project so it becomes read-only but stays visible."),
-    ("reopen_project", "reopen", "reopened", 1, "Reopen a closed project."),
+    ("reopen_project", "reopen", "reopened", 1, "Reopen a closed project for changes again."),
 )
 
 TOOLS = (

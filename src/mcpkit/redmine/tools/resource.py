@@ -19,6 +19,7 @@ import mcp_types
 from mcpkit.redmine.api import RedmineError, seg
 from mcpkit.redmine.tools.args import MAX_LIMIT, includes, paging, project_ref, require_some
 from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
+from mcpkit.redmine.tools.names import resolved
 from mcpkit.redmine.tools.results import (
     confirm_or_preview,
     done_entity,
@@ -101,13 +102,24 @@ def ref_of(res: Resource, args: Mapping[str, Any]) -> Any:
 async def update_record(
     rc: RedmineContext, res: Resource, ref: int, fields: dict[str, Any]
 ) -> mcp_types.CallToolResult:
-    """The shared update flow: PUT ``fields``, read the record back, compare every field."""
+    """The shared update flow: read the record, PUT ``fields``, read it back, compare every field.
+
+    The read before the write lets the answer name every field Redmine changed unasked (a time
+    entry moved to another issue follows it into that issue's project), as issue writes do (see
+    :mod:`.verify`): a side effect is said, never hidden behind a plain success."""
     require_some(fields, f"{res.noun} {ref}")
+    before = await read(rc, res, ref)
     await rc.client.put(res.item_path(ref), what=f"{res.noun} {ref}", json={res.singular: fields})
     record = await read(rc, res, ref)
     message = f"Updated {res.noun} {ref}."
     return await verified(
-        rc, fields, record, message=message, success=done_entity(rc, message, res.singular, record)
+        rc,
+        fields,
+        record,
+        message=message,
+        success=done_entity(rc, message, res.singular, record),
+        before=before,
+        rebuild=lambda text: done_entity(rc, text, res.singular, record),
     )
 
 
@@ -138,6 +150,7 @@ async def list_records(
     res = listing.res
     offset, limit = paging(args) if listing.pages else (0, MAX_LIMIT)
     params = listing.filters(args) if listing.filters else {}
+    params = await resolved(rc, params, params.get("project_id"))
     path = res.collection_path(args)
     what = f"the {res.plural.replace('_', ' ')}"
     if res.paged:

@@ -307,10 +307,14 @@ def done(
 
 
 def done_entity(
-    rc: RedmineContext, message: str, tag: str, data: Mapping[str, Any]
+    rc: RedmineContext,
+    message: str,
+    tag: str,
+    data: Mapping[str, Any],
+    sources: Mapping[str, str] | None = None,
 ) -> mcp_types.CallToolResult:
-    """A successful write with the entity as Redmine now has it."""
-    return done(message, entity_element(rc, tag, data), limit=answer_budget(rc))
+    """A successful write with the entity as Redmine now has it (``sources`` as for :func:`entity_element`)."""
+    return done(message, entity_element(rc, tag, data, sources), limit=answer_budget(rc))
 
 
 def preview_result(what: str, impact: Sequence[Element]) -> mcp_types.CallToolResult:

@@ -12,7 +12,9 @@ OFFSET = p.integer()
 LIMIT = p.integer("At most 100", minimum=1)
 CONFIRM = p.boolean("True to delete")
 PAGING = {"offset": OFFSET, "limit": LIMIT}
-USER_OR_ME = "User number, or me for the key owner"
+USER_OR_ME = "User number, name, or me for the key owner"
+NUMBER_OR_NAME = "Number or name"
+"""Statuses, trackers, priorities, activities and users are taken by name too (see :mod:`.names`)."""
 DATE = "Date like 2025-01-31"
 
 

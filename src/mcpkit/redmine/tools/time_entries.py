@@ -10,12 +10,12 @@ import mcp_types
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.tools.args import as_given, as_hours, as_text, date_text, present, project_ref
 from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
+from mcpkit.redmine.tools.names import ACTIVITY, USER, ref, resolved
 from mcpkit.redmine.tools.projects import project_id
 from mcpkit.redmine.tools.resource import Resource, delete_tool, get_tool, list_tool, update_record
 from mcpkit.redmine.tools.results import done_entity, entity_of
-from mcpkit.redmine.tools.schemas import PROJECT, as_in_create, ident
+from mcpkit.redmine.tools.schemas import NUMBER_OR_NAME, PROJECT, USER_OR_ME, as_in_create, ident
 from mcpkit.redmine.tools.verify import verified
-from mcpkit.tools import coerce
 from mcpkit.tools import params as p
 
 CATEGORY = "time_entries"
@@ -38,9 +38,9 @@ def time_filters(args: Mapping[str, Any]) -> dict[str, Any]:
     if args.get("issue_id") is not None:
         q["issue_id"] = args["issue_id"]
     if args.get("user") is not None:
-        q["user_id"] = coerce.as_number_or_special(args["user"], allow=("me",))
+        q["user_id"] = ref(args["user"], USER, "user", words=("me",))
     if args.get("activity_id") is not None:
-        q["activity_id"] = args["activity_id"]
+        q["activity_id"] = ref(args["activity_id"], ACTIVITY, "activity_id")
     for name in ("from", "to"):
         value = date_text(args, name)
         if value:
@@ -56,11 +56,13 @@ def time_fields(args: Mapping[str, Any], *, creating: bool) -> dict[str, Any]:
             "issue_id": as_given,
             "spent_on": date_text,
             "hours": as_hours,
-            "activity_id": as_given,
             "comments": as_text,
-            "user_id": as_given,
         },
     )
+    if args.get("activity_id") is not None:
+        fields["activity_id"] = ref(args["activity_id"], ACTIVITY, "activity_id")
+    if args.get("user_id") is not None:
+        fields["user_id"] = ref(args["user_id"], USER, "user_id")
     if args.get("project") is not None:
         fields["project_id"] = project_ref(args["project"])
     if creating:
@@ -72,10 +74,10 @@ def time_fields(args: Mapping[str, Any], *, creating: bool) -> dict[str, Any]:
 
 
 async def numbered(rc: RedmineContext, fields: dict[str, Any]) -> dict[str, Any]:
-    """Redmine rejects a project identifier in a time entry body: it wants the number."""
+    """Redmine rejects a project identifier in a time entry body: it wants the number; names too."""
     if "project_id" in fields:
         fields["project_id"] = await project_id(rc.client, fields["project_id"])
-    return fields
+    return await resolved(rc, fields, fields.get("project_id"))
 
 
 async def create_time_entry(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
@@ -98,10 +100,10 @@ FIELDS: dict[str, dict[str, Any]] = {
     "issue_id": ident("Issue the time was spent on"),
     "project": p.string("Project number or identifier, if no issue"),
     "hours": p.number("Hours spent such as 1.5", minimum=0),
-    "activity_id": ident("Activity number"),
+    "activity_id": p.string(NUMBER_OR_NAME),
     "spent_on": p.string("Date like 2025-01-31, default today"),
     "comments": p.string("Short comment"),
-    "user_id": ident("Log for this user instead of the key owner"),
+    "user_id": p.string("Log for this user instead of the key owner, by number or name"),
 }
 
 TOOLS = (
@@ -114,8 +116,8 @@ TOOLS = (
         properties={
             "project": PROJECT,
             "issue_id": ident("Issue number"),
-            "user": p.string("User number, or me for the key owner"),
-            "activity_id": ident("Activity number"),
+            "user": p.string(USER_OR_ME),
+            "activity_id": p.string(NUMBER_OR_NAME),
             "from": p.string("First day like 2025-01-01"),
             "to": p.string("Last day like 2025-01-31"),
         },

@@ -205,6 +205,8 @@ NOT_SIDE_EFFECTS = frozenset(
     {
         "updated_on",
         "closed_on",
+        "passwd_changed_on",
+        "last_login_on",
         "spent_hours",
         "total_spent_hours",
         "total_estimated_hours",
@@ -256,7 +258,9 @@ def shown(value: Any) -> str:
     return _show(value)
 
 
-def side_effects(before: Mapping[str, Any], after: Mapping[str, Any], asked: Mapping[str, Any]) -> list[Change]:
+def side_effects(
+    before: Mapping[str, Any], after: Mapping[str, Any], asked: Mapping[str, Any]
+) -> list[Change]:
     """The fields Redmine changed between ``before`` and ``after`` that ``asked`` did not name."""
     named = {field_key(f) for f in asked}
     out: list[Change] = []

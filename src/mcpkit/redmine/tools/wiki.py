@@ -47,12 +47,23 @@ async def read_page(rc: RedmineContext, path: str, what: str) -> dict[str, Any]:
     return entity_of(await rc.client.get(f"{path}.json", what=what), "wiki_page")
 
 
+def text_source(
+    project: Any, page: Mapping[str, Any], title: str, version: int | None = None
+) -> dict[str, str]:
+    """The read_text source of a page's text: a long page is cut with a pointer to the rest, never whole
+    past the answer budget (a wiki page does not say its project, so the caller names it)."""
+    source = f"wiki {project_ref(project)} {page.get('title') or title}"
+    return {"text": source + (f" version {version}" if version is not None else "")}
+
+
 async def get_wiki_page(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     path, what = page_path(args)
-    if args.get("version") is not None:
-        version = args["version"]
+    version = args.get("version")
+    if version is not None:
         path, what = f"{path}/{version}", f"version {version} of {what}"
-    return entity_result(rc, "wiki_page", await read_page(rc, path, what))
+    page = await read_page(rc, path, what)
+    title = page_title(args["title"])
+    return entity_result(rc, "wiki_page", page, text_source(args["project"], page, title, version))
 
 
 async def create_or_update_wiki_page(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
@@ -68,7 +79,13 @@ async def create_or_update_wiki_page(args: dict[str, Any], rc: RedmineContext) -
     message = f"{'Created' if body else 'Saved'} {what}."
     asked = {"text": page["text"]}
     return await verified(
-        rc, asked, saved, message=message, success=done_entity(rc, message, "wiki_page", saved)
+        rc,
+        asked,
+        saved,
+        message=message,
+        success=done_entity(
+            rc, message, "wiki_page", saved, text_source(args["project"], saved, page_title(args["title"]))
+        ),
     )
 
 
@@ -112,7 +129,13 @@ async def rename_wiki_page(args: dict[str, Any], rc: RedmineContext) -> mcp_type
             f"Redmine answered but did not rename {what} to {new_title}: the key's user likely lacks "
             "the Rename wiki pages permission, or the title is taken"
         )
-    return done_entity(rc, f"Renamed {what} to {new_title}.", "wiki_page", saved)
+    return done_entity(
+        rc,
+        f"Renamed {what} to {new_title}.",
+        "wiki_page",
+        saved,
+        text_source(args["project"], saved, new_title),
+    )
 
 
 TOOLS = (
