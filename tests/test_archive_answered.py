@@ -10,14 +10,12 @@ or a response gets none, everything else one).
 
 from __future__ import annotations
 
-import asyncio
 import http.client
 import json
 import re
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,12 +27,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from websockets.sync.client import ClientConnection, connect
 
-from mcpkit.archive.api import ArchiveAPI
 from mcpkit.archive.importers import import_csv
-from mcpkit.archive.rpc import RpcServer, RpcServerOptions
 from mcpkit.archive.rpc.protocol import Request, parse_message
 from mcpkit.archive.store import Store
 from tests.archive.helpers import row, write_csv
+from tests.support.archive_thread import ThreadServer
 from tests.support.raw_stdio import REPO, RawStdioClient
 
 STANDARD_CODES = {-32700, -32600, -32601, -32602, -32603}
@@ -95,37 +92,6 @@ def archive_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 # -- WebSocket -------------------------------------------------------------------------------------
-
-
-class ThreadServer:
-    """The real server on the real API, on its own event loop in a thread, so that a plain
-    (hypothesis-driven) test can talk to it with the blocking client."""
-
-    def __init__(self, db: Path) -> None:
-        self.url = ""
-        self._ready = threading.Event()
-        self._loop = asyncio.new_event_loop()
-        self._stop: asyncio.Event | None = None
-        self._thread = threading.Thread(target=self._loop.run_until_complete, args=(self._main(db),))
-        self._thread.start()
-        assert self._ready.wait(60)
-
-    async def _main(self, db: Path) -> None:
-        self._stop = asyncio.Event()
-        api = ArchiveAPI.open(db)
-        try:
-            async with RpcServer(api, RpcServerOptions(port=0)) as server:
-                self.url = server.url
-                self._ready.set()
-                await self._stop.wait()
-        finally:
-            await api.aclose()
-
-    def close(self) -> None:
-        assert self._stop is not None
-        self._loop.call_soon_threadsafe(self._stop.set)
-        self._thread.join(30)
-        self._loop.close()
 
 
 @pytest.fixture(scope="module")

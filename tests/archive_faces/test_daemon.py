@@ -60,7 +60,8 @@ def test_start_reports_a_server_that_dies(tmp_path: Path) -> None:
             "start", "--port", str(port), "--db", str(tmp_path / "x.db"), "--ready-timeout", "60", "--create",
             env={"MCPKIT_ARCHIVE_STATE": str(tmp_path / "state")},
         )  # fmt: skip
-    assert done.returncode == 1 and "exited" in done.stderr
+    assert done.returncode == 1 and "did not start" in done.stderr and "in use" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1  # one line (it was the log's tail)
 
 
 def _flags(command: str) -> set[str]:

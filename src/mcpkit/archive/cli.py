@@ -143,6 +143,13 @@ def _open_api(path: Path, limits: InputLimits | None = None, *, create: bool = F
         fail(f"cannot open {path}: {exc}")
 
 
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.samefile(b)
+    except OSError:
+        return a.resolve() == b.resolve()
+
+
 def require_archive(path: Path) -> None:
     if not path.exists():
         fail(f"no archive at {path}: run `mcpkit archive import FILE --db {path}` first")
@@ -679,12 +686,23 @@ def status_cmd(as_json: JsonOpt = False) -> None:
     from mcpkit.archive import daemon
 
     info = daemon.status(_state_dir(), token=_token())
+    if not info["running"]:
+        other = daemon.probe(_server_url(None), _token(), timeout=1.0)
+        if other is not None:  # not ours, but it is what the query commands would reach
+            info["other_server"] = {"url": _server_url(None), **other}
     if as_json:
         print_json(info)
     elif not info["running"]:
         typer.echo("archive server: not running")
+        if info.get("other_server"):
+            other = info["other_server"]
+            typer.echo(
+                f"  but another server answers at {other['url']} ({daemon.describe_server(other)}): "
+                "query commands reach it"
+            )
     else:
-        typer.echo(f"archive server: running at {info['url']} (pid {info['pid']})")
+        served = (info.get("server") or {}).get("db")
+        typer.echo(f"archive server: running at {info['url']} (pid {info['pid']}, db {served or 'unknown'})")
         if info.get("server"):
             typer.echo(texts.format_status(info["server"]).rstrip())
         else:
@@ -697,18 +715,33 @@ def status_cmd(as_json: JsonOpt = False) -> None:
 
 
 async def _connect_api(given_url: str | None, db: Path | None) -> ArchiveAPIProtocol:
-    """The server when it answers (unless --db was given), else the API in-process."""
+    """The server when it answers (unless --db was given), else the API in-process.
+
+    The line on stderr names the archive that answers. When ``$MCPKIT_ARCHIVE_DB`` names one
+    and the server serves another, the named one is searched in-process: queries used to go
+    silently to whatever answered on the port (200,000 posts of another archive instead of 185).
+    """
     if db is None:
+        from mcpkit.archive.api import ENV_DB
+
         url = _server_url(given_url)
         client = RpcClient(url, token=_token(), connect_timeout=2.0)
+        named = env_value(ENV_DB)
         try:
-            await client.call("get_status", {})
+            status = await client.call("get_status", {})
         except Exception:
             await client.aclose()
             _err(f"no archive server answers at {url}; searching in-process")
         else:
-            _err(f"using the archive server at {url}")
-            return client
+            served = status.get("db") if isinstance(status, dict) else None
+            if named and served and not _same_file(Path(named).expanduser(), Path(served)):
+                await client.aclose()
+                _err(
+                    f"the archive server at {url} serves {served}, not ${ENV_DB} ({named}); searching in-process"
+                )
+            else:
+                _err(f"using the archive server at {url} (db {served or 'not named by the server'})")
+                return client
 
     path = _db_path(db)
     api = _open_api(path)

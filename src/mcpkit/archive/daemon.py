@@ -1,7 +1,9 @@
 """``mcpkit archive start|stop|status``: the WebSocket server as a background process.
 
-``start`` returns only once the server answers a ``get_status`` call (readiness, not just a
-live pid), or fails with the tail of the server's log. The pid file records pid and URL so
+``start`` returns only once *its own* server answers a ``get_status`` call (the answer names the
+process and the archive: readiness, not just a live pid), or fails with one line. Another
+server already answering on the port used to pass for ours: ``start`` exited 0 while its server
+had died on "address already in use", and later queries went to the other archive. The pid file records pid and URL so
 ``stop`` and ``status`` need no flags; ``stop`` checks that the pid still belongs to an mcpkit
 process before signalling it (pids are reused).
 
@@ -145,11 +147,28 @@ def probe(url: str, token: str | None = None, timeout: float = 2.0) -> dict[str,
     return asyncio.run(_probe(url, token, timeout))
 
 
-def _tail(path: Path, lines: int = 15) -> str:
+def _why(log_path: Path, since: int) -> str:
+    """The server's own last word in its log since ``since`` (its ``error:`` line when it
+    wrote one), for a one-line failure."""
     try:
-        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+        with log_path.open("rb") as handle:
+            handle.seek(since)
+            lines = handle.read().decode(errors="replace").splitlines()
     except OSError:
         return ""
+    errors = [line.strip() for line in lines if line.startswith("error:")]
+    words = [line.strip() for line in lines if line.strip()]
+    last = errors[-1] if errors else (words[-1] if words else "")
+    return last.removeprefix("error:").strip()
+
+
+def describe_server(answer: Mapping[str, Any]) -> str:
+    """``pid N, db PATH`` of a ``get_status`` answer, as far as it says."""
+    parts = [
+        f"pid {answer['pid']}" if answer.get("pid") else "",
+        f"db {answer['db']}" if answer.get("db") else "",
+    ]
+    return ", ".join(p for p in parts if p) or "an unknown archive"
 
 
 def start(spec: ServeSpec, directory: Path, *, ready_timeout: float = 120.0) -> DaemonState:
@@ -160,6 +179,13 @@ def start(spec: ServeSpec, directory: Path, *, ready_timeout: float = 120.0) -> 
         raise DaemonError(f"an archive server is already running (pid {current.pid}, {current.url})")
     log_path = directory / LOG_NAME
     url, token = spec.url, spec.server.token
+    other = probe(url, token, timeout=1.0)
+    if other is not None:
+        raise DaemonError(
+            f"cannot start: another archive server answers at {url} ({describe_server(other)}); "
+            "stop it or choose another --port"
+        )
+    since = log_path.stat().st_size if log_path.exists() else 0
     with log_path.open("ab") as log:
         proc = subprocess.Popen(
             [sys.executable, "-m", "mcpkit.archive.cli", SPEC_COMMAND],
@@ -180,13 +206,17 @@ def start(spec: ServeSpec, directory: Path, *, ready_timeout: float = 120.0) -> 
         code = proc.poll()
         if code is not None:
             _pid_file(directory).unlink(missing_ok=True)
-            raise DaemonError(f"the server exited with code {code} before it was ready:\n{_tail(log_path)}")
-        if probe(url, token, timeout=1.0) is not None:
-            return state
+            why = _why(log_path, since) or f"it exited with code {code}"
+            raise DaemonError(f"the archive server did not start: {why} (log: {log_path})")
+        answer = probe(url, token, timeout=1.0)
+        if answer is not None and answer.get("pid") in (proc.pid, None):
+            return state  # ours (a server without a pid in its status cannot be told apart)
         time.sleep(0.1)
     proc.terminate()
     _pid_file(directory).unlink(missing_ok=True)
-    raise DaemonError(f"the server did not answer within {ready_timeout:g} s:\n{_tail(log_path)}")
+    raise DaemonError(
+        f"the archive server did not answer within {ready_timeout:g} s: {_why(log_path, since)} (log: {log_path})"
+    )
 
 
 def stop(directory: Path, timeout: float = 15.0) -> DaemonState | None:

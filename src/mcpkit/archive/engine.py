@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -629,6 +630,10 @@ class Engine:
             "spaces": spaces,
             "enrichment": self.store.enrichment_coverage(),
             "vector_index": self.scans.status(),
+            # which archive answers, and which process: a query names the archive it reached,
+            # and `archive start` knows its own server from another one on the same port
+            "db": str(self.store.path),
+            "pid": os.getpid(),
         }
 
     def embed_text(self, text: str) -> dict[str, str]:
