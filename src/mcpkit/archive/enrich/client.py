@@ -3,8 +3,10 @@
 The ``openai`` client library speaks the protocol (ollama, llama.cpp's server, vLLM and OpenAI
 all accept it); this module decides what to do when a request fails:
 
-* 429 and 5xx, timeouts and refused connections are retried with exponential backoff (with
-  jitter), waiting what ``Retry-After`` asks when the endpoint says; up to ``max_attempts``;
+* 429 and 5xx, timeouts and refused connections are retried with exponential backoff and
+  jitter, up to ``max_attempts``. ``Retry-After`` is a floor, not the whole wait: a server
+  answering ``Retry-After: 0`` was retried at once, six times in a row, by every worker in
+  step, and the post failed in milliseconds; the backoff and a random part are always added;
 * an answer that is not the JSON asked for is asked again once, then the post is failed;
 * a 400 fails that post only; 401, 403 and 404 (wrong key, wrong model, wrong URL) stop the
   whole run, since every other post would fail the same way.
@@ -125,10 +127,12 @@ class EnrichClient:
         await self._client.close()
 
     def _delay(self, attempt: int, asked: float | None) -> float:
-        if asked is not None:
-            return min(asked, self.max_backoff)
+        """Seconds to wait before attempt ``attempt + 1``: at least half the exponential
+        backoff, at least what the endpoint ``asked`` (up to ``max_backoff``), plus up to half
+        the backoff at random, so concurrent workers do not retry in step."""
         base = min(self.max_backoff, self.backoff * 2.0 ** (attempt - 1))
-        return base * (0.5 + random.random() / 2)
+        floor = max(base / 2, min(asked, self.max_backoff) if asked is not None else 0.0)
+        return floor + random.random() * base / 2
 
     async def enrich(self, text: str) -> Reply:
         """The enrichment of ``text``; raises :class:`PostFailedError` or :class:`EndpointError`."""
