@@ -13,7 +13,11 @@ DRAFT_07 = "http://json-schema.org/draft-07/schema#"
 DRAFT_04 = "http://json-schema.org/draft-04/schema#"
 
 
-def tool(name: str = "show-user", description: str = "Show one user.", **schema: Any) -> dict[str, Any]:
+def tool(
+    name: str = "show-user",
+    description: str = "Show one user account: name, roles and last login.",
+    **schema: Any,
+) -> dict[str, Any]:
     """A clean tool; keyword arguments replace parts of the definition."""
     out: dict[str, Any] = {
         "name": name,
@@ -462,15 +466,61 @@ CASES: list[Case] = [
     Case(
         "gemini-type-with-anyof",
         "gemini",
-        [tool(inputSchema=params(v={"type": "string", "anyOf": [{"minLength": 1}, {"enum": ["-"]}]}))],
-        "/inputSchema/properties/v",
         [
             tool(
                 inputSchema=params(
-                    v={"anyOf": [{"type": "string", "minLength": 1}, {"type": "string", "enum": ["-"]}]}
+                    v={"type": "string", "anyOf": [{"type": "string", "minLength": 1}, {"type": "null"}]}
                 )
             )
         ],
+        "/inputSchema/properties/v",
+        [tool(inputSchema=params(v={"type": "string", "minLength": 1, "nullable": True}))],
+    ),
+    # The API now needs the type (row 12): branches that do not fold away keep it, and the warning.
+    Case(
+        "gemini-type-with-anyof",
+        "gemini",
+        [tool(inputSchema=params(v={"type": "string", "anyOf": [{"minLength": 1}, {"enum": ["-"]}]}))],
+        "/inputSchema/properties/v",
+        [tool(inputSchema=params(v={"type": "string", "minLength": 1}))],
+        fixable=False,
+    ),
+    # An object's alternatives of required names (the shape adapt once broke: root type and
+    # required lists dropped, then its own output quarantined).
+    Case(
+        "gemini-type-with-anyof",
+        "gemini",
+        [tool(inputSchema=params(id=S, name=S) | {"anyOf": [{"required": ["id"]}, {"required": ["name"]}]})],
+        "/inputSchema",
+        [tool(inputSchema=params(id=S, name=S) | {"description": "Requires id or name."})],
+    ),
+    Case(
+        "gemini-missing-type",
+        "gemini",
+        [tool(inputSchema=params(limit={"anyOf": [{"type": "integer"}, {"type": "null"}], "default": None}))],
+        "/inputSchema/properties/limit",
+        [tool(inputSchema=params(limit={"type": "integer", "nullable": True, "default": None}))],
+    ),
+    Case(
+        "gemini-missing-type",
+        "gemini",
+        [tool(inputSchema=params(value={"description": "Any value."}))],
+        "/inputSchema/properties/value",
+        [tool(inputSchema=params(value={"type": "string", "description": "Any value, as JSON text."}))],
+    ),
+    Case(
+        "gemini-boolean-schema",
+        "gemini",
+        [tool(inputSchema=params(extra=True))],
+        "/inputSchema/properties/extra",
+        [tool(inputSchema=params(extra=S))],
+    ),
+    Case(
+        "gemini-number-format",
+        "gemini",
+        [tool(inputSchema=params(n={"type": "number", "format": "decimal"}))],
+        "/inputSchema/properties/n/format",
+        [tool(inputSchema=params(n={"type": "integer", "format": "int64"}))],
     ),
     Case(
         "gemini-missing-type",
@@ -492,6 +542,23 @@ CASES: list[Case] = [
         [tool(inputSchema=params(tags={"type": "array"}))],
         "/inputSchema/properties/tags",
         [tool(inputSchema=params(tags={"type": "array", "items": S}))],
+    ),
+    Case(
+        "claude-code-tool-search",
+        "claude",
+        [tool(name="get_user", description="Get a user, the user.")],
+        "/description",
+        [tool(name="get_user", description="Show one user account with its roles and last login time.")],
+        tool="get_user",
+        fixable=False,
+    ),
+    Case(
+        "claude-code-tool-search",
+        "claude",
+        [tool(description=None)],
+        "/description",
+        [tool(description="Show one user account, found by login name or id.")],
+        fixable=False,
     ),
     # -- cursor
     Case("cursor-name-chars", "cursor", [tool(name="show-user")], "/name", [tool(name="show_user")]),

@@ -208,3 +208,116 @@ def junk_tools(draw: st.DrawFn) -> dict[str, Any]:
         if draw(st.booleans()):
             out[key] = draw(values)
     return out
+
+
+# -- broad schemas: what real servers send, whether or not a safe rewrite exists -------------
+
+FORMATS = [
+    "uri",
+    "email",
+    "uuid",
+    "date-time",
+    "date",
+    "int32",
+    "int64",
+    "float",
+    "double",
+    "decimal",
+    "enum",
+]
+ALL_TYPES = [*SCALARS, "null", "object", "array"]
+
+
+@st.composite
+def broad_leaf(draw: st.DrawFn) -> Any:
+    kind = draw(
+        st.sampled_from(
+            ["typed", "union", "format", "enum", "const", "empty", "bool", "optional", "required-only"]
+        )
+    )
+    node: Any
+    if kind == "union":
+        node = {"type": draw(st.lists(st.sampled_from(ALL_TYPES), min_size=1, max_size=3, unique=True))}
+    elif kind == "format":
+        node = {
+            "type": draw(st.sampled_from(["string", "integer", "number"])),
+            "format": draw(st.sampled_from(FORMATS)),
+        }
+    elif kind == "enum":
+        node = {
+            "enum": draw(
+                st.lists(st.sampled_from(["a", "b", 1, 2, None, True]), min_size=1, max_size=3, unique=True)
+            )
+        }
+    elif kind == "const":
+        node = {"const": draw(st.sampled_from(["x", 1, None]))}
+    elif kind == "empty":
+        node = {}
+    elif kind == "bool":
+        node = draw(st.booleans())
+    elif kind == "optional":  # Pydantic's Optional[X]
+        node = {"anyOf": [{"type": draw(st.sampled_from(SCALARS))}, {"type": "null"}], "default": None}
+    elif kind == "required-only":
+        node = {"required": [draw(prop_names)]}
+    else:
+        node = {"type": draw(st.sampled_from(SCALARS))}
+    if isinstance(node, dict) and draw(st.booleans()):
+        node["description"] = draw(descriptions)
+    return node
+
+
+def broad_schema() -> st.SearchStrategy[Any]:
+    def extend(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+        return st.one_of(
+            st.builds(
+                lambda props, req, extra: {
+                    "type": "object",
+                    "properties": props,
+                    **({"required": sorted(props)[:1]} if req and props else {}),
+                    **extra,
+                },
+                st.dictionaries(prop_names, children, max_size=3),
+                st.booleans(),
+                st.sampled_from(
+                    [{}, {"additionalProperties": False}, {"additionalProperties": {"type": "string"}}]
+                ),
+            ),
+            st.builds(
+                lambda items, extra: {"type": draw_type(extra), "items": items},
+                children,
+                st.booleans(),
+            ),
+            st.builds(
+                lambda branches, key, typed: {**({"type": "object"} if typed else {}), key: branches},
+                st.lists(children, min_size=1, max_size=3),
+                st.sampled_from(["anyOf", "oneOf", "allOf"]),
+                st.booleans(),
+            ),
+            st.builds(lambda a: {**a, "not": {"enum": ["zzz"]}} if isinstance(a, dict) else a, children),
+        )
+
+    return st.recursive(broad_leaf(), extend, max_leaves=10)
+
+
+def draw_type(union: bool) -> Any:
+    return ["array", "null"] if union else "array"
+
+
+@st.composite
+def broad_tools(draw: st.DrawFn) -> dict[str, Any]:
+    """Tools with input schemas as real servers write them: combinators and union types at any
+    depth, formats, nested items, Optional[X], required-only branches, boolean schemas."""
+    root: dict[str, Any] = {
+        "type": "object",
+        "properties": draw(st.dictionaries(prop_names, broad_schema(), max_size=4)),
+    }
+    if draw(st.booleans()):
+        declared = sorted(root["properties"]) or ["id"]
+        root["anyOf"] = [{"required": [n]} for n in declared[:2]]
+    if draw(st.integers(0, 3)) == 0:
+        root[draw(st.sampled_from(["oneOf", "allOf"]))] = draw(
+            st.lists(broad_schema(), min_size=1, max_size=2)
+        )
+    if draw(st.integers(0, 4)) == 0:
+        del root["type"]
+    return {"name": draw(names), "description": draw(descriptions), "inputSchema": root}

@@ -112,7 +112,11 @@ def test_gemini_rewrites_keywords_into_the_subset() -> None:
     assert "$schema" not in out and "additionalProperties" not in out
     assert out["properties"]["n"] == {"type": "integer", "minimum": 1}
     assert out["properties"]["mode"] == {"enum": ["fast"], "type": "string"}
-    assert out["properties"]["x"] == {"anyOf": [{"type": "string"}, {"type": "number"}]}
+    # anyOf without a type is refused by the API (row 12): text that names both, parsed back
+    assert out["properties"]["x"] == {
+        "type": "string",
+        "description": "Accepts text or a number, sent as text.",
+    }
     assert errors(lint([fixed], "gemini")) == []
 
 
@@ -239,3 +243,63 @@ def test_change_and_finding_render_as_one_line() -> None:
     assert str(finding).startswith(
         "error: desktop-description-underscores [claude-desktop-2025] show-user/description:"
     )
+
+
+def _guarded_profile(*fixes: Any) -> Any:
+    """A profile whose rules fire on an ``x-flag`` keyword and fix it with ``fixes`` (in order)."""
+    from mcpkit.compat import Profile, Rule
+    from mcpkit.compat._model import Issue
+
+    def check(definition: dict[str, Any], ctx: Any) -> Any:
+        if "x-flag" in definition.get("inputSchema", {}):
+            yield Issue("/inputSchema/x-flag", "flagged")
+
+    rules = tuple(
+        Rule(id=f"flag-{i}", severity="error", client="c", citation="c", summary="s", check=check, fix=fix)
+        for i, fix in enumerate(fixes)
+    )
+    return Profile(name="guarded", client="c", description="d", rules=rules)
+
+
+def _break_root(definition: dict[str, Any], ctx: Any) -> list[Any]:
+    from mcpkit.compat._model import Edit
+
+    del definition["inputSchema"]["type"]  # an error the spec counts: the root is no longer an object
+    return [Edit("/inputSchema/type", "drop", "dropped the root type")]
+
+
+def _clear_flag(definition: dict[str, Any], ctx: Any) -> list[Any]:
+    from mcpkit.compat._model import Edit
+
+    definition["inputSchema"].pop("x-flag", None)
+    return [Edit("/inputSchema/x-flag", "drop", "removed x-flag")]
+
+
+def test_a_rewrite_that_adds_errors_is_not_made() -> None:
+    flagged = tool(inputSchema={"type": "object", "properties": {}, "x-flag": True})
+    kept, changes = adapt(flagged, _guarded_profile(_break_root))
+    assert kept == flagged
+    assert [c for c in changes if not c.applied and "errors (spec-input-schema-object" in c.detail]
+    # with a fixer that helps beside the one that harms, only the harmful one is skipped
+    fixed, changes = adapt(flagged, _guarded_profile(_break_root, _clear_flag))
+    assert fixed["inputSchema"] == {"type": "object", "properties": {}}
+    assert any(not c.applied and c.rule == "flag-0" and c.detail.startswith("skipped") for c in changes)
+
+
+def test_gemini_keeps_an_object_with_alternative_required_names() -> None:
+    """The gateway once hid this tool from gemini-cli: adapt dropped the root type and the
+    required lists, then its own output failed lint and was quarantined."""
+    from mcpkit.gateway.views import adapt_for
+
+    schema = {
+        "type": "object",
+        "properties": {"id": {"type": "string"}, "name": {"type": "string"}},
+        "anyOf": [{"required": ["id"]}, {"required": ["name"]}],
+    }
+    adapted, reason = adapt_for(tool(inputSchema=schema), ("mcp-spec", "gemini"), "gw")
+    assert reason is None
+    assert adapted["inputSchema"] == {
+        "type": "object",
+        "properties": {"id": {"type": "string"}, "name": {"type": "string"}},
+        "description": "Requires id or name.",
+    }

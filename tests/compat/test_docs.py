@@ -25,11 +25,13 @@ def test_every_rule_has_severity_client_citation_summary() -> None:
 
 
 def test_citations_come_from_the_research_report() -> None:
-    """Cross-check against ../shared/facts (absent in a user's clone: then nothing to check)."""
+    """Cross-check against ../shared/facts, the report and its dated updates (absent in a
+    user's clone: then nothing to check)."""
     facts = Path(SHARED / "facts" / "client-rules.md")
     if not facts.exists():
         pytest.skip("the research report is not here (only in the team's shared folder)")
-    text = facts.read_text(encoding="utf-8").replace("`", "")
+    reports = sorted(facts.parent.glob("client-rules*.md"))
+    text = "\n".join(r.read_text(encoding="utf-8") for r in reports).replace("`", "")
     for _, rule in all_rules():
         sources = [s.split(" (")[0].strip() for s in rule.citation.split(";")]
         sources = [s for s in sources if s and not s.startswith("seed ")]

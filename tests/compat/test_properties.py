@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections import Counter
 from typing import Any
 
 import jsonschema
@@ -11,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mcpkit.compat import PROFILES, adapt, adapt_all, errors, lint
-from tests.compat.strategies import junk_tools, server_names, tools
+from tests.compat.strategies import broad_tools, junk_tools, server_names, tools
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -60,3 +61,26 @@ def test_lint_and_adapt_never_crash_on_any_json(profile: str, tool: dict[str, An
     # whatever adapt could not fix is said, never silently dropped
     left = {c.rule for c in changes if not c.applied}
     assert {f.rule for f in errors(lint([adapted], profile)) if f.tool is not None} <= left
+
+
+def _error_counts(tool: dict[str, Any], profile: str, server_name: str | None) -> Counter[str]:
+    return Counter(
+        f.rule for f in errors(lint([tool], profile, server_name=server_name)) if f.tool is not None
+    )
+
+
+@pytest.mark.parametrize("profile", list(PROFILES))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tool=broad_tools(), server_name=server_names)
+def test_adapt_never_makes_a_tool_worse(profile: str, tool: dict[str, Any], server_name: str | None) -> None:
+    """Over schemas as real servers write them (combinators and union types at any depth,
+    formats, nested items, Optional[X], required-only branches, boolean schemas), adapt's
+    output has no error its input did not have, under the profile and under the spec."""
+    before = copy.deepcopy(tool)
+    adapted, changes = adapt(tool, profile, server_name=server_name)
+    assert tool == before
+    for judge in dict.fromkeys([profile, "mcp-spec"]):
+        new = _error_counts(adapted, judge, server_name) - _error_counts(tool, judge, server_name)
+        assert not new, (judge, new, changes)
+    left = {c.rule for c in changes if not c.applied}
+    assert {r for r in _error_counts(adapted, profile, server_name)} <= left

@@ -23,7 +23,14 @@ from mcpkit.compat._adapt import AdaptResult, adapt, adapt_all
 from mcpkit.compat._lint import errors, lint
 from mcpkit.compat._model import Finding, NameConstraint, Profile, Rewrite, Rule, Severity
 from mcpkit.compat._names import name_hash
-from mcpkit.compat._profiles import DEFAULT_PROFILES, PROFILES, UnknownProfileError, get_profile, get_profiles
+from mcpkit.compat._profiles import (
+    DEFAULT_PROFILES,
+    PROFILES,
+    UnknownProfileError,
+    get_profile,
+    get_profiles,
+    profiles_in_use,
+)
 from mcpkit.compat._table import markdown_table
 
 __all__ = [
@@ -45,4 +52,5 @@ __all__ = [
     "lint",
     "markdown_table",
     "name_hash",
+    "profiles_in_use",
 ]

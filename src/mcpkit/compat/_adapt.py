@@ -6,12 +6,15 @@ dropped), and repeat until nothing fires that a fixer can still help with. A fix
 makes rewrites that keep the tool callable the way it was meant to be called (it may accept
 a little more than before, never refuse a valid call silently); where no such rewrite exists
 the tool is left as it was in that spot and an unapplied :class:`Rewrite` says why, so
-``lint`` after ``adapt`` reports errors only where a change says "left as is".
+``lint`` after ``adapt`` reports errors only where a change says "left as is". And adapt never
+makes a tool worse than it found it: a rewrite that would leave more errors of any rule
+(the profile's or the spec's) than the tool came with is not made.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+import copy
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,7 +22,7 @@ from typing import Any
 from mcpkit.compat._lint import lint_definitions
 from mcpkit.compat._model import CheckContext, Definition, FixContext, Profile, Rewrite, Rule
 from mcpkit.compat._names import with_suffix
-from mcpkit.compat._profiles import get_profile
+from mcpkit.compat._profiles import MCP_SPEC, get_profile
 from mcpkit.compat._rules.names import display_name
 from mcpkit.compat._tooldef import as_definition, rebuild
 
@@ -31,15 +34,28 @@ def _fires(rule: Rule, definition: Definition, ctx: CheckContext) -> bool:
     return rule.check is not None and any(True for _ in rule.check(definition, ctx))
 
 
-def adapt_definition(
-    definition: Definition, profile: Profile, *, server_name: str | None = None, tool: str | None = None
+def _error_counts(definition: Definition, profile: Profile, server_name: str | None) -> Counter[str]:
+    """Errors per rule for one tool, under ``profile`` and the spec (a rewrite must break neither)."""
+    profiles = [profile] if profile is MCP_SPEC else [profile, MCP_SPEC]
+    return Counter(
+        f.rule
+        for f in lint_definitions([definition], profiles, server_name=server_name)
+        if f.severity == "error" and f.tool is not None
+    )
+
+
+def _worse(after: Counter[str], before: Counter[str]) -> list[str]:
+    """The rules with more errors after than before (empty: no worse)."""
+    return sorted(rule for rule, count in after.items() if count > before.get(rule, 0))
+
+
+def _run_fixers(
+    definition: Definition, profile: Profile, ctx: CheckContext, label: str, skip: frozenset[str]
 ) -> list[Rewrite]:
-    """Adapt a wire definition in place; returns the changes (see :func:`adapt`)."""
-    ctx = CheckContext(server_name=server_name)
-    fctx = FixContext(profile=profile, server_name=server_name)
-    label = tool if tool is not None else display_name(definition, 0)
+    """Run the fixers of every rule that fires, in profile order, until none helps any more."""
+    fctx = FixContext(profile=profile, server_name=ctx.server_name)
     changes: list[Rewrite] = []
-    done: set[str] = set()
+    done: set[str] = set(skip)
     for _ in range(MAX_ROUNDS):
         progressed = False
         for rule in profile.rules:
@@ -52,6 +68,40 @@ def adapt_definition(
             progressed = progressed or any(e.applied for e in edits)
         if not progressed:
             break
+    return changes
+
+
+def adapt_definition(
+    definition: Definition, profile: Profile, *, server_name: str | None = None, tool: str | None = None
+) -> list[Rewrite]:
+    """Adapt a wire definition in place; returns the changes (see :func:`adapt`).
+
+    Never worse than before: when the rewrites leave more errors of some rule (under the
+    profile or the spec) than the tool had, the fixer behind them is skipped (each that
+    applied anything is tried alone, in order); when skipping none of them helps, the tool is
+    kept exactly as it came. Either is said by an unapplied change.
+    """
+    ctx = CheckContext(server_name=server_name)
+    label = tool if tool is not None else display_name(definition, 0)
+    original = copy.deepcopy(definition)
+    candidate = copy.deepcopy(original)
+    changes = _run_fixers(candidate, profile, ctx, label, frozenset())
+    before = _error_counts(original, profile, server_name) if any(c.applied for c in changes) else None
+    worse = _worse(_error_counts(candidate, profile, server_name), before) if before is not None else []
+    if worse and before is not None:
+        culprits = list(dict.fromkeys(c.rule for c in changes if c.applied))
+        for culprit in culprits:
+            retry = copy.deepcopy(original)
+            retry_changes = _run_fixers(retry, profile, ctx, label, frozenset({culprit}))
+            if not _worse(_error_counts(retry, profile, server_name), before):
+                note = f"skipped: its rewrite added errors ({', '.join(worse)}), so that part stays as it was"
+                candidate, changes = retry, [*retry_changes, Rewrite(label, culprit, "", "none", note, False)]
+                break
+        else:
+            note = f"kept the tool as it was: the rewrite would add errors ({', '.join(worse)})"
+            candidate, changes = copy.deepcopy(original), [Rewrite(label, worse[0], "", "none", note, False)]
+    definition.clear()
+    definition.update(candidate)
     left = {c.rule for c in changes if not c.applied}
     for finding in lint_definitions([definition], [profile], server_name=server_name):
         if finding.severity == "error" and finding.rule not in left and finding.tool is not None:

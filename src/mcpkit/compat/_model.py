@@ -156,6 +156,10 @@ class Profile:
     client: str
     description: str
     rules: tuple[Rule, ...]
+    in_use: bool = True
+    """False for a profile no known client applies (``openai-strict``): "every profile"
+    (``mcpkit check --profile all``) leaves it out, so its verdict never fails a server that
+    every real client loads; it is still there by name."""
 
     def name_constraints(self) -> list[NameConstraint]:
         """Every name constraint of the profile, so one rename satisfies all of them."""

@@ -211,6 +211,15 @@ CLAUDE = Profile(
             citation="BeehiveInnovations/pal-mcp-server#241; anomalyco/opencode#2082 (row 8)",
             summary="input_schema must be valid JSON Schema draft 2020-12.",
         ),
+        text.findable(
+            id="claude-code-tool-search",
+            severity="warning",
+            client=CLAUDE_CODE,
+            citation="colbymchenry/codegraph#1696 (Sept 2026)",
+            summary="Claude Code defers MCP tool schemas behind ToolSearch by default: the model finds a tool "
+            "by its name and description, so a missing, short or vague one leaves it unfound (alwaysLoad "
+            "opts out).",
+        ),
         text.max_length(
             2048,
             id="claude-code-description-length",
@@ -302,7 +311,9 @@ STRICT_CITATION = (
 OPENAI_STRICT = Profile(
     name="openai-strict",
     client=STRICT,
-    description="OpenAI function calling with strict: true (a closed schema subset).",
+    description="OpenAI function calling with strict: true (a closed schema subset). No client is known to "
+    "send MCP tools in strict mode, so 'all' leaves it out; name it to use it.",
+    in_use=False,
     rules=(
         *OPENAI_RULES,
         strict.closed_objects(
@@ -375,8 +386,16 @@ GEMINI_PROFILE = Profile(
             id="gemini-type-arrays",
             severity="error",
             client=GEMINI,
-            citation="zed-industries/zed#44875; n8n-io/n8n#15553 (row 9)",
-            summary='"Proto field is not repeating, cannot start list" for a type array in parameters.',
+            citation="zed-industries/zed#44875; n8n-io/n8n#15553 (row 9); github/copilot-cli#4623 (row 9, 2026)",
+            summary='"Proto field is not repeating, cannot start list" for a type array in parameters; '
+            'a union type inside array items (["object", "null"]) is a 400 too.',
+        ),
+        gemini.boolean_schemas(
+            id="gemini-boolean-schema",
+            severity="error",
+            client=GEMINI,
+            citation="github/copilot-cli#4623 (row 9, 2026)",
+            summary="A boolean schema such as true inside properties is rejected (GPT and Claude accept it).",
         ),
         gemini.references(
             id="gemini-refs",
@@ -389,9 +408,11 @@ GEMINI_PROFILE = Profile(
             id="gemini-keywords",
             severity="error",
             client=GEMINI,
-            citation=f"{VERTEX_DOC}; pydantic/pydantic-ai#1250; promptfoo/promptfoo#4200, #6902; zendev-sh/zenflow#14 (row 10)",
+            citation=f"{VERTEX_DOC}; pydantic/pydantic-ai#1250; promptfoo/promptfoo#4200, #6902; zendev-sh/zenflow#14 (row 10); "
+            "kaitranntt/ccs PR#497; router-for-me/CLIProxyAPI#3777; CLIProxyAPI PR#1542 (row 10, 2026)",
             summary='Any keyword outside the subset gets "Unknown name ..." ($schema, additionalProperties, '
-            "propertyNames, exclusiveMinimum seen).",
+            "propertyNames, exclusiveMinimum, examples, $comment, enumDescriptions, $id, patternProperties, "
+            "enumTitles, prefill seen).",
         ),
         gemini.enum_strings(
             id="gemini-enum-strings",
@@ -400,6 +421,24 @@ GEMINI_PROFILE = Profile(
             citation="google-gemini/gemini-cli#4415 (row 11)",
             summary="enum values must be strings; integer enums are rejected.",
         ),
+        gemini.type_with_anyof(
+            id="gemini-type-with-anyof",
+            severity="warning",
+            client=GEMINI_CLI,
+            citation="google-gemini/gemini-cli#4121 (row 10)",
+            summary="type and anyOf in the same node were rejected by older Gemini CLI versions; the API "
+            "now requires the type (row 12), so only branches that fold away are rewritten.",
+        ),
+        gemini.typed(
+            id="gemini-missing-type",
+            severity="error",
+            client=GEMINI,
+            citation="P0luz/Ombre-Brain#119 (row 12, 2026); PrefectHQ/fastmcp#3680; google/mcp-security#148; "
+            "arben-adm/mcp-sequential-thinking#12 (row 12)",
+            summary='"schema didn\'t specify the schema type field" for a schema without type, such as the '
+            "anyOf of Pydantic's Optional[X]: the whole request fails at the first one (Gemini CLI around "
+            "v0.1.22 already skipped such tools).",
+        ),
         gemini.required_defined(
             id="gemini-required-properties",
             severity="error",
@@ -407,27 +446,24 @@ GEMINI_PROFILE = Profile(
             citation="cline/cline#11162 (row 7)",
             summary="required names without properties are rejected.",
         ),
-        gemini.type_with_anyof(
-            id="gemini-type-with-anyof",
-            severity="warning",
-            client=GEMINI_CLI,
-            citation="google-gemini/gemini-cli#4121 (row 10)",
-            summary="type and anyOf in the same node were rejected by older Gemini CLI versions.",
-        ),
-        gemini.typed(
-            id="gemini-missing-type",
-            severity="warning",
-            client=GEMINI_CLI,
-            citation="google/mcp-security#148; arben-adm/mcp-sequential-thinking#12 (row 12)",
-            summary='Gemini CLI around v0.1.22 skipped tools with a property "missing types".',
-        ),
-        gemini.string_formats(
+        gemini.formats(
+            ("string",),
+            gemini.STRING_FORMATS,
             id="gemini-string-format",
-            severity="warning",
+            severity="error",
             client=GEMINI,
-            citation=f"nspady/google-calendar-mcp#134; {VERTEX_DOC} (row 14)",
-            summary="STRING format: only enum and date-time per gemini-cli#2141; the Vertex doc lists more "
-            "(conflicting sources, so a warning).",
+            citation="weave-os/router#387 (row 14, 2026); nspady/google-calendar-mcp#134",
+            summary="STRING format: only enum and date-time; Gemini 3.1 refuses uri, email and uuid in "
+            "production (the Vertex doc lists more).",
+        ),
+        gemini.formats(
+            ("number", "integer"),
+            gemini.NUMBER_FORMATS,
+            id="gemini-number-format",
+            severity="error",
+            client=GEMINI,
+            citation="weave-os/router#387 (row 14, 2026)",
+            summary="Numbers accept only the formats float, double, int32 and int64.",
         ),
         schema.array_items(
             id="gemini-array-items",
@@ -550,6 +586,11 @@ DEFAULT_PROFILES: tuple[str, ...] = ("mcp-spec", "claude-desktop-2025")
 
 class UnknownProfileError(McpkitError, ValueError):
     """A profile name that is not in :data:`PROFILES`."""
+
+
+def profiles_in_use() -> tuple[str, ...]:
+    """What "all" means: every profile some client applies (``openai-strict`` is left out)."""
+    return tuple(name for name, profile in PROFILES.items() if profile.in_use)
 
 
 def get_profile(profile: str | Profile) -> Profile:

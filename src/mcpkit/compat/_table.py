@@ -18,6 +18,7 @@ def markdown_table() -> str:
     lines = ["| profile | client | rules | what it is |", "|---|---|---|---|"]
     for profile in PROFILES.values():
         default = " (default)" if profile.name in DEFAULT_PROFILES else ""
+        default += "" if profile.in_use else " (by name only)"
         lines.append(
             f"| `{profile.name}`{default} | {_cell(profile.client)} | {len(profile.rules)} | "
             f"{_cell(profile.description)} |"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -92,5 +93,98 @@ def required_description(**meta: Any) -> Rule:
         text = definition.get("description")
         if not isinstance(text, str) or not text.strip():
             yield Issue("/description", "the tool has no description", "say what the tool does in one line")
+
+    return Rule(check=check, adapt="none: a description cannot be invented", **meta)
+
+
+FINDABLE_WORDS = 5
+"""Fewer words than this cannot say what a tool does and when to use it."""
+
+_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+_STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "to",
+        "for",
+        "in",
+        "on",
+        "and",
+        "or",
+        "by",
+        "with",
+        "from",
+        "this",
+        "that",
+        "it",
+        "its",
+        "is",
+        "are",
+        "be",
+        "as",
+        "at",
+        "tool",
+        "tools",
+        "function",
+        "mcp",
+        "server",
+        "get",
+        "gets",
+        "set",
+        "sets",
+        "do",
+        "does",
+        "run",
+        "runs",
+        "make",
+        "makes",
+        "use",
+        "uses",
+    ]
+)
+
+
+def _stem(word: str) -> str:
+    word = word.lower()
+    for suffix in ("ies", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word
+
+
+def vagueness(name: str, description: Any) -> str | None:
+    """Why a search over names and descriptions would miss this tool, or None.
+
+    Missing, fewer than :data:`FINDABLE_WORDS` words, or nothing but the name's own words
+    ("get_user": "Gets the user.") are what a search cannot tell from the next tool.
+    """
+    text = description.strip() if isinstance(description, str) else ""
+    if not text:
+        return "the tool has no description"
+    words = _WORD.findall(text)
+    if len(words) < FINDABLE_WORDS:
+        return f"the description has {len(words)} word{'s' if len(words) != 1 else ''}"
+    own = {_stem(w) for w in _WORD.findall(name.replace("_", " ").replace("-", " "))}
+    own |= {_stem(w) for w in re.findall(r"[A-Z]?[a-z]+", name)}
+    content = {_stem(w) for w in words} - own - {_stem(w) for w in _STOPWORDS}
+    if not content:
+        return "the description only repeats the tool's name"
+    return None
+
+
+def findable(**meta: Any) -> Rule:
+    """The tool's description says enough for a search to find it (deferred tool loading)."""
+
+    def check(definition: Definition, ctx: CheckContext) -> Iterator[Issue]:
+        name = definition.get("name")
+        why = vagueness(name if isinstance(name, str) else "", definition.get("description"))
+        if why is not None:
+            yield Issue(
+                "/description",
+                f"{why}: a tool search may never offer it",
+                "say what the tool does and when to use it, in the words a user would search with",
+            )
 
     return Rule(check=check, adapt="none: a description cannot be invented", **meta)
