@@ -26,10 +26,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar, get_type_hints
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from mcpkit.archive import texts
-from mcpkit.archive.embedders import EmbedEndpoint
 from mcpkit.archive.importers.export_file import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES
 from mcpkit.archive.limits import DEFAULT_MAX_TEXT_CHARS, InputLimits
 from mcpkit.archive.rpc.api_protocol import ArchiveAPIProtocol
@@ -56,9 +54,12 @@ from mcpkit.cli_kit import (
 from mcpkit.errors import McpkitError, ValidationError
 from mcpkit.jsonrpc import error_fields
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # loaded where used: `mcpkit archive --help` must not pay for numpy or rich
+    from rich.progress import Progress
+
     from mcpkit.archive.api import ArchiveAPI
     from mcpkit.archive.daemon import ServeSpec
+    from mcpkit.archive.embedders import EmbedEndpoint
     from mcpkit.archive.store import Store
 
 app = typer.Typer(
@@ -113,6 +114,8 @@ def _state_dir() -> Path:
 
 def _endpoint() -> EmbedEndpoint:
     """Where ``openai:`` embedding models are served, and their key."""
+    from mcpkit.archive.embedders import EmbedEndpoint
+
     return EmbedEndpoint(env_value(ENV_EMBED_URL), env_value(ENV_EMBED_KEY))
 
 
@@ -160,6 +163,8 @@ def _run(coro: Coroutine[Any, Any, T]) -> T:
 
 
 def _progress() -> Progress:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -285,6 +290,7 @@ def _import_report(db: Path, results: list[Any]) -> dict[str, Any]:
 def _import_progress() -> Progress:
     """One bar per export on stderr: bytes read where the reader knows them, and records read."""
     from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     return Progress(
         TextColumn("{task.description}"),
@@ -457,7 +463,16 @@ def enrich_cmd(
 
 def _enrich_progress() -> Progress:
     """Bar, count, rate, tokens used, elapsed and remaining time."""
-    from rich.progress import ProgressColumn, Task, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        Task,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
     from rich.text import Text
 
     class RateColumn(ProgressColumn):

@@ -14,12 +14,14 @@ import ipaddress
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
-from websockets.asyncio.server import ServerConnection
-from websockets.http11 import Request, Response
-
 from mcpkit.archive.errors import ArchiveError
+
+if TYPE_CHECKING:  # the CLI reads this module's names; websockets loads only with the server
+    from websockets.asyncio.server import ServerConnection
+    from websockets.http11 import Request, Response
 
 ENV_TOKEN = "MCPKIT_ARCHIVE_TOKEN"
 ENV_ORIGINS = "MCPKIT_ARCHIVE_ORIGINS"
