@@ -118,10 +118,12 @@ def test_custom_fields_keep_names_and_every_value() -> None:
     }
     root = parse(Formatter().entity("issue", data))
     fields = root.findall("custom_fields/custom_field")
-    assert [f.get("name") for f in fields] == ["Severity <x>", "Tags", "Empty"]
+    assert [f.get("name") for f in fields] == ["Severity <x>", "Tags"], "a field without a value says nothing"
     assert fields[0].text == "high & dry"
     assert [v.text for v in fields[1].findall("value")] == ["a", "b"]
     assert fields[1].get("multiple") == "true"
+    blank = [{"id": 4, "name": "Blank", "value": " "}, {"id": 5, "name": "None", "multiple": True, "value": [""]}]
+    assert parse(Formatter().entity("issue", {"id": 1, "custom_fields": blank})).find("custom_fields") is None
 
 
 def test_journals_with_details_are_capped_and_marked() -> None:

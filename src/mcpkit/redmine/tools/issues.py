@@ -32,6 +32,8 @@ from mcpkit.redmine.tools.args import (
 )
 from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
 from mcpkit.redmine.tools.custom_fields import create_failure_hint
+from mcpkit.redmine.tools.fields import SCHEMA as FIELDS_SCHEMA
+from mcpkit.redmine.tools.fields import chosen, only
 from mcpkit.redmine.tools.names import PRIORITY, STATUS, TRACKER, USER, lookup_ref, ref, resolved
 from mcpkit.redmine.tools.projects import project_id
 from mcpkit.redmine.tools.resource import Count, Resource, delete_tool, list_tool, read
@@ -88,6 +90,34 @@ ISSUE = Resource(
         Count("time_entries", "time_entries.json", "time_entries", lambda r: {"issue_id": r["id"]}),
     ),
     id_schema=ident("Issue number"),
+    fields=(
+        "id",
+        "project",
+        "tracker",
+        "status",
+        "priority",
+        "author",
+        "assigned_to",
+        "category",
+        "fixed_version",
+        "parent",
+        "subject",
+        "description",
+        "start_date",
+        "due_date",
+        "done_ratio",
+        "is_private",
+        "estimated_hours",
+        "total_estimated_hours",
+        "spent_hours",
+        "total_spent_hours",
+        "custom_fields",
+        "created_on",
+        "updated_on",
+        "closed_on",
+    ),
+    includes=LIST_INCLUDES,
+    brief=("id", "subject", "status", "assigned_to", "updated_on"),
 )
 
 
@@ -316,11 +346,17 @@ def issue_element(rc: RedmineContext, issue: Mapping[str, Any], args: Mapping[st
 async def get_issue(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     """One issue with its fields in full and its journals paged."""
     issue_id: int = args["id"]
-    include = includes(args.get("include"), DEFAULT_SHOW)
-    if args.get("journals_offset") is not None or args.get("journals") is not None:
+    keep = chosen(args, noun="an issue", known=(*ISSUE.fields, *SHOW_INCLUDES))
+    paged = args.get("journals_offset") is not None or args.get("journals") is not None
+    if keep is not None and paged:
+        keep = keep | {"journals"}
+    # With fields, the extra data read is what they name, unless include says otherwise.
+    default = DEFAULT_SHOW if keep is None else tuple(i for i in SHOW_INCLUDES if i in keep)
+    include = includes(args.get("include"), default)
+    if paged:
         include = list(dict.fromkeys([*include, "journals"]))
     issue = await read(rc, ISSUE, issue_id, include)
-    return fitted_result(issue_element(rc, issue, args), answer_budget(rc))
+    return fitted_result(issue_element(rc, only(issue, keep), args), answer_budget(rc))
 
 
 # -- writing -------------------------------------------------------------------------------------
@@ -618,6 +654,7 @@ TOOLS = (
             ),
             "journals_offset": p.integer("Journals to skip", minimum=0),
             "journals_limit": p.integer("At most 100, default 25", minimum=1),
+            "fields": FIELDS_SCHEMA,
         },
         get_issue,
         CATEGORY,

@@ -55,6 +55,21 @@ PROJECT_RESOURCE = Resource(
     ),
     id_param="project",
     id_schema=PROJECT,
+    fields=(
+        "id",
+        "name",
+        "identifier",
+        "description",
+        "homepage",
+        "parent",
+        "status",
+        "is_public",
+        "inherit_members",
+        "custom_fields",
+        "created_on",
+        "updated_on",
+    ),
+    brief=("id", "identifier", "name", "parent", "status"),
 )
 
 

@@ -19,6 +19,8 @@ import mcp_types
 from mcpkit.redmine.api import RedmineError, seg
 from mcpkit.redmine.tools.args import MAX_LIMIT, includes, paging, project_ref, require_some
 from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
+from mcpkit.redmine.tools.fields import SCHEMA as FIELDS_SCHEMA
+from mcpkit.redmine.tools.fields import brief_schema, chosen, only
 from mcpkit.redmine.tools.names import resolved
 from mcpkit.redmine.tools.results import (
     confirm_or_preview,
@@ -58,6 +60,9 @@ class Resource:
     id, ``{project}`` for the project argument. ``paged``: Redmine pages the collection itself
     (``offset``/``limit``/``total_count``); otherwise it returns it whole and the tool pages it.
     ``shown`` are the small fields a delete preview repeats; ``counts`` what else a delete takes.
+    ``fields`` are the fields a record may have beside those an answer shows (Redmine leaves
+    empty ones out), for checking the names in a ``fields`` argument; ``brief`` the fields of the
+    short list form, when the list is big enough to want one (see :mod:`.fields`).
     """
 
     singular: str
@@ -71,6 +76,8 @@ class Resource:
     counts: tuple[Count, ...] = ()
     id_param: str = "id"
     id_schema: Mapping[str, Any] = field(default_factory=lambda: ident("Number"))
+    fields: tuple[str, ...] = ()
+    brief: tuple[str, ...] = ()
 
     @property
     def noun(self) -> str:
@@ -163,13 +170,22 @@ async def list_records(
         if not listing.pages:
             offset, limit = 0, max(1, len(whole))
         items, window = local_page(whole, offset, limit)
+    keep = chosen(args, noun=res.plural.replace("_", " "), known=known(res), seen=items, brief=res.brief)
+    items = [only(item, keep) for item in items]
     return page_result(rc, res.plural, items, window, tool=listing.tool, item_call=listing.item_call)
+
+
+def known(res: Resource) -> tuple[str, ...]:
+    """The fields a ``fields`` argument may name for ``res`` besides those its answer shows."""
+    return (*res.fields, *res.includes)
 
 
 async def get_record(res: Resource, args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     """One record, with the includes asked for."""
     include = includes(args.get("include")) if res.includes else None
-    return entity_result(rc, res.singular, await read(rc, res, ref_of(res, args), include))
+    record = await read(rc, res, ref_of(res, args), include)
+    keep = chosen(args, noun=f"a {res.noun}", known=known(res), seen=[record])
+    return entity_result(rc, res.singular, only(record, keep))
 
 
 async def impact_of(rc: RedmineContext, res: Resource, ref: Any) -> list[Element]:
@@ -227,6 +243,9 @@ def list_tool(
     required = tuple(props)
     props.update(properties or {})
     if pages:
+        props["fields"] = FIELDS_SCHEMA
+        if res.brief:
+            props["brief"] = brief_schema(res.brief)
         props.update(PAGING)
     handler = partial(list_records, Listing(res, name, filters, item_call, pages))
     return redmine_tool(name, description, props, handler, category, required, "read")
@@ -242,6 +261,7 @@ def get_tool(res: Resource, name: str, description: str, category: str) -> ToolS
     props: dict[str, Mapping[str, Any]] = {res.id_param: res.id_schema}
     if res.includes:
         props["include"] = include_schema(res.includes)
+    props["fields"] = FIELDS_SCHEMA
     return redmine_tool(name, description, props, partial(get_record, res), category, (res.id_param,), "read")
 
 
