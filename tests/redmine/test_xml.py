@@ -122,7 +122,10 @@ def test_custom_fields_keep_names_and_every_value() -> None:
     assert fields[0].text == "high & dry"
     assert [v.text for v in fields[1].findall("value")] == ["a", "b"]
     assert fields[1].get("multiple") == "true"
-    blank = [{"id": 4, "name": "Blank", "value": " "}, {"id": 5, "name": "None", "multiple": True, "value": [""]}]
+    blank = [
+        {"id": 4, "name": "Blank", "value": " "},
+        {"id": 5, "name": "None", "multiple": True, "value": [""]},
+    ]
     assert parse(Formatter().entity("issue", {"id": 1, "custom_fields": blank})).find("custom_fields") is None
 
 
