@@ -117,20 +117,36 @@ def _merge_text(first: str, second: str) -> str:
 def merge_media(first: tuple[Media, ...], second: tuple[Media, ...]) -> tuple[Media, ...]:
     """Both lists, ``first``'s order first; an item of ``second`` that is one of ``first``'s
     (same URL, or same path, or the very same item when it has neither) fills that item's
-    empty fields instead of being added, so merging again adds nothing."""
+    empty fields instead of being added, so merging again adds nothing.
+
+    An item that some item it matches already holds whole changes nothing: an export may list
+    one picture twice (once without its alt text, once without its URL), and filling the first
+    item sharing its path with it would change the archive on every re-import."""
     if not second or first == second:
         return first or second
     merged = list(first)
     for item in second:
-        for index, have in enumerate(merged):
-            if item == have or (item.url and item.url == have.url) or (item.path and item.path == have.path):
-                merged[index] = Media(
-                    type=have.type or item.type,
-                    path=have.path or item.path,
-                    url=have.url or item.url,
-                    alt=have.alt or item.alt,
-                )
-                break
+        matches = [index for index, have in enumerate(merged) if _same_media(have, item)]
+        if any(_filled(merged[index], item) == merged[index] for index in matches):
+            continue
+        if matches:
+            merged[matches[0]] = _filled(merged[matches[0]], item)
         else:
             merged.append(item)
     return tuple(merged)
+
+
+def _same_media(have: Media, item: Media) -> bool:
+    return (
+        item == have or bool(item.url and item.url == have.url) or bool(item.path and item.path == have.path)
+    )
+
+
+def _filled(have: Media, item: Media) -> Media:
+    """``have`` with its empty fields taken from ``item``."""
+    return Media(
+        type=have.type or item.type,
+        path=have.path or item.path,
+        url=have.url or item.url,
+        alt=have.alt or item.alt,
+    )
