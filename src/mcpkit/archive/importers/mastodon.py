@@ -46,7 +46,6 @@ import datetime as dt
 import gzip
 import io
 import json
-import re
 import tarfile
 import zipfile
 import zlib
@@ -58,6 +57,7 @@ from urllib.parse import urlsplit
 from mcpkit.archive.errors import ImportFormatError
 from mcpkit.archive.importers.base import ReadLimits, ReadSummary
 from mcpkit.archive.importers.html_text import html_to_text
+from mcpkit.archive.importers.json_stream import JsonCursor, JsonInvalid, JsonTooLong, JsonTruncated
 from mcpkit.archive.posts import Media, Post, log_type_of_kind, post_key
 
 __all__ = [
@@ -83,24 +83,19 @@ _OUTBOX, _LIKES, _BOOKMARKS, _ACTOR = "outbox.json", "likes.json", "bookmarks.js
 _WANTED = (_ACTOR, _OUTBOX, _LIKES, _BOOKMARKS)
 _PUBLIC = frozenset({"https://www.w3.org/ns/activitystreams#Public", "as:Public", "Public"})
 _QUOTE_FIELDS = ("quote", "quoteUri", "quoteUrl", "_misskey_quote")
-_WHITESPACE = re.compile(r"[ \t\n\r]*")
-_AFTER_NUMBER = frozenset(",]} \t\n\r")
-_JSON = json.JSONDecoder()
 
 
 # -- JSON collections, item by item ------------------------------------------------------------
 
 
 class JsonCollection:
-    """The items of one array member (``orderedItems``) of a JSON object, decoded one by one.
+    """The items of one array member (``orderedItems``) of a JSON object, decoded one by one
+    (:class:`~mcpkit.archive.importers.json_stream.JsonCursor`).
 
-    ``raw_decode`` reads a value from an index into the buffer; a value cut by the buffer's
-    end fails to decode (or, for a bare number, ends exactly at the end), so more text is read
-    and the value decoded again. The buffer grows geometrically while one value does not fit,
-    so a large value costs linear time; a value longer than ``max_value`` characters, bad
-    JSON, or a text that ends before its closing brace raise :class:`ImportFormatError`.
-    The object's other members are decoded and dropped, except short scalars, which are kept
-    in :attr:`scalars` (``type``, ``totalItems``) for the caller's checks.
+    A value longer than ``max_value`` characters, bad JSON, or a text that ends before its
+    closing brace raise :class:`ImportFormatError`. The object's other members are decoded and
+    dropped, except short scalars, which are kept in :attr:`scalars` (``type``,
+    ``totalItems``) for the caller's checks.
     """
 
     def __init__(
@@ -111,33 +106,29 @@ class JsonCollection:
         max_value: int = MAX_ITEM_CHARS,
         chunk: int = CHUNK_CHARS,
     ) -> None:
-        self._text = text
-        self._chunk = chunk
+        self._cursor = JsonCursor(text.read, max_value=max_value, chunk=chunk)
         self._name = name
         self._key = key
-        self._max = max_value
-        self._buffer = ""
-        self._pos = 0
-        self._eof = False
         self.found = False
         """Whether the object had the array member at all."""
         self.scalars: dict[str, str | int | float | bool | None] = {}
 
     def items(self) -> Iterator[Any]:
+        cursor = self._cursor
         if self._next() != "{":
             raise ImportFormatError(f"{self._name}: expected a JSON object, found {self._found()}")
-        if self._peek() == "}":
-            self._pos += 1
+        if cursor.peek() == "}":
+            cursor.next()
             return
         while True:
             key = self._value()
             if not isinstance(key, str) or self._next() != ":":
-                raise ImportFormatError(f"{self._name}: not valid JSON near character {self._where()}")
-            if key == self._key and self._peek() == "[":
+                raise ImportFormatError(f"{self._name}: not valid JSON near line {cursor.line()}")
+            if key == self._key and cursor.peek() == "[":
                 self.found = True
-                self._pos += 1
-                if self._peek() == "]":
-                    self._pos += 1
+                cursor.next()
+                if cursor.peek() == "]":
+                    cursor.next()
                 else:
                     while True:
                         yield self._value()
@@ -156,67 +147,28 @@ class JsonCollection:
             if separator != ",":
                 raise self._bad("',' or '}' after a member")
 
-    # the cursor
-
-    def _fill(self) -> bool:
-        """Read more text (at least as much as is buffered: geometric growth); False at the end."""
-        if self._eof:
-            return False
-        rest = self._buffer[self._pos :]
-        chunk = self._text.read(max(self._chunk, len(rest)))
-        if not chunk:
-            self._eof = True
-            return False
-        self._buffer = rest + chunk
-        self._pos = 0
-        return True
-
-    def _peek(self) -> str:
-        while True:
-            self._pos = _WHITESPACE.match(self._buffer, self._pos).end()  # type: ignore[union-attr]
-            if self._pos < len(self._buffer):
-                return self._buffer[self._pos]
-            if not self._fill():
-                return ""
-
     def _next(self) -> str:
-        char = self._peek()
+        char = self._cursor.next()
         if not char:
             raise self._truncated()
-        self._pos += 1
         return char
 
     def _value(self) -> Any:
-        if not self._peek():
-            raise self._truncated()
-        while True:
-            try:
-                value, end = _JSON.raw_decode(self._buffer, self._pos)
-            except json.JSONDecodeError as exc:
-                if len(self._buffer) - self._pos > self._max:
-                    raise ImportFormatError(
-                        f"{self._name}: a value longer than {self._max:,} characters near character "
-                        f"{self._where()}; this is not a Mastodon archive's JSON"
-                    ) from None
-                if self._fill():
-                    continue
-                if exc.pos >= len(self._buffer) - 1 or "Unterminated" in exc.msg:
-                    raise self._truncated() from None
-                raise ImportFormatError(f"{self._name}: not valid JSON ({exc.msg})") from None
-            if (
-                isinstance(value, int | float)
-                and (end == len(self._buffer) or self._buffer[end] not in _AFTER_NUMBER)
-                and self._fill()
-            ):
-                continue  # a number cut by the buffer's end ("1" of "12", "0" of "0.5") goes on
-            self._pos = end
-            return value
-
-    def _where(self) -> str:
-        return f"{self._pos:,} of the buffer"
+        try:
+            return self._cursor.value()
+        except JsonTruncated:
+            raise self._truncated() from None
+        except JsonTooLong:
+            raise ImportFormatError(
+                f"{self._name}: a value longer than {self._cursor.max_value:,} characters near line "
+                f"{self._cursor.line()}; this is not a Mastodon archive's JSON"
+            ) from None
+        except JsonInvalid as exc:
+            raise ImportFormatError(f"{self._name}: not valid JSON ({exc.reason})") from None
 
     def _found(self) -> str:
-        return repr(self._buffer[self._pos : self._pos + 20]) if self._buffer else "nothing"
+        snippet = self._cursor.snippet()
+        return repr(snippet) if snippet else "nothing"
 
     def _bad(self, expected: str) -> ImportFormatError:
         return ImportFormatError(f"{self._name}: not valid JSON: expected {expected}, found {self._found()}")

@@ -33,7 +33,6 @@ import codecs
 import contextlib
 import datetime as dt
 import html
-import json
 import os
 import re
 import zipfile
@@ -48,6 +47,7 @@ import numpy.typing as npt
 
 from mcpkit.archive.errors import ImportFormatError
 from mcpkit.archive.importers.base import ReadLimits, ReadSummary
+from mcpkit.archive.importers.json_stream import JsonCursor, JsonStreamError, JsonTooLong, JsonTruncated
 from mcpkit.archive.posts import Media, Post, log_type_of_kind, post_key, user_from_url
 
 __all__ = ["FORMAT", "XArchiveReader", "open_reader", "sniff"]
@@ -72,7 +72,6 @@ _MARKERS = re.compile(
 """Members whose presence (at ``data/`` below some folder) makes a zip or folder an X archive."""
 
 _PREFIX = re.compile(r"\ufeff?\s*(window\.YTD\.\w+\.part\d+|Grailbird\.data\.\w+|var\s+\w+)\s*=\s*")
-_WHITESPACE = re.compile(r"[ \t\n\r]*")
 _TCO = re.compile(r"(\s*)(https?://t\.co/[A-Za-z0-9]+)")
 _RETWEET = re.compile(r"RT @(\w+): ")
 _LEADING_MENTIONS = re.compile(r"(?:@\w+\s+)+")
@@ -103,8 +102,6 @@ post's cut text even without a final ``…``."""
 _SNOWFLAKE_EPOCH_MS = 1288834974657
 _FIRST_SNOWFLAKE = 10**15
 """Ids below this are sequential (before November 2010) and carry no time."""
-
-_JSON = json.JSONDecoder()
 
 
 # -- the files of an export, zipped or not ------------------------------------------------------
@@ -254,12 +251,9 @@ def _local_names(head: bytes) -> Iterator[str]:
 
 
 class _Member:
-    """Decoded items of one ``NAME = [item, item, ...]`` file, streamed.
-
-    ``raw_decode`` reads an item from an index into the buffer; an item cut by the buffer's
-    end fails to decode (or, for a bare number, ends exactly at the end), so more text is read
-    and the item decoded again. An item larger than ``max_item`` bytes, or a file that ends
-    before its closing ``]``, is a malformed file.
+    """Decoded items of one ``NAME = [item, item, ...]`` file, streamed
+    (:class:`~mcpkit.archive.importers.json_stream.JsonCursor`). An item larger than
+    ``max_item`` characters, or a file that ends before its closing ``]``, is a malformed file.
     """
 
     def __init__(self, source: _Source, name: str, limits: ReadLimits, count: Callable[[int], None]) -> None:
@@ -268,63 +262,47 @@ class _Member:
         self._name = name
         self._max_item = limits.max_line_bytes
         self._count = count
-        self._buffer = ""
-        self._pos = 0
-        self._line = 1  # line number of buffer[0]
-        self._eof = False
 
-    def _fill(self, stream: IO[bytes], decoder: codecs.IncrementalDecoder) -> None:
-        try:
-            data = stream.read(_CHUNK)
-        except (zipfile.BadZipFile, EOFError, zlib.error, OSError) as exc:
-            raise ImportFormatError(
-                f"{self.where}: expected a complete file, found a truncated or damaged one ({exc})"
-            ) from None
-        self._count(len(data))
-        text = decoder.decode(data, final=not data)
-        self._eof = not data
-        self._line += self._buffer.count("\n", 0, self._pos)
-        self._buffer = self._buffer[self._pos :] + text
-        self._pos = 0
+    def _reader(self, stream: IO[bytes]) -> Callable[[int], str]:
+        """``read(n)`` of the member's text: its bytes decoded as they come, counted."""
+        decoder = codecs.getincrementaldecoder("utf-8-sig")(errors="replace")
 
-    def _skip_space(self, stream: IO[bytes], decoder: codecs.IncrementalDecoder) -> str:
-        """The next character that is not whitespace (``""`` at the end of the file)."""
-        while True:
-            self._pos = _WHITESPACE.match(self._buffer, self._pos).end()  # type: ignore[union-attr]
-            if self._pos < len(self._buffer):
-                return self._buffer[self._pos]
-            if self._eof:
-                return ""
-            self._fill(stream, decoder)
+        def read(size: int) -> str:
+            while True:
+                try:
+                    data = stream.read(size)
+                except (zipfile.BadZipFile, EOFError, zlib.error, OSError) as exc:
+                    raise ImportFormatError(
+                        f"{self.where}: expected a complete file, found a truncated or damaged one ({exc})"
+                    ) from None
+                self._count(len(data))
+                text = decoder.decode(data, final=not data)
+                if text or not data:  # a read that ends inside a character gives no text yet
+                    return text
 
-    def _found(self) -> str:
-        snippet = self._buffer[self._pos : self._pos + 40]
-        return repr(snippet) if snippet else "the end of the file"
+        return read
 
     def items(self) -> Iterator[Any]:
         """Each item of the array (or the single value of a ``var x = {...}`` file)."""
-        decoder = codecs.getincrementaldecoder("utf-8-sig")(errors="replace")
         with self._source.open(self._name) as stream:
-            while len(self._buffer) < 256 and not self._eof:
-                self._fill(stream, decoder)
-            head = _PREFIX.match(self._buffer)
+            cursor = JsonCursor(self._reader(stream), max_value=self._max_item, chunk=_CHUNK)
+            head = cursor.match(_PREFIX)
             if head is None:
                 raise ImportFormatError(
                     f"{self.where}: expected JavaScript starting 'window.YTD.<name>.part0 = [', "
-                    f"found {self._found()}"
+                    f"found {self._found(cursor)}"
                 )
-            self._pos = head.end()
-            first = self._skip_space(stream, decoder)
+            first = cursor.peek()
             if first == "{":
-                yield self._decode(stream, decoder)
+                yield self._decode(cursor)
                 return
             if first != "[":
                 raise ImportFormatError(
-                    f"{self.where}: expected a JSON array after '{head.group(1)} =', found {self._found()}"
+                    f"{self.where}: expected a JSON array after '{head.group(1)} =', found {self._found(cursor)}"
                 )
-            self._pos += 1
+            cursor.next()
             while True:
-                char = self._skip_space(stream, decoder)
+                char = cursor.peek()
                 if char == "]":
                     break
                 if not char:
@@ -332,56 +310,41 @@ class _Member:
                         f"{self.where}: expected more items or the closing ']', found the end of the file "
                         "(truncated?)"
                     )
-                yield self._decode(stream, decoder)
-                char = self._skip_space(stream, decoder)
+                yield self._decode(cursor)
+                char = cursor.peek()
                 if char == ",":
-                    self._pos += 1
+                    cursor.next()
                 elif char != "]":
                     raise ImportFormatError(
-                        f"{self.where}: expected ',' or ']' after an item at line {self._line_now()}, "
-                        f"found {self._found()}"
+                        f"{self.where}: expected ',' or ']' after an item at line {cursor.line()}, "
+                        f"found {self._found(cursor)}"
                     )
-            self._pos += 1
-            rest = self._skip_space(stream, decoder)
-            if rest == ";":
-                self._pos += 1
-                rest = self._skip_space(stream, decoder)
-            if rest:
+            cursor.next()
+            if cursor.peek() == ";":
+                cursor.next()
+            if cursor.peek():
                 raise ImportFormatError(
-                    f"{self.where}: expected the end of the file after ']', found {self._found()}"
+                    f"{self.where}: expected the end of the file after ']', found {self._found(cursor)}"
                 )
 
-    def _line_now(self) -> int:
-        return self._line + self._buffer.count("\n", 0, self._pos)
+    def _decode(self, cursor: JsonCursor) -> Any:
+        try:
+            return cursor.value()
+        except JsonTooLong:
+            raise ImportFormatError(
+                f"{self.where}: expected items of at most {self._max_item:,} characters, found a longer one "
+                f"at line {cursor.line()} (raise --max-line-bytes if this is a real export)"
+            ) from None
+        except JsonStreamError as exc:
+            raise ImportFormatError(
+                f"{self.where}: expected a JSON item at line {cursor.line()}, found {exc.reason}"
+                + (" (truncated?)" if isinstance(exc, JsonTruncated) else "")
+            ) from None
 
-    def _decode(self, stream: IO[bytes], decoder: codecs.IncrementalDecoder) -> Any:
-        while True:
-            try:
-                value, end = _JSON.raw_decode(self._buffer, self._pos)
-            except json.JSONDecodeError as exc:
-                if not self._eof and len(self._buffer) - self._pos > self._max_item + _CHUNK:
-                    raise ImportFormatError(self._too_long()) from None
-                if self._eof or len(self._buffer) - self._pos > self._max_item:
-                    truncated = self._eof and exc.pos >= len(self._buffer) - 1
-                    raise ImportFormatError(
-                        f"{self.where}: expected a JSON item at line {self._line_now()}, found {exc.msg}"
-                        + (" (truncated?)" if truncated else "")
-                    ) from None
-                self._fill(stream, decoder)
-                continue
-            if end == len(self._buffer) and not self._eof:  # a number or literal may go on
-                self._fill(stream, decoder)
-                continue
-            if end - self._pos > self._max_item:
-                raise ImportFormatError(self._too_long())
-            self._pos = end
-            return value
-
-    def _too_long(self) -> str:
-        return (
-            f"{self.where}: expected items of at most {self._max_item:,} characters, found a longer one at "
-            f"line {self._line_now()} (raise --max-line-bytes if this is a real export)"
-        )
+    @staticmethod
+    def _found(cursor: JsonCursor) -> str:
+        snippet = cursor.snippet(40)
+        return repr(snippet) if snippet else "the end of the file"
 
 
 # -- values ---------------------------------------------------------------------------------------
