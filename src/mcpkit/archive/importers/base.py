@@ -27,15 +27,16 @@ turns into a progress bar; without it the bar counts records.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from mcpkit.archive.errors import ImportFormatError
 from mcpkit.archive.importers.export_file import ReadLimits, open_export
-from mcpkit.archive.posts import KINDS, Post, twilog_kind
+from mcpkit.archive.posts import KINDS, Media, Post, log_type_of_kind, post_key, twilog_kind
 
 __all__ = [
     "FORMAT_NAMES",
@@ -47,7 +48,9 @@ __all__ = [
     "ReadSummary",
     "RowReader",
     "TwilogCsvReader",
+    "export_post",
     "kind_counts_text",
+    "utc_timestamp",
 ]
 
 MAX_SAMPLES = 5
@@ -138,6 +141,61 @@ def kind_counts_text(kinds: Counter[str]) -> str:
     parts = [f"{kinds[k]:,} {_PLURALS[k] if kinds[k] != 1 else k}" for k in KINDS if kinds.get(k)]
     parts += [f"{n:,} {k}" for k, n in sorted(kinds.items()) if k not in _PLURALS and n]
     return ", ".join(parts) if parts else "no records"
+
+
+def utc_timestamp(value: Any) -> str:
+    """``YYYY-MM-DD HH:MM:SS`` in UTC from an ISO 8601 time (``2023-01-02T03:04:05.000Z``),
+    ``""`` when there is none or it cannot be read (the post is kept, undated)."""
+    if not isinstance(value, str) or not value:
+        return ""
+    try:
+        moment = dt.datetime.fromisoformat(value.strip())
+    except ValueError:
+        return ""
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(dt.UTC).replace(tzinfo=None)
+    return moment.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def export_post(
+    platform: str,
+    source_id: str,
+    kind: str,
+    account: str,
+    *,
+    user: str = "",
+    timestamp: str = "",
+    url: str = "",
+    content: str = "",
+    reply_to: str = "",
+    thread_root: str = "",
+    quote_of: str = "",
+    repost_of: str = "",
+    content_warning: str = "",
+    lang: str = "",
+    media: tuple[Media, ...] = (),
+) -> Post:
+    """A record of an export (X archive, Mastodon, Bluesky): its key made from its platform and
+    source id, its log_type from its kind, as every reader makes them (a Twilog row has its own)."""
+    return Post(
+        post_id=post_key(platform, source_id),
+        user=user,
+        timestamp=timestamp,
+        url=url,
+        content=content,
+        log_type=log_type_of_kind(kind),
+        platform=platform,
+        kind=kind,
+        source_id=source_id,
+        account=account,
+        reply_to=reply_to,
+        thread_root=thread_root,
+        quote_of=quote_of,
+        repost_of=repost_of,
+        content_warning=content_warning,
+        lang=lang,
+        media=media,
+    )
 
 
 # -- the Twilog CSV, as a reader ------------------------------------------------------------------

@@ -52,10 +52,9 @@ import numpy as np
 import numpy.typing as npt
 
 from mcpkit.archive.errors import ImportFormatError
-from mcpkit.archive.importers.base import ReadLimits, ReadSummary
+from mcpkit.archive.importers.base import ReadLimits, ReadSummary, export_post, utc_timestamp
 from mcpkit.archive.importers.html_text import is_shortened_url
-from mcpkit.archive.importers.mastodon import utc_timestamp
-from mcpkit.archive.posts import Media, Post, log_type_of_kind, post_key
+from mcpkit.archive.posts import Media, Post
 
 __all__ = ["FORMAT", "BlueskyCarReader", "open_reader", "restore_links", "sniff"]
 
@@ -527,12 +526,13 @@ class BlueskyCarReader:
             if not subject:
                 return "no subject"
             kind = "repost" if collection == REPOST else "like"
-            return self._record(
-                kind,
+            return export_post(
+                PLATFORM,
                 source_id,
-                timestamp,
-                bsky_url(subject),
-                "",
+                kind,
+                self.account,
+                timestamp=timestamp,
+                url=bsky_url(subject),
                 repost_of=subject if kind == "repost" else "",
             )
         text = record.get("text")
@@ -543,12 +543,15 @@ class BlueskyCarReader:
         media, quote_of = _embedded(record.get("embed"))
         kind = "reply" if reply_to else "quote" if quote_of else "post"
         langs = record.get("langs")
-        return self._record(
-            kind,
+        return export_post(
+            PLATFORM,
             source_id,
-            timestamp,
-            f"https://bsky.app/profile/{self.did}/post/{rkey}",
-            restore_links(text, record.get("facets")),
+            kind,
+            self.account,
+            user=self._user,
+            timestamp=timestamp,
+            url=f"https://bsky.app/profile/{self.did}/post/{rkey}",
+            content=restore_links(text, record.get("facets")),
             reply_to=reply_to,
             thread_root=thread_root if reply_to else "",
             quote_of=quote_of,
@@ -556,42 +559,6 @@ class BlueskyCarReader:
             lang=langs[0]
             if isinstance(langs, list) and len(langs) == 1 and isinstance(langs[0], str)
             else "",
-            media=media,
-        )
-
-    def _record(
-        self,
-        kind: str,
-        source_id: str,
-        timestamp: str,
-        url: str,
-        content: str,
-        *,
-        reply_to: str = "",
-        thread_root: str = "",
-        quote_of: str = "",
-        repost_of: str = "",
-        content_warning: str = "",
-        lang: str = "",
-        media: tuple[Media, ...] = (),
-    ) -> Post:
-        return Post(
-            post_id=post_key(PLATFORM, source_id),
-            user=self._user if kind in ("post", "reply", "quote") else "",
-            timestamp=timestamp,
-            url=url,
-            content=content,
-            log_type=log_type_of_kind(kind),
-            platform=PLATFORM,
-            kind=kind,
-            source_id=source_id,
-            account=self.account,
-            reply_to=reply_to,
-            thread_root=thread_root,
-            quote_of=quote_of,
-            repost_of=repost_of,
-            content_warning=content_warning,
-            lang=lang,
             media=media,
         )
 

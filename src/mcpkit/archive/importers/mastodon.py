@@ -42,7 +42,6 @@ last, so until then it is read from the activities' ``actor`` URI
 from __future__ import annotations
 
 import contextlib
-import datetime as dt
 import gzip
 import io
 import json
@@ -55,10 +54,10 @@ from typing import IO, Any, cast
 from urllib.parse import urlsplit
 
 from mcpkit.archive.errors import ImportFormatError
-from mcpkit.archive.importers.base import ReadLimits, ReadSummary
+from mcpkit.archive.importers.base import ReadLimits, ReadSummary, export_post, utc_timestamp
 from mcpkit.archive.importers.html_text import html_to_text
 from mcpkit.archive.importers.json_stream import JsonCursor, JsonInvalid, JsonTooLong, JsonTruncated
-from mcpkit.archive.posts import Media, Post, log_type_of_kind, post_key
+from mcpkit.archive.posts import Media, Post
 
 __all__ = [
     "FORMAT",
@@ -67,7 +66,6 @@ __all__ = [
     "account_of_actor",
     "open_reader",
     "sniff",
-    "utc_timestamp",
 ]
 
 FORMAT = "mastodon"
@@ -178,20 +176,6 @@ class JsonCollection:
 
 
 # -- small readers of ActivityStreams values --------------------------------------------------
-
-
-def utc_timestamp(value: Any) -> str:
-    """``YYYY-MM-DD HH:MM:SS`` in UTC from an ISO 8601 time (``2023-01-02T03:04:05.000Z``),
-    ``""`` when there is none or it cannot be read (the post is kept, undated)."""
-    if not isinstance(value, str) or not value:
-        return ""
-    try:
-        moment = dt.datetime.fromisoformat(value.strip())
-    except ValueError:
-        return ""
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(dt.UTC).replace(tzinfo=None)
-    return moment.strftime("%Y-%m-%d %H:%M:%S")
 
 
 def _uri(value: Any) -> str:
@@ -563,18 +547,7 @@ class MastodonReader:
                 self._summary.add_malformed(f"{role} item {number}: not a URI ({str(item)[:40]!r})")
                 continue
             self._summary.kinds[kind] += 1
-            yield Post(
-                post_id=post_key(FORMAT, uri),
-                user="",
-                timestamp="",
-                url=uri,
-                content="",
-                log_type=log_type_of_kind(kind),
-                platform=FORMAT,
-                kind=kind,
-                source_id=uri,
-                account=self.account,
-            )
+            yield export_post(FORMAT, uri, kind, self.account, url=uri)
 
     def _activity(self, item: Any) -> Post | str | None:
         """The post of one outbox item; why it is malformed; or None when skipped (counted)."""
@@ -607,17 +580,15 @@ class MastodonReader:
         quote_of = next((q for q in (_uri(obj.get(key)) for key in _QUOTE_FIELDS) if q), "")
         kind = "reply" if reply_to else "quote" if quote_of else "post"
         warning = obj.get("summary")
-        return Post(
-            post_id=post_key(FORMAT, source_id),
+        return export_post(
+            FORMAT,
+            source_id,
+            kind,
+            self.account,
             user=self._user,
             timestamp=utc_timestamp(obj.get("published") or item.get("published")),
             url=_uri(obj.get("url")) or source_id,
             content=text,
-            log_type=log_type_of_kind(kind),
-            platform=FORMAT,
-            kind=kind,
-            source_id=source_id,
-            account=self.account,
             reply_to=reply_to,
             quote_of=quote_of,
             content_warning=warning.strip() if isinstance(warning, str) else "",
@@ -630,17 +601,13 @@ class MastodonReader:
         target = _uri(item.get("object"))
         if not source_id or not target:
             return "an Announce without its id or object"
-        return Post(
-            post_id=post_key(FORMAT, source_id),
-            user="",
+        return export_post(
+            FORMAT,
+            source_id,
+            "repost",
+            self.account,
             timestamp=utc_timestamp(item.get("published")),
             url=target,
-            content="",
-            log_type=log_type_of_kind("repost"),
-            platform=FORMAT,
-            kind="repost",
-            source_id=source_id,
-            account=self.account,
             repost_of=target,
         )
 

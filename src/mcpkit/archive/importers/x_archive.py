@@ -46,9 +46,9 @@ import numpy as np
 import numpy.typing as npt
 
 from mcpkit.archive.errors import ImportFormatError
-from mcpkit.archive.importers.base import ReadLimits, ReadSummary
+from mcpkit.archive.importers.base import ReadLimits, ReadSummary, export_post, utc_timestamp
 from mcpkit.archive.importers.json_stream import JsonCursor, JsonStreamError, JsonTooLong, JsonTruncated
-from mcpkit.archive.posts import Media, Post, log_type_of_kind, post_key, user_from_url
+from mcpkit.archive.posts import Media, Post, user_from_url
 
 __all__ = ["FORMAT", "XArchiveReader", "open_reader", "sniff"]
 
@@ -386,10 +386,7 @@ def _utc(text: Any) -> str | None:
             if len(day_text) != 10 or day_text[4] != "-" or day_text[7] != "-":
                 return None
         elif len(parts) == 1 and "T" in text:
-            moment = dt.datetime.fromisoformat(text)
-            if moment.tzinfo is not None:
-                moment = moment.astimezone(dt.UTC).replace(tzinfo=None)
-            return moment.strftime("%Y-%m-%d %H:%M:%S")
+            return utc_timestamp(text) or None
         else:
             return None
         if _CLOCK.fullmatch(clock) is None or _OFFSET.fullmatch(offset) is None:
@@ -732,17 +729,15 @@ class XArchiveReader:
             note = self._note_for(timestamp, text)
             if note is not None:
                 text = _restored(note, text, links, quote_of)
-        return Post(
-            post_id=post_key("x", tweet_id),
+        return export_post(
+            "x",
+            tweet_id,
+            kind,
+            self.account,
             user=user,
             timestamp=timestamp,
             url=f"https://x.com/{user or 'i/web'}/status/{tweet_id}",
             content=text,
-            log_type=log_type_of_kind(kind),
-            platform="x",
-            kind=kind,
-            source_id=tweet_id,
-            account=self.account,
             reply_to=reply_to,
             thread_root=self._thread_root(tweet_id) if reply_to else "",
             quote_of=quote_of,
@@ -810,17 +805,15 @@ class XArchiveReader:
         url = like.get("expandedUrl")
         if not isinstance(url, str) or not url.startswith("http"):
             url = f"https://x.com/i/web/status/{tweet_id}"
-        return Post(
-            post_id=post_key("x", tweet_id),
+        return export_post(
+            "x",
+            tweet_id,
+            "like",
+            self.account,
             user=user_from_url(url, int(tweet_id)),
             timestamp=_snowflake_time(tweet_id),
             url=url,
             content=html.unescape(text) if isinstance(text, str) else "",
-            log_type=log_type_of_kind("like"),
-            platform="x",
-            kind="like",
-            source_id=tweet_id,
-            account=self.account,
         )
 
 
