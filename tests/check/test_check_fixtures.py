@@ -53,6 +53,20 @@ def test_profile_all_adds_the_stricter_clients() -> None:
     assert profiles and not profiles & {"mcp-spec", "claude-desktop-2025"}
 
 
+def test_profile_all_leaves_out_a_profile_no_client_uses() -> None:
+    """'all' once failed every real server on openai-strict, which no client sends; by name it
+    still grades."""
+    from mcpkit.check.cli import parse_profiles
+    from mcpkit.compat import PROFILES
+
+    assert "openai-strict" not in parse_profiles("all")
+    assert set(parse_profiles("all")) == set(PROFILES) - {"openai-strict"}
+    _, report, _ = run_check("--profile", "all", "--", *CLEAN)
+    assert "openai-strict" not in {f["profile"] for f in report["findings"]}
+    _, report, _ = run_check("--profile", "openai-strict", "--", *raw("--bad-tools"))
+    assert "openai-strict" in {f["profile"] for f in report["findings"] if f["severity"] == "error"}
+
+
 def test_sdk_server_has_no_findings() -> None:
     code, report, _ = run_check("--probe", "--", *sdk_echo())
     assert code == 0 and report["findings"] == []
@@ -100,6 +114,30 @@ def test_bad_tool_definitions_are_linted_per_profile() -> None:
     assert "x" * 80 in by_tool  # name over the client's length budget
     profiles = {f["profile"] for f in report["findings"] if f["profile"]}
     assert profiles == {"mcp-spec", "claude-desktop-2025"}
+
+
+def test_context_cost_per_client() -> None:
+    """Every client profile in use gets a row: tools against its limit and estimated tokens;
+    Windsurf, a limit without a profile, gets its own row and a warning over 100 tools."""
+    _, report, _ = run_check("--", *raw("--many-tools", "130"))
+    rows = {row["profile"] or row["client"]: row for row in report["context"]}
+    assert set(rows) == {*parse_all(), "Windsurf (Cascade)"}
+    assert rows["cursor"]["tools"] == len(report["tools"]) > 130 and rows["cursor"]["limit"] == 40
+    assert rows["openai"]["limit"] == rows["vscode"]["limit"] == 128
+    assert rows["claude"]["limit"] is None
+    assert all(row["tokens"] >= row["largest"] > 0 for row in rows.values())
+    # Claude Code's mcp__server__ prefix makes its list cost more than the bare names
+    assert rows["claude"]["tokens"] > rows["claude-desktop-2025"]["tokens"]
+    assert "tool-count-over-limit" in rules(report, "warning")
+    _, small, _ = run_check("--", *raw())
+    assert "tool-count-over-limit" not in rules(small)
+    assert {row["tools"] for row in small["context"]} == {len(small["tools"])}
+
+
+def parse_all() -> tuple[str, ...]:
+    from mcpkit.check.cli import parse_profiles
+
+    return parse_profiles("all")
 
 
 def test_tool_count_budgets_per_client() -> None:

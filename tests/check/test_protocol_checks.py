@@ -19,6 +19,11 @@ from mcpkit.check.rules import CATALOG
 from tests.check.test_check_fixtures import MCPKIT, protocol, rules, run_check
 from tests.client.procs import raw, start_http_server, start_misbehaving_http
 
+# What protocol_server.py --secrets writes into a tool (fake credentials, in two parts so no
+# scanner takes this file for a leak).
+SECRET_TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+SECRET_KEY = "AKIA" + "Z7Q4M2X8P1W6R3T5"
+
 pytestmark = pytest.mark.slow  # every test runs `mcpkit check` as a process
 
 SARIF_SCHEMA = Path(__file__).resolve().parents[1] / "data" / "sarif-schema-2.1.0.json"
@@ -56,10 +61,15 @@ def test_each_protocol_defect_is_an_error(flags: list[str], rule: str, needle: s
 
 def test_tool_poisoning_heuristics() -> None:
     code, report, _ = run_check("--", *protocol("--poison"))
-    assert code == 0  # heuristics are warnings
+    assert code == 1  # poisoning aimed at the model is an error
     by_rule: dict[str, set[str]] = {}
     for f in report["findings"]:
         by_rule.setdefault(f["rule"], set()).add(f["tool"])
+    severity = {(f["rule"], f["tool"], f["pointer"]): f["severity"] for f in report["findings"]}
+    assert severity[("poisoning-hidden-text", "notes", "/description")] == "error"  # beside "do not tell"
+    assert severity[("poisoning-instructions", "notes", "/description")] == "error"
+    assert severity[("poisoning-shadowing", "mailer", "/description")] == "error"  # bcc to an address
+    assert severity[("poisoning-bidi", "flip", "/description")] == "warning"  # reversed text, no instruction
     assert by_rule["poisoning-hidden-text"] == {"notes"}
     assert by_rule["poisoning-instructions"] == {"notes", "flip"}
     assert by_rule["poisoning-bidi"] == {"flip"}
@@ -72,6 +82,19 @@ def test_tool_poisoning_heuristics() -> None:
         f for f in report["findings"] if f["rule"] == "poisoning-instructions" and f["tool"] == "flip"
     )
     assert flip["pointer"] == "/inputSchema/properties/side/description"
+
+
+def test_secrets_in_definitions_are_errors_and_never_printed() -> None:
+    code, report, _ = run_check("--", *protocol("--secrets"))
+    assert code == 1
+    found = {(f["tool"], f["pointer"]) for f in report["findings"] if f["rule"] == "secret-in-definition"}
+    assert found == {
+        ("deploy", "/description"),
+        ("deploy", "/inputSchema/properties/token/default"),
+    }
+    text = json.dumps(report, ensure_ascii=False)
+    assert SECRET_TOKEN not in text and SECRET_KEY not in text
+    assert "ghp_…, 40 characters" in text
 
 
 def test_baseline_records_then_reports_a_changed_tool(tmp_path: Path) -> None:
@@ -111,8 +134,17 @@ def test_a_corrupt_baseline_is_a_clear_error(tmp_path: Path) -> None:
     assert code == 2 and "update-baseline" in report["error"] and "cannot read baseline" in err
 
 
-@pytest.mark.parametrize(("flags", "expected"), [((), {"origin-not-checked"}), (("--check-origin",), set())])
-def test_origin_check_on_http_servers(flags: tuple[str, ...], expected: set[str]) -> None:
+@pytest.mark.parametrize(
+    ("flags", "expected"),
+    [
+        ((), {"origin-not-checked", "host-not-checked"}),
+        (("--check-origin",), {"host-not-checked"}),
+        (("--check-host",), {"origin-not-checked"}),
+        (("--check-origin", "--check-host"), set()),
+    ],
+)
+def test_origin_and_host_checks_on_http_servers(flags: tuple[str, ...], expected: set[str]) -> None:
+    """DNS rebinding both ways: a foreign Origin, and a foreign Host without Origin."""
     proc, port = start_misbehaving_http(*flags)
     try:
         _, report, err = run_check("--url", f"http://127.0.0.1:{port}/mcp")
@@ -122,9 +154,9 @@ def test_origin_check_on_http_servers(flags: tuple[str, ...], expected: set[str]
     assert report["serverInfo"]["name"] == "http-misbehave", err
     found = {f["rule"] for f in report["findings"] if f["area"] == "security"}
     assert found == expected
-    if expected:
-        finding = next(f for f in report["findings"] if f["rule"] == "origin-not-checked")
-        assert finding["severity"] == "error" and "403" in finding["message"]
+    for finding in (f for f in report["findings"] if f["area"] == "security"):
+        assert finding["severity"] == "error", finding  # a loopback address: rebinding bites
+        assert "HTTP 200" in finding["message"]
 
 
 def test_a_hang_and_a_crash_are_blamed_on_their_own_tools() -> None:

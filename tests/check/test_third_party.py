@@ -254,8 +254,10 @@ def test_everything_tools_call_check(transport: str, request: pytest.FixtureRequ
     assert {"tools", "prompts", "resources", "logging", "completions"} <= set(report["capabilities"])
     expected = set(EVERYTHING_FINDINGS)
     if transport == "http":
-        # Real: its HTTP transport answers any Origin (spec: MUST answer 403 to an invalid one).
+        # Real: its HTTP transport answers any Origin (spec: MUST answer 403 to an invalid one),
+        # and any Host (DNS rebinding without an Origin).
         expected.add(("origin-not-checked", "error", None, ""))
+        expected.add(("host-not-checked", "error", None, ""))
     assert significant(report) == expected
     assert code == (1 if transport == "http" else 0), err
     assert {t for r, t in notes(report) if r == "probe-skipped-write"} == EVERYTHING_WRITERS

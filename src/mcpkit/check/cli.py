@@ -27,7 +27,7 @@ from mcpkit.client.target_cli import (
     quiet_logs,
     usage,
 )
-from mcpkit.compat import DEFAULT_PROFILES, PROFILES
+from mcpkit.compat import DEFAULT_PROFILES, PROFILES, profiles_in_use
 from mcpkit.errors import McpkitError
 
 
@@ -37,9 +37,9 @@ def register(app: typer.Typer) -> None:
 
 
 def parse_profiles(text: str) -> tuple[str, ...]:
-    """``"all"`` or comma-separated profile names (usage error for an unknown one)."""
+    """``"all"`` (every profile a client uses) or comma-separated names (usage error for an unknown one)."""
     if text.strip() == "all":
-        return tuple(PROFILES)
+        return profiles_in_use()
     names = tuple(p.strip() for p in text.split(",") if p.strip())
     unknown = [n for n in names if n not in PROFILES]
     if unknown or not names:
@@ -55,7 +55,12 @@ def check_command(
     header: HeaderOpt = None,
     env: EnvOpt = None,
     profile: Annotated[
-        str, typer.Option("--profile", "-p", help="Client profiles, comma-separated, or 'all'.")
+        str,
+        typer.Option(
+            "--profile",
+            "-p",
+            help="Client profiles, comma-separated, or 'all' (every profile a client uses).",
+        ),
     ] = ",".join(DEFAULT_PROFILES),
     probe: Annotated[
         bool, typer.Option("--probe", help="Call read-only tools and validate results.")

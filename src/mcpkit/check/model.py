@@ -40,6 +40,7 @@ class CheckOptions:
     """What to check: client profiles, whether to call tools, per-call timeout, a baseline."""
 
     profiles: tuple[str, ...] = tuple(DEFAULT_PROFILES)
+    """Profiles to lint against (``profiles_in_use()`` is what ``--profile all`` gives)."""
     probe: bool = False
     probe_all: bool = False
     call_timeout: float = 30.0
@@ -72,6 +73,8 @@ class CheckReport:
     line: int | None = None
     restarts: int = 0
     baseline: dict[str, Any] = field(default_factory=dict)
+    context: list[dict[str, Any]] = field(default_factory=list)
+    """What the tool list costs each client: tools against its limit, estimated tokens."""
 
     def add(self, finding: CheckFinding) -> None:
         """Keep ``finding``, with the evidence of its rule filled in from the catalog."""
@@ -104,6 +107,8 @@ class CheckReport:
             "summary": {s: self.count(s) for s in ("error", "warning", "info")},
             "findings": [f.to_dict() for f in self.findings],
         }
+        if self.context:
+            out["context"] = self.context
         if self.baseline:
             out["baseline"] = self.baseline
         return out

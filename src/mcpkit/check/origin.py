@@ -1,11 +1,16 @@
-"""Origin check on HTTP servers: a request from a foreign web page must be refused.
+"""DNS rebinding checks on HTTP servers: a request from a foreign web page must be refused.
 
 A local HTTP server that answers any Origin can be driven by any web page the user opens
 (DNS rebinding). The spec (2025-11-25, transports, streamable HTTP, security warning) says
-servers MUST validate Origin and answer 403 to an invalid one. The check sends one
-``initialize`` POST with ``Origin: https://mcpkit-origin-check.invalid``; a 2xx answer is the
+servers MUST validate Origin and answer 403 to an invalid one. A rebound page can also reach
+the server under the attacker's host name, and a request that carries no Origin (a plain
+navigation, some non-browser paths) is judged by its Host alone: the SDKs check Host as well
+(allowed hosts), and so does the official conformance suite's DNS rebinding scenario.
+
+Two ``initialize`` POSTs are sent: one with ``Origin: https://mcpkit-origin-check.invalid``,
+one with ``Host: mcpkit-rebinding-check.invalid`` and no Origin. A 2xx answer to either is the
 finding (an error for a loopback or private address, where rebinding bites; a warning for a
-public one, which may knowingly allow every origin).
+public one, which may knowingly allow every origin or answer under many names).
 """
 
 from __future__ import annotations
@@ -22,11 +27,11 @@ from mcpkit.check.model import CheckFinding, CheckReport
 from mcpkit.client import ServerConfig
 
 FOREIGN_ORIGIN = "https://mcpkit-origin-check.invalid"
+FOREIGN_HOST = "mcpkit-rebinding-check.invalid"
 
 
-async def check_origin(server: ServerConfig, report: CheckReport, timeout: float) -> None:
-    if server.url is None or server.kind == "sse":
-        return
+async def _answer(server: ServerConfig, url: str, extra: dict[str, str], timeout: float) -> int | None:
+    """The HTTP status of one ``initialize`` to ``url`` with ``extra`` headers (None when unreachable)."""
     body = {
         "jsonrpc": "2.0",
         "id": 1,
@@ -39,34 +44,55 @@ async def check_origin(server: ServerConfig, report: CheckReport, timeout: float
     }
     headers = {
         **server.headers,
-        "Origin": FOREIGN_ORIGIN,
         "Accept": "application/json, text/event-stream",
         "Content-Type": "application/json",
+        **extra,
     }
     try:
         async with httpx2.AsyncClient(timeout=timeout) as http:
-            async with http.stream("POST", server.url, content=json.dumps(body), headers=headers) as response:
+            async with http.stream("POST", url, content=json.dumps(body), headers=headers) as response:
                 status = response.status_code
                 session_id = response.headers.get("mcp-session-id")
             if session_id and 200 <= status < 300:
                 # Do not leave the session we just opened behind.
-                await http.delete(server.url, headers={**server.headers, "mcp-session-id": session_id})
+                await http.delete(url, headers={**server.headers, "mcp-session-id": session_id})
     except httpx2.HTTPError:
-        return  # the client check already reports an unreachable server
-    if not 200 <= status < 300:
+        return None  # the client check already reports an unreachable server
+    return status
+
+
+async def check_origin(server: ServerConfig, report: CheckReport, timeout: float) -> None:
+    """Send a foreign Origin and a foreign Host; report each one the server answers."""
+    url = server.url
+    if url is None or server.kind == "sse":
         return
-    local = _is_local(server.url)
-    report.add(
-        CheckFinding(
-            "origin-not-checked",
-            "error" if local else "warning",
-            "security",
-            f"a request with Origin {FOREIGN_ORIGIN} was answered HTTP {status}, not 403"
-            + ("" if local else " (a public server may allow every origin on purpose)"),
-            "Compare the Origin header with the origins you serve and answer 403 to any other "
-            "(mcpkit servers: allowed_origins).",
+    local = _is_local(url)
+    public = "" if local else " (a public server may allow every origin on purpose)"
+    status = await _answer(server, url, {"Origin": FOREIGN_ORIGIN}, timeout)
+    if status is not None and 200 <= status < 300:
+        report.add(
+            CheckFinding(
+                "origin-not-checked",
+                "error" if local else "warning",
+                "security",
+                f"a request with Origin {FOREIGN_ORIGIN} was answered HTTP {status}, not 403" + public,
+                "Compare the Origin header with the origins you serve and answer 403 to any other "
+                "(mcpkit servers: allowed_origins).",
+            )
         )
-    )
+    status = await _answer(server, url, {"Host": FOREIGN_HOST}, timeout)
+    if status is not None and 200 <= status < 300:
+        report.add(
+            CheckFinding(
+                "host-not-checked",
+                "error" if local else "warning",
+                "security",
+                f"a request with Host {FOREIGN_HOST} and no Origin was answered HTTP {status}, not refused"
+                + ("" if local else " (a public server may answer under many names)"),
+                "Compare the Host header with the names the server is reached by (localhost, 127.0.0.1 "
+                "and its port) and answer 403 (or 421) to any other.",
+            )
+        )
 
 
 def _is_local(url: str) -> bool:

@@ -4,8 +4,16 @@ A tool description is read by the model, not by the user who approved the server
 reported against MCP (Invariant Labs' "tool poisoning" and "tool shadowing") hide text the
 user does not see (zero-width and tag characters, bidi controls) or address the model
 directly ("ignore previous instructions", "do not tell the user"), or tell it how to use a
-different tool. These are heuristics, so every finding is a warning with the matched text.
-Descriptions of properties are read too: the model sees them all.
+different tool. Descriptions of properties are read too: the model sees them all.
+
+What is aimed at the model past the user is an error: instructions to override its own
+rules, hide things from the user or read credential files; text spelled in invisible tag
+characters; any hidden or bidi character in a text that also instructs the model; a
+description that tells the model how to use a tool of another server or to send data
+elsewhere. Instructions are searched for with the invisible characters taken out, so a
+zero-width space inside "ignore previous instructions" does not hide it. Weaker signs (an
+``<IMPORTANT>`` tag, "system prompt", a lone zero-width space, guidance about the server's
+own tools) stay warnings with the matched text.
 """
 
 from __future__ import annotations
@@ -28,14 +36,30 @@ _INSTRUCTIONS = [
     r"without (?:telling|informing|notifying) the user",
     r"(?:do not|don't) (?:mention|reveal|disclose) (?:this|that|these instructions)",
     r"the user (?:must|should) not (?:know|see|be told)",
-    r"<\s*(?:important|system|secret|instructions?)\s*>",
-    r"\byou are now\b",
-    r"\bsystem prompt\b",
-    r"(?:read|send|upload|include) (?:the )?(?:contents of )?~?/?\.ssh\b",
-    r"\bid_rsa\b",
-    r"\bmcp\.json\b|\bclaude_desktop_config\.json\b",
+    r"(?:read|send|upload|include|pass|cat) (?:the )?(?:contents of )?~?/?\.ssh\b",
+    r"\bid_(?:rsa|ed25519|ecdsa)\b",
+    r"~?/?\.aws/credentials\b",
 ]
+"""Phrases that address the model past the user: an error wherever they appear."""
 _INSTRUCTION = re.compile("|".join(f"(?:{p})" for p in _INSTRUCTIONS), re.IGNORECASE)
+_SUSPICIOUS = re.compile(
+    "|".join(
+        f"(?:{p})"
+        for p in (
+            r"<\s*(?:important|system|secret|instructions?)\s*>",
+            r"\byou are now\b",
+            r"\bsystem prompt\b",
+            r"\bmcp\.json\b|\bclaude_desktop_config\.json\b",
+        )
+    ),
+    re.IGNORECASE,
+)
+"""Signs that honest descriptions also show now and then: a warning unless hidden."""
+_EXFILTRATION = re.compile(
+    r"\bbcc\b|\b(?:send|forward|copy|upload|post|report)\b[^.\n]{0,60}(?:[\w.+-]+@[\w-]+\.[\w.]+|https?://)",
+    re.IGNORECASE,
+)
+"""Sending data somewhere the user did not ask for: an address or a URL after a sending verb."""
 _COMMAND_WORDS = re.compile(
     r"\b(?:always|never|must|before (?:using|calling)|whenever|when (?:using|calling)|"
     r"(?:also|secretly) (?:send|copy|bcc|forward|include))\b",
@@ -69,10 +93,15 @@ def check_poisoning(tools: list[dict[str, Any]], report: CheckReport) -> None:
     for tool in tools:
         name = str(tool.get("name"))
         for pointer, text in _texts(tool):
-            _hidden(report, name, pointer, text)
-            _instructions(report, name, pointer, text)
+            instructs = _instructions(report, name, pointer, text)
+            _hidden(report, name, pointer, text, instructs)
             if pointer.endswith("description"):
-                _shadowing(report, name, pointer, text, (names | WELL_KNOWN_TOOLS) - {name})
+                _shadowing(report, name, pointer, text, names - {name}, WELL_KNOWN_TOOLS - names)
+
+
+def visible(text: str) -> str:
+    """``text`` as a person reads it: invisible and bidi characters removed, tag text spelled out."""
+    return _BIDI.sub("", _HIDDEN.sub("", text)) + (" " + _tag_text(text) if _tag_text(text) else "")
 
 
 def _texts(tool: dict[str, Any]) -> Iterator[tuple[str, str]]:
@@ -99,17 +128,22 @@ def _schema_texts(node: Any, pointer: str, depth: int) -> Iterator[tuple[str, st
         yield from _schema_texts(node.get(key), f"{pointer}/{key}", depth + 1)
 
 
-def _hidden(report: CheckReport, tool: str, pointer: str, text: str) -> None:
+def _hidden(report: CheckReport, tool: str, pointer: str, text: str, instructs: bool) -> None:
+    """Invisible and bidi characters: an error when they spell text or sit beside instructions."""
+    field = pointer.rsplit("/", 1)[-1]
     hidden = _HIDDEN.findall(text)
     if hidden:
         codes = ", ".join(sorted({f"U+{ord(c):04X}" for c in hidden}))
+        spelled = _tag_text(text)
+        aimed = bool(spelled) or instructs
         report.add(
             CheckFinding(
                 "poisoning-hidden-text",
-                "warning",
+                "error" if aimed else "warning",
                 "security",
-                f"{len(hidden)} invisible character(s) ({codes}) in {pointer.rsplit('/', 1)[-1]}"
-                + (f"; hidden text reads {_tag_text(text)!r}" if _tag_text(text) else ""),
+                f"{len(hidden)} invisible character(s) ({codes}) in {field}"
+                + (f"; hidden text reads {spelled!r}" if spelled else "")
+                + ("; the same text instructs the model" if instructs else ""),
                 "Remove invisible characters: the user cannot see what they say to the model.",
                 tool=tool,
                 pointer=pointer,
@@ -121,9 +155,10 @@ def _hidden(report: CheckReport, tool: str, pointer: str, text: str) -> None:
         report.add(
             CheckFinding(
                 "poisoning-bidi",
-                "warning",
+                "error" if instructs else "warning",
                 "security",
-                f"bidirectional control character(s) {codes} in {pointer.rsplit('/', 1)[-1]}",
+                f"bidirectional control character(s) {codes} in {field}"
+                + ("; the same text instructs the model" if instructs else ""),
                 "Remove bidi controls: they make the text read differently to a person and to a model.",
                 tool=tool,
                 pointer=pointer,
@@ -136,37 +171,73 @@ def _tag_text(text: str) -> str:
     return "".join(chr(ord(c) - 0xE0000) for c in text if 0xE0020 <= ord(c) <= 0xE007E)
 
 
-def _instructions(report: CheckReport, tool: str, pointer: str, text: str) -> None:
-    found = _INSTRUCTION.search(text)
+def _instructions(report: CheckReport, tool: str, pointer: str, text: str) -> bool:
+    """Report what the text tells the model; True when it gives it instructions of either kind."""
+    plain = visible(text)
+    field = pointer.rsplit("/", 1)[-1]
+    found = _INSTRUCTION.search(plain)
     if found:
         report.add(
             CheckFinding(
                 "poisoning-instructions",
-                "warning",
+                "error",
                 "security",
-                f"the {pointer.rsplit('/', 1)[-1]} speaks to the model past the user: {_around(text, found)!r}",
+                f"the {field} speaks to the model past the user: {_around(plain, found)!r}",
                 "Describe what the tool does; never tell the model to hide things or override its instructions.",
                 tool=tool,
                 pointer=pointer,
             )
         )
+        return True
+    sign = _SUSPICIOUS.search(plain)
+    if sign:
+        hidden = plain != text
+        report.add(
+            CheckFinding(
+                "poisoning-suspicious",
+                "error" if hidden else "warning",
+                "security",
+                f"the {field} addresses the model: {_around(plain, sign)!r}"
+                + ("; with hidden characters in the same text" if hidden else ""),
+                "Describe what the tool does in plain words; tags and role talk are for prompts, not tools.",
+                tool=tool,
+                pointer=pointer,
+            )
+        )
+        return True
+    return False
 
 
-def _shadowing(report: CheckReport, tool: str, pointer: str, text: str, others: set[str]) -> None:
-    for other in sorted(others, key=len, reverse=True):
+def _shadowing(
+    report: CheckReport, tool: str, pointer: str, text: str, own: set[str], foreign: frozenset[str]
+) -> None:
+    """A description that tells the model how to use another tool.
+
+    The server's own tools are often named honestly ("always call list_projects first"): a
+    warning. A tool of another server, or any instruction that sends data to an address or a
+    URL, is the shadowing attack itself: an error.
+    """
+    plain = visible(text)
+    for other in sorted(own | foreign, key=len, reverse=True):
         if len(other) < 4:
             continue
-        hit = re.search(rf"(?<![\w-]){re.escape(other)}(?![\w-])", text)
+        hit = re.search(rf"(?<![\w-]){re.escape(other)}(?![\w-])", plain)
         if hit is None:
             continue
-        sentence = _sentence(text, hit.start(), hit.end())
+        sentence = _sentence(plain, hit.start(), hit.end())
         if _COMMAND_WORDS.search(sentence):
+            leaks = _EXFILTRATION.search(sentence) is not None
+            elsewhere = other in foreign
             report.add(
                 CheckFinding(
                     "poisoning-shadowing",
-                    "warning",
+                    "error" if leaks or elsewhere else "warning",
                     "security",
-                    f"the description tells the model how to use another tool, {other!r}: {sentence!r}",
+                    "the description tells the model how to use "
+                    + ("a tool of another server" if elsewhere else "another tool")
+                    + f", {other!r}"
+                    + (", and to send data elsewhere" if leaks else "")
+                    + f": {sentence!r}",
                     "A tool's description should describe that tool only.",
                     tool=tool,
                     pointer=pointer,

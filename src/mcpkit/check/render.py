@@ -31,6 +31,7 @@ def render_table(report: CheckReport, console: Console) -> None:
         + (f"  restarted {report.restarts}x" if report.restarts else "")
     )
     console.print(f"capabilities: {json.dumps(report.capabilities)}")
+    _context_table(report, console)
     if not report.findings:
         console.print("[green]no findings[/]")
         return
@@ -48,6 +49,29 @@ def render_table(report: CheckReport, console: Console) -> None:
     console.print(
         f"{report.count('error')} errors, {report.count('warning')} warnings, {report.count('info')} notes"
     )
+
+
+def _context_table(report: CheckReport, console: Console) -> None:
+    """What the tool list costs each client: tools against its limit, estimated tokens."""
+    if not report.context:
+        return
+    table = Table(title="context cost per client (tokens estimated)")
+    for column in ("client", "profile", "tools", "limit", "tokens", "largest tool"):
+        table.add_column(
+            column, justify="right" if column in ("tools", "limit", "tokens", "largest tool") else "left"
+        )
+    for row in report.context:
+        over = row["limit"] is not None and row["tools"] > row["limit"]
+        limit = "-" if row["limit"] is None else str(row["limit"])
+        table.add_row(
+            row["client"],
+            row["profile"] or "-",
+            f"[bold red]{row['tools']}[/]" if over else str(row["tools"]),
+            limit,
+            f"{row['tokens']:,}",
+            f"{row['largest']:,}",
+        )
+    console.print(table)
 
 
 def render_json(report: CheckReport) -> str:

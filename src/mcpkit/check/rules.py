@@ -249,33 +249,62 @@ _CATALOG: tuple[RuleInfo, ...] = (
     # security
     RuleInfo(
         "poisoning-hidden-text",
-        "warning",
-        "Invisible or zero-width characters in a tool name or description",
+        "error",
+        "Invisible characters in a tool name or description (an error when they spell text or sit "
+        "beside instructions to the model)",
         "Tools, security: descriptions are shown to the model; invisible text hides instructions from "
-        "the user (tool poisoning, as reported by Invariant Labs' mcp-scan).",
+        "the user (tool poisoning, as reported by Invariant Labs' mcp-scan). A lone zero-width "
+        "character is a warning.",
         f"{SPEC}/server/tools#security-considerations",
     ),
     RuleInfo(
         "poisoning-bidi",
         "warning",
-        "Bidirectional control characters in a tool name or description",
+        "Bidirectional control characters in a tool name or description (an error beside instructions)",
         "Bidi controls make text read differently by a user and a model (Trojan Source, CVE-2021-42574).",
         f"{SPEC}/server/tools#security-considerations",
     ),
     RuleInfo(
         "poisoning-instructions",
-        "warning",
+        "error",
         "A description gives the model instructions aimed past the user",
         'Tools: "descriptions of tool behavior ... should be considered untrusted, unless obtained from '
-        'a trusted server"; phrases such as "ignore previous instructions" or "do not tell the user" are tool poisoning.',
+        'a trusted server"; phrases such as "ignore previous instructions", "do not tell the user" or '
+        '"read ~/.ssh/id_rsa" are tool poisoning, aimed at the model.',
+        f"{SPEC}/server/tools#security-considerations",
+    ),
+    RuleInfo(
+        "poisoning-suspicious",
+        "warning",
+        "A description addresses the model (an <IMPORTANT> tag, role or system-prompt talk)",
+        "Tool poisoning examples (Invariant Labs) wrap their instructions in <IMPORTANT> tags; honest "
+        "descriptions use them too, so a warning unless hidden characters share the text.",
         f"{SPEC}/server/tools#security-considerations",
     ),
     RuleInfo(
         "poisoning-shadowing",
         "warning",
-        "A description tells the model how to use another tool",
+        "A description tells the model how to use another tool (an error for another server's tool "
+        "or when it sends data elsewhere)",
         "Tool shadowing (mcp-scan): one tool's description changes how the model uses another tool.",
         f"{SPEC}/server/tools#security-considerations",
+    ),
+    RuleInfo(
+        "secret-in-definition",
+        "error",
+        "A credential (API key, token, private key, password) in a tool, prompt or resource definition",
+        "Definitions go to every client and are read by the model: a credential in one is disclosed to "
+        "both (secret exposure, OWASP MCP Top 10). The spec's security best practices: tokens are "
+        "never passed through or shared.",
+        "https://modelcontextprotocol.io/specification/2025-11-25/basic/security_best_practices",
+    ),
+    RuleInfo(
+        "tool-count-over-limit",
+        "warning",
+        "More tools than a client without a profile takes (Windsurf: 100)",
+        "client-rules row 3: Windsurf/Cascade has a limit of 100 total tools; the user must turn "
+        "tools off (docs.windsurf.com/windsurf/cascade/mcp, confirmed through mirrored copies).",
+        "https://docs.windsurf.com/windsurf/cascade/mcp",
     ),
     RuleInfo(
         "origin-not-checked",
@@ -284,6 +313,16 @@ _CATALOG: tuple[RuleInfo, ...] = (
         'Transports, streamable HTTP security: "Servers MUST validate the Origin header on all incoming '
         'connections ... If the Origin header is present and invalid, servers MUST respond with HTTP 403 Forbidden."',
         f"{SPEC}/basic/transports#security-warning",
+    ),
+    RuleInfo(
+        "host-not-checked",
+        "error",
+        "The HTTP server accepted a request with a foreign Host (DNS rebinding)",
+        "Security best practices, local MCP server compromise: a rebound page reaches a local server "
+        "under the attacker's name, and a request without Origin is judged by its Host alone; the SDKs "
+        "check allowed hosts (GHSA-w48q-cv73-mx4w) and the conformance suite's DNS rebinding scenario "
+        "sends a foreign Host.",
+        "https://modelcontextprotocol.io/specification/2025-11-25/basic/security_best_practices",
     ),
     RuleInfo(
         "tool-added",

@@ -8,11 +8,13 @@ from urllib.parse import urlsplit
 
 from mcpkit.check.baseline import apply_baseline
 from mcpkit.check.capabilities import check_capabilities
+from mcpkit.check.context import check_context
 from mcpkit.check.handshake import check_handshake, check_stdout
 from mcpkit.check.model import CheckFinding, CheckOptions, CheckReport
 from mcpkit.check.origin import check_origin
 from mcpkit.check.poisoning import check_poisoning
 from mcpkit.check.probe import Prober, Restart
+from mcpkit.check.secrets import check_secrets
 from mcpkit.check.tooldefs import check_tool_definitions
 from mcpkit.client import ConnectError, ServerConfig, Session, SessionOptions, Tracer, resolve_target
 
@@ -109,6 +111,7 @@ async def check_session(
         tools = listed.get("tools", [])
         check_tool_definitions(tools, report, options.profiles)
         check_poisoning(tools, report)
+        check_context(tools, report)
         if options.baseline:
             apply_baseline(options.baseline, tools, report, update=options.update_baseline)
     else:
@@ -122,6 +125,7 @@ async def check_session(
                 "Fine for a resources- or prompts-only server.",
             )
         )
+    check_secrets(listed, report)
     if session.server.url:
         await check_origin(session.server, report, options.call_timeout)
     check_stdout(session, report)

@@ -146,6 +146,8 @@ class Rule:
     fix: Fixer | None = None
     adapt: str = ""
     name_constraint: NameConstraint | None = None
+    tool_limit: int | None = None
+    """The most tools the client takes, for a tool-count rule (``mcpkit check`` reports the cost)."""
 
 
 @dataclass(frozen=True)

@@ -119,4 +119,9 @@ def tool_count(limit: int, **meta: Any) -> Rule:
                 "hide tools with category filters (MCPKIT_TOOLS_INCLUDE / MCPKIT_TOOLS_EXCLUDE)",
             )
 
-    return Rule(set_check=check, adapt="none: choose fewer tools with the server's tool filters", **meta)
+    return Rule(
+        set_check=check,
+        adapt="none: choose fewer tools with the server's tool filters",
+        tool_limit=limit,
+        **meta,
+    )
