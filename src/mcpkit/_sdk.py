@@ -35,22 +35,36 @@ the same copy.
     ``mcp_types.jsonrpc_message_adapter`` and drops, without an answer, every line that adapter
     refuses (invalid JSON, a lone surrogate, nesting past its decoder's limit, JSON that is no
     JSON-RPC message): the client waited out its timeout. mcpkit answers those lines itself.
+11. :data:`SERVED_VERSIONS`: one endpoint built on the SDK serves both eras, the stateless
+    revisions (``server/discover``) and every handshake revision (``initialize``), on stdio and
+    HTTP alike; the SDK's own ``server/discover`` lists only the stateless ones, so mcpkit answers
+    discover itself (the SDK lets a server replace that handler with ``add_request_handler``).
+12. :func:`cache_hints`: ``Server(cache_hints=...)`` fills ``ttlMs``/``cacheScope`` on results
+    whose handler left them unset, and the per-version sieve drops them on handshake-era answers.
+13. :func:`listen_handler` and :func:`list_changed_event`: the SDK's ``subscriptions/listen``
+    handler serves each stream from a bus of typed events, and ``close`` ends every stream with
+    its final result; a list-changed notification sent on a stateless-era connection's
+    ``outbound`` is dropped (its clients hear it only through a listen stream), so notifying
+    every connection a server has seen reaches handshake-era clients and harms no other.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
 
 import mcp_types
 import pydantic_core
 from mcp_types import DEFAULT_NEGOTIATED_VERSION
 from mcp_types.methods import serialize_server_result
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
 
 if TYPE_CHECKING:
+    from mcp.server.caching import CacheHint
     from mcp.server.connection import Connection
+    from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ServerEvent
 
     SDK_MAX_REQUEST_BODY: int
     """Bytes of a request body the SDK's HTTP transport reads before it answers 413."""
@@ -69,6 +83,52 @@ def __getattr__(name: str) -> Any:
 
 SDK_HANDSHAKE_VERSIONS: frozenset[str] = frozenset(HANDSHAKE_PROTOCOL_VERSIONS)
 SDK_DEFAULT_VERSION: str = DEFAULT_NEGOTIATED_VERSION
+SDK_MODERN_VERSIONS: frozenset[str] = frozenset(MODERN_PROTOCOL_VERSIONS)
+
+SERVED_VERSIONS: tuple[str, ...] = (
+    *reversed(MODERN_PROTOCOL_VERSIONS),
+    *reversed(HANDSHAKE_PROTOCOL_VERSIONS),
+)
+"""Every revision one SDK endpoint serves, newest first: what ``server/discover`` lists."""
+
+LISTS = ("tools", "prompts", "resources")
+"""The lists whose changes a server may announce (``notifications/<list>/list_changed``)."""
+
+LIST_METHODS: dict[str, tuple[str, ...]] = {
+    "tools": ("tools/list",),
+    "prompts": ("prompts/list",),
+    "resources": ("resources/list", "resources/templates/list"),
+}
+"""The cacheable list methods of each list."""
+
+
+def cache_hints(hints: dict[str, tuple[int, str]]) -> dict[Any, CacheHint]:
+    """``{method: (ttl_ms, scope)}`` as the SDK's ``Server(cache_hints=...)`` takes it (the SDK
+    refuses a method whose results are not cacheable when the server is built)."""
+    from mcp.server.caching import CacheHint
+
+    return {method: CacheHint(ttl_ms=ttl, scope=cast(Any, scope)) for method, (ttl, scope) in hints.items()}
+
+
+def listen_handler() -> tuple[InMemorySubscriptionBus, ListenHandler]:
+    """A bus to publish list changes on and the SDK's ``subscriptions/listen`` handler serving it."""
+    from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
+
+    bus = InMemorySubscriptionBus()
+    return bus, ListenHandler(bus)
+
+
+def list_changed_event(kind: str) -> ServerEvent:
+    """The SDK's event for a change of the ``kind`` list (one of :data:`LISTS`)."""
+    from mcp.server.subscriptions import PromptsListChanged, ResourcesListChanged, ToolsListChanged
+
+    events: dict[str, Callable[[], ServerEvent]] = {
+        "tools": ToolsListChanged,
+        "prompts": PromptsListChanged,
+        "resources": ResourcesListChanged,
+    }
+    return events[kind]()
+
 
 SDK_LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 """The hosts the SDK's DNS-rebinding protection allows on a local bind, each with a port

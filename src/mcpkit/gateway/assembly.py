@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import mcp_types
 from mcp.server.context import ServerRequestContext
-from mcp.server.lowlevel import Server
 
 from mcpkit import __version__
 from mcpkit.server import SdkServer, sdk_errors
+from mcpkit.server._options import LIST_METHODS
 
 if TYPE_CHECKING:
     from mcpkit.gateway.core import Gateway
@@ -59,7 +59,7 @@ class InFlight:
             await self._idle.wait()
 
 
-def assemble(gateway: Gateway, in_flight: InFlight) -> Server[Any]:
+def assemble(gateway: Gateway, in_flight: InFlight) -> SdkServer:
     """The SDK server with exactly the handlers some downstream backs."""
     # Tools always: a downstream that failed to start may come back, and listChanged tells
     # the client when its tools arrive. Prompts and resources only when some are served.
@@ -78,7 +78,16 @@ def assemble(gateway: Gateway, in_flight: InFlight) -> Server[Any]:
         handlers["on_subscribe_resource"] = router.subscribe
         handlers["on_unsubscribe_resource"] = router.unsubscribe
     handlers = {key: in_flight.counted(sdk_errors(handler)) for key, handler in handlers.items()}
-    server = _GatewayServer(gateway.config.name, version=__version__, **handlers)
+    # Tools change (a downstream crash-loops, restarts, or changes its own list): listChanged on
+    # both eras, delivered by notification (2025) and subscriptions/listen (2026). Every list
+    # depends on the client's profile and on which servers are up, so none may be shared or kept.
+    server = SdkServer(
+        gateway.config.name,
+        version=__version__,
+        changing={"tools"},
+        hints={method: (0, "private") for method in LIST_METHODS},
+        **handlers,
+    )
     # Not the constructor's on_roots_list_changed, which warns that roots leave the spec in
     # 2026-07-28: today's clients use them, and a server behind the gateway asks for them.
     server.add_notification_handler(
@@ -91,9 +100,3 @@ def assemble(gateway: Gateway, in_flight: InFlight) -> Server[Any]:
             in_flight.counted(sdk_errors(relay.set_level)),
         )
     return server
-
-
-class _GatewayServer(SdkServer):
-    """The honest low-level server, announcing ``tools.listChanged``: the gateway sends it."""
-
-    announces_tools_changed = True

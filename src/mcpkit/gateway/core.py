@@ -19,6 +19,7 @@ valid result, errors are one line.
 from __future__ import annotations
 
 import logging
+import weakref
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,7 +27,6 @@ import anyio
 import anyio.abc
 import mcp_types
 from mcp.server.context import ServerRequestContext
-from mcp.server.lowlevel import Server
 
 from mcpkit.client import ClientHandlers
 from mcpkit.gateway import metatools, overflow
@@ -41,6 +41,7 @@ from mcpkit.gateway.relay import ClientRelay
 from mcpkit.gateway.router import ResourceRouter
 from mcpkit.gateway.routing import RoutingTable
 from mcpkit.gateway.views import View
+from mcpkit.server import SdkServer
 
 logger = logging.getLogger("mcpkit.gateway")
 
@@ -69,6 +70,7 @@ class Gateway:
             raise GatewayConfigError(f"overflow_dir {config.overflow_dir}: {exc.strerror or exc}") from None
         self.pipeline = CallPipeline(self.downstreams, cap)
         self._in_flight = InFlight()
+        self._servers: weakref.WeakSet[SdkServer] = weakref.WeakSet()
         handlers = ClientHandlers(
             sampling=self.relay.asker("sampling/createMessage", "sampling"),
             elicitation=self.relay.asker("elicitation/create", "elicitation"),
@@ -115,7 +117,9 @@ class Gateway:
         if downstream.healthy:
             await self.router.renew(downstream)
         if self.routing.reroute():
-            await self.relay.list_changed()
+            await self.relay.list_changed()  # clients on the 2025 handshake, by notification
+            for server in list(self._servers):  # clients on the 2026 wire, on their listen streams
+                await server.publish("tools")
 
     # -- tools on the SDK's path (the fast paths call the pipeline themselves) ----------------
 
@@ -161,9 +165,11 @@ class Gateway:
         """Whether the gateway declares ``capability`` (a server serves it, with something in it)."""
         return capability in self.router.offered
 
-    def lowlevel(self) -> Server[Any]:
+    def lowlevel(self) -> SdkServer:
         """The SDK server with exactly the handlers some downstream backs."""
-        return assemble(self, self._in_flight)
+        server = assemble(self, self._in_flight)
+        self._servers.add(server)
+        return server
 
     @property
     def busy(self) -> bool:

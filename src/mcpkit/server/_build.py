@@ -24,6 +24,7 @@ import mcp_types
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 
+from mcpkit import _sdk as sdk
 from mcpkit.compat import Finding, lint
 from mcpkit.errors import JsonRpcError, McpkitError
 from mcpkit.results import error_result, text_result
@@ -97,20 +98,89 @@ def _header_map(request: Any) -> dict[str, str]:
 
 
 class SdkServer(Server[Any]):
-    """The SDK's low-level server as mcpkit runs it (its own servers and the gateway): minus one
-    empty capability object.
+    """The SDK's low-level server as mcpkit runs it (its own servers and the gateway): both eras
+    on one endpoint, saying of each list what is true of it.
 
-    mcp 2.3.0's ``create_initialization_options`` passes the server's (empty) extension map on
-    explicitly, so every ``initialize`` answer carried ``"extensions": {}``: an empty capability
-    object, the kind that made a client believe a server offered what it had no handler for. An
-    empty map is now left out; a server with real extensions still announces them.
-
-    ``announces_tools_changed``: whether ``tools.listChanged`` is declared when the caller gives
-    no notification options (a subclass that sends the notification, as the gateway does, says
-    so here rather than overriding this method a second time).
+    - ``server/discover`` lists every revision the endpoint serves (the SDK's own answer names
+      only 2026-07-28, so a client reading it never learned that the same URL also speaks the
+      2025-11-25 handshake).
+    - ``changing``: the lists (``tools``, ``prompts``, ``resources``) whose changes this server
+      announces. Only those declare ``listChanged``, on both eras, and ``subscriptions/listen`` is
+      served exactly when there is one: :meth:`publish` delivers a change to every listen stream,
+      handshake-era clients get ``notifications/<list>/list_changed`` from whoever holds their
+      connections. The SDK, left to itself, declares ``listChanged`` for every list and
+      ``resources.subscribe`` on the 2026 wire as soon as listen is served; here a list that never
+      changes says so, and resource subscriptions, which nothing here publishes, are not claimed.
+    - ``hints``: ``{method: (ttl_ms, scope)}`` caching hints for the 2026 wire's cacheable results.
+    - An empty extension map is left out: mcp 2.3.0's ``create_initialization_options`` passed
+      the server's (empty) map on explicitly, so every ``initialize`` answer carried
+      ``"extensions": {}``, the kind of empty capability object that made a client believe a
+      server offered what it had no handler for.
     """
 
-    announces_tools_changed = False
+    def __init__(
+        self,
+        name: str,
+        *,
+        changing: Iterable[str] = (),
+        hints: Mapping[str, tuple[int, str]] | None = None,
+        **handlers: Any,
+    ) -> None:
+        super().__init__(name, cache_hints=sdk.cache_hints(dict(hints or {})), **handlers)
+        self.changing = frozenset(changing)
+        unknown = self.changing - set(sdk.LISTS)
+        if unknown:
+            raise ValueError(f"changing names no list: {sorted(unknown)}")
+        self.add_request_handler("server/discover", mcp_types.RequestParams, self._discover)
+        self._bus: Any = None
+        self._listen: Any = None
+        if self.changing:
+            self._bus, self._listen = sdk.listen_handler()
+            self.add_request_handler(
+                "subscriptions/listen", mcp_types.SubscriptionsListenRequestParams, self._listen
+            )
+
+    async def publish(self, kind: str) -> None:
+        """Tell every ``subscriptions/listen`` stream that asked for it that the ``kind`` list changed."""
+        if kind in self.changing and self._bus is not None:
+            await self._bus.publish(sdk.list_changed_event(kind))
+
+    def end_listens(self) -> None:
+        """End every listen stream with its final result (at shutdown: an open stream would keep
+        the HTTP server waiting for it, and its client learns the end was meant)."""
+        if self._listen is not None:
+            self._listen.close()
+
+    async def _discover(self, ctx: Ctx, params: mcp_types.RequestParams) -> mcp_types.DiscoverResult:
+        return mcp_types.DiscoverResult(
+            supported_versions=list(sdk.SERVED_VERSIONS),
+            capabilities=self.get_capabilities(protocol_version=ctx.protocol_version),
+            instructions=self.instructions,
+        )
+
+    def get_capabilities(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+        *,
+        protocol_version: str | None = None,
+    ) -> mcp_types.ServerCapabilities:
+        caps = super().get_capabilities(
+            notification_options, experimental_capabilities, extensions, protocol_version=protocol_version
+        )
+        if protocol_version not in sdk.SDK_MODERN_VERSIONS:
+            return caps
+        update: dict[str, Any] = {}
+        if caps.tools is not None:
+            update["tools"] = caps.tools.model_copy(update={"list_changed": "tools" in self.changing})
+        if caps.prompts is not None:
+            update["prompts"] = caps.prompts.model_copy(update={"list_changed": "prompts" in self.changing})
+        if caps.resources is not None:
+            update["resources"] = caps.resources.model_copy(
+                update={"list_changed": "resources" in self.changing, "subscribe": False}
+            )
+        return caps.model_copy(update=update)
 
     def create_initialization_options(
         self,
@@ -118,8 +188,12 @@ class SdkServer(Server[Any]):
         experimental_capabilities: dict[str, dict[str, Any]] | None = None,
         extensions: dict[str, dict[str, Any]] | None = None,
     ) -> InitializationOptions:
-        if notification_options is None and self.announces_tools_changed:
-            notification_options = NotificationOptions(tools_changed=True)
+        if notification_options is None and self.changing:
+            notification_options = NotificationOptions(
+                prompts_changed="prompts" in self.changing,
+                resources_changed="resources" in self.changing,
+                tools_changed="tools" in self.changing,
+            )
         options = super().create_initialization_options(
             notification_options, experimental_capabilities, extensions
         )
@@ -178,8 +252,12 @@ class McpkitServer:
         with warnings.catch_warnings():
             # logging/setLevel is deprecated from 2026-07-28 on, still served for older clients.
             warnings.filterwarnings("ignore", message="The logging capability is deprecated")
-            self.lowlevel: Server[Any] = SdkServer(
-                name, version=version, instructions=instructions, **handlers
+            self.lowlevel: SdkServer = SdkServer(
+                name,
+                version=version,
+                instructions=instructions,
+                hints=self.options.list_hints(),
+                **handlers,
             )
 
     @property

@@ -236,6 +236,11 @@ async def serve_http(
 
     async def stop_on_signal() -> None:
         await wait_for_stop_signal()
+        # A subscriptions/listen stream stays open until its client leaves: end each with its
+        # final result first, or uvicorn's graceful shutdown would wait for them forever.
+        end_listens = getattr(lowlevel, "end_listens", None)
+        if end_listens is not None:
+            end_listens()
         http.should_exit = True
 
     async with anyio.create_task_group() as tg:

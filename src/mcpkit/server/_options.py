@@ -22,6 +22,7 @@ from mcpkit.server._filters import ToolFilter
 from mcpkit.server._http import HttpOptions
 
 __all__ = [
+    "DEFAULT_LIST_TTL_MS",
     "ENV_EXCLUDE",
     "ENV_INCLUDE",
     "ENV_LOG",
@@ -36,6 +37,9 @@ ENV_EXCLUDE = "MCPKIT_TOOLS_EXCLUDE"
 ENV_READ_ONLY = "MCPKIT_READ_ONLY"
 ENV_STRICT = "MCPKIT_STRICT"
 ENV_LOG = "MCPKIT_LOG"
+DEFAULT_LIST_TTL_MS = 300_000
+LIST_METHODS = ("server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list")
+"""The results of these methods carry caching hints on the 2026-07-28 wire."""
 LOG_LEVELS = ("debug", "info", "warning", "error")
 
 
@@ -52,6 +56,8 @@ class ServerOptions:
     - ``profiles``: the client profiles definitions are linted against.
     - ``log_level``: the level of mcpkit's log on stderr when :func:`serve` runs the server.
     - ``http``: where and how to serve streamable HTTP (address, path, origins, token, check).
+    - ``list_ttl_ms`` and ``lists_per_caller``: the caching hints of the 2026-07-28 wire (see
+      :meth:`list_hints`).
     """
 
     strict: bool = False
@@ -59,6 +65,22 @@ class ServerOptions:
     profiles: tuple[str, ...] = tuple(DEFAULT_PROFILES)
     log_level: str = "warning"
     http: HttpOptions = field(default_factory=HttpOptions)
+    list_ttl_ms: int = DEFAULT_LIST_TTL_MS
+    """How long a client may keep the tool, prompt and resource lists (``ttlMs``). A server built
+    with :func:`~mcpkit.server.build_server` has the same lists for its whole life, so a client
+    need not ask again on every turn; the figure bounds how late a client sees a new release."""
+    lists_per_caller: bool = False
+    """Whether the lists may differ by who asks (a list chosen per user or per key): then they
+    are ``private`` (cached per authorization context), not ``public``. Also true whenever
+    ``http.authorize`` checks each request's own credentials, since such a server tells its
+    callers apart. A filter from the environment (categories, read-only) is the same for every
+    caller of the endpoint and keeps the lists ``public``."""
+
+    def list_hints(self) -> dict[str, tuple[int, str]]:
+        """``{method: (ttl_ms, scope)}`` for every cacheable list and ``server/discover``."""
+        per_caller = self.lists_per_caller or self.http.authorize is not None
+        hint = (max(0, self.list_ttl_ms), "private" if per_caller else "public")
+        return {method: hint for method in LIST_METHODS}
 
     @property
     def read_only(self) -> bool:
