@@ -250,6 +250,7 @@ def test_exact_switch_turns_the_first_pass_off(tmp_path: Path, monkeypatch: pyte
         "min_rows": scan_index.MIN_ROWS,
         "auto_build": False,
         "ready": {},
+        "kinds": {},
         "building": [],
         "failed": {},
     }

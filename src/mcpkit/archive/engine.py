@@ -7,8 +7,9 @@ Semantics that differ from upstream on purpose (documented in docs/archive-data.
 
 * filters and the ``V|T`` text filter are applied *inside* the ranking (masks, then an
   expanding top-k), so ``top_k`` results come back whenever that many posts qualify;
-* large spaces are searched with a quantised first pass and exact re-scoring
-  (:mod:`mcpkit.archive.scan_index`); returned scores are always exact;
+* large spaces are searched through an index (an inverted file, or a flat 8-bit scan where
+  the vectors have no structure for one) with exact re-scoring (:mod:`mcpkit.archive.scan_index`);
+  returned scores are always exact;
 * a ``to`` date without a time includes that whole day;
 * queries are embedded with the query prefix of their model;
 * a query is refused when its space was built with another model.
@@ -33,6 +34,7 @@ from mcpkit.archive import safetensors_io, scan_index, threads
 from mcpkit.archive.embedders import DEFAULT_MODEL, Embedder, EmbedEndpoint, create_embedder
 from mcpkit.archive.errors import ModelMismatchError, SpaceMissingError
 from mcpkit.archive.filters import PostFilter, account_key
+from mcpkit.archive.hubs import HubScores
 from mcpkit.archive.posts import KINDS, PLATFORMS, dedup_key
 from mcpkit.archive.query import ParsedQuery, TextFilter, parse_query, parse_terms
 from mcpkit.archive.scan_index import ScanIndexes
@@ -135,7 +137,7 @@ class _Ranking:
         space: VectorSpace,
         query: FloatArray | None = None,
         mask: BoolArray | None = None,
-        scan: scan_index.QuantisedScan | None = None,
+        scan: scan_index.Index | None = None,
         scores: FloatArray | None = None,
     ) -> None:
         self.space = space
@@ -150,9 +152,9 @@ class _Ranking:
             self._scan is not None
             and self._query is not None
             and k is not None
-            and scan_index.worth_scanning(self.space, k, self._mask)
+            and scan_index.worth_scanning(self.space, k, self._mask, self._scan)
         ):
-            return scan_index.search(self.space, self._scan, self._query, k, self._mask)
+            return self._scan.search(self.space, self._query, k, self._mask)
         if self._scores is None:
             assert self._query is not None
             self._rows, self._scores = eligible_scores(self.space, self._query, self._mask)
@@ -181,6 +183,7 @@ class Engine:
         self._columns: dict[str, _Columns] = {}
         self._lock = threading.RLock()
         self.scans = ScanIndexes(index_min_rows)
+        self._hubs: dict[Path, HubScores] = {}
 
     @classmethod
     def open(
@@ -283,16 +286,30 @@ class Engine:
             self._columns[name] = columns
             return columns
 
+    def hub_scores(self, space: VectorSpace) -> HubScores:
+        """The hybrid mode's hub scores of ``space`` (:mod:`mcpkit.archive.hubs`)."""
+        with self._lock:
+            hubs = self._hubs.get(space.directory)
+            if hubs is None:
+                hubs = self._hubs[space.directory] = HubScores(space.directory)
+            return hubs
+
     def warm(self) -> None:
-        """Build the filter columns of every space now (about 1 s per million posts) and start
-        the quantised scans of large spaces (kept current from then on), so the first searches
-        do not pay for them. Long-lived faces call it once, in the background."""
+        """Build the filter columns of every space now (about 1 s per million posts), start
+        the vector indexes of large spaces (built in their own thread, kept current from then
+        on) and measure the content space's hub scores (stored beside its vectors; a minute
+        per million posts the first time, nothing once stored), so the first searches do not
+        pay for them. Long-lived faces call it once, in the background; searches meanwhile
+        are exact, and hybrid ones measure the hub scores of the few rows they rank."""
         self.scans.auto_build = True
         for name in SPACES:
             space = self.space(name)
             if space is not None and len(space):
                 self._columns_for(name, space)
                 self.scans.usable(name, space)
+        content = self.space("content")
+        if content is not None and len(content):
+            self.hub_scores(content).fill(content)
 
     # -- scoring -------------------------------------------------------------------------------
 
@@ -472,7 +489,7 @@ class Engine:
         rows, scores = cosine.rank(pool * hybrid.OVERFETCH)
         texts = self.store.posts_by_ids([int(i) for i in space.ids[rows]], enrich=False)
         short = hybrid.brevity(texts[int(i)]["content"] if int(i) in texts else "" for i in space.ids[rows])
-        hubs = hybrid.hubness(space.directory, space.matrix)
+        hubs = self.hub_scores(space).for_rows(space, rows)
         vector_rows = hybrid.hub_rerank(rows, scores, hubs, short, pool)
         hits = hybrid.text_hits(self.store.reader, "fts_content", parsed.vector_text, len(space))
         rows = space.rows_of(hits.post_ids[hits.coverage >= hybrid.TEXT_GATE])

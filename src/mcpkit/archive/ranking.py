@@ -63,8 +63,10 @@ __all__ = [
     "calibration_for",
     "fuse",
     "hub_adjusted",
+    "hub_references",
     "hub_rerank",
     "hubness",
+    "neighbour_means",
     "query_trigrams",
     "text_hits",
 ]
@@ -222,22 +224,42 @@ _hubness_lock = threading.Lock()
 _HUB_CHUNK = 4096
 
 
+def neighbour_means(
+    vectors: npt.NDArray[np.float32],
+    rows: IntArray,
+    reference_vectors: npt.NDArray[np.float32],
+    references: IntArray,
+) -> FloatArray:
+    """Mean cosine of each of ``vectors`` (the space's rows ``rows``) with its
+    :data:`HUB_NEIGHBOURS` nearest references (a post is never its own neighbour)."""
+    neighbours = min(HUB_NEIGHBOURS, max(len(references) - 1, 1))
+    sims = np.asarray(vectors, dtype=np.float32) @ np.asarray(reference_vectors, dtype=np.float32).T
+    order = np.argsort(references)
+    pos = np.minimum(np.searchsorted(references[order], rows), len(references) - 1)
+    own = references[order][pos] == rows
+    sims[np.flatnonzero(own), order[pos[own]]] = -np.inf
+    if sims.shape[1] <= neighbours:
+        best = np.where(np.isfinite(sims), sims, 0.0)
+    else:
+        best = np.partition(sims, -neighbours, axis=1)[:, -neighbours:]
+    means: FloatArray = best.mean(axis=1).astype(np.float32)
+    return means
+
+
+def hub_references(count: int) -> IntArray:
+    """The posts every post of a space of ``count`` rows is compared with: every post up to
+    :data:`HUB_REFERENCES`, then that many evenly spread ones."""
+    return np.unique(np.linspace(0, count - 1, min(count, HUB_REFERENCES)).astype(np.int64))
+
+
 def _neighbour_means(matrix: npt.NDArray[np.float32], rows: range, references: IntArray) -> FloatArray:
-    """Mean cosine of each of ``rows`` with its :data:`HUB_NEIGHBOURS` nearest references
-    (a post is never its own neighbour)."""
     ref = np.asarray(matrix[references], dtype=np.float32)
     out = np.empty(len(rows), dtype=np.float32)
-    neighbours = min(HUB_NEIGHBOURS, max(len(references) - 1, 1))
     for start in range(rows.start, rows.stop, _HUB_CHUNK):
         stop = min(rows.stop, start + _HUB_CHUNK)
-        sims = np.asarray(matrix[start:stop], dtype=np.float32) @ ref.T
-        own = np.flatnonzero((references >= start) & (references < stop))
-        sims[references[own] - start, own] = -np.inf
-        if sims.shape[1] <= neighbours:
-            best = np.where(np.isfinite(sims), sims, 0.0)
-        else:
-            best = np.partition(sims, -neighbours, axis=1)[:, -neighbours:]
-        out[start - rows.start : stop - rows.start] = best.mean(axis=1)
+        out[start - rows.start : stop - rows.start] = neighbour_means(
+            np.asarray(matrix[start:stop]), np.arange(start, stop, dtype=np.int64), ref, references
+        )
     return out
 
 
@@ -246,7 +268,9 @@ def hubness(directory: Path, matrix: npt.NDArray[np.float32]) -> FloatArray:
     cosine with its nearest reference posts). Boilerplate and very short posts score high.
 
     Kept per space and process; appended rows are measured against the same references, so
-    the cost after the first call is the new rows only (spaces only grow).
+    the cost after the first call is the new rows only (spaces only grow). Every row at once:
+    for evaluation on a small space. The engine uses :class:`mcpkit.archive.hubs.HubScores`
+    (the same values, stored beside the vectors, measured in the background).
     """
     key = str(directory)
     count = len(matrix)
@@ -259,7 +283,7 @@ def hubness(directory: Path, matrix: npt.NDArray[np.float32]) -> FloatArray:
             extra = _neighbour_means(matrix, range(known.count, count), known.references)
             known = _Hubness(count, known.references, np.concatenate([known.values, extra]))
         else:
-            references = np.unique(np.linspace(0, count - 1, min(count, HUB_REFERENCES)).astype(np.int64))
+            references = hub_references(count)
             known = _Hubness(count, references, _neighbour_means(matrix, range(count), references))
         _hubness[key] = known
         return known.values
@@ -286,10 +310,10 @@ def hub_rerank(
     rows: IntArray, scores: FloatArray, hubs: FloatArray, short: FloatArray, pool: int
 ) -> IntArray:
     """The best ``pool`` of ``rows`` by ``score - HUB_GAMMA·hubness - BREVITY·brevity``
-    (``hubs`` per row of the space, ``short`` per entry of ``rows``; ties: the earlier row)."""
+    (``hubs`` and ``short`` per entry of ``rows``; ties: the earlier row)."""
     adjusted = (
         np.asarray(scores, dtype=np.float32)
-        - np.float32(HUB_GAMMA) * hubs[rows]
+        - np.float32(HUB_GAMMA) * np.asarray(hubs, dtype=np.float32)
         - np.float32(BREVITY) * np.asarray(short, dtype=np.float32)
     )
     order = np.argsort(-adjusted, kind="stable")[:pool]

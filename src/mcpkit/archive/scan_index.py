@@ -1,4 +1,13 @@
-"""A quantised first pass for large vector spaces: 8-bit codes nominate, float32 decides.
+"""The vector indexes of large spaces, built in the background, and the flat 8-bit scan.
+
+:class:`ScanIndexes` keeps one index per space. It builds the inverted file of
+:mod:`mcpkit.archive.vector_index` and keeps it when its recall, measured at build time on
+queries drawn from the data (:func:`mcpkit.archive.vector_index.calibrate`), reaches 0.99 with
+few enough lists probed; vectors with no structure for an inverted file to use (random ones,
+as some benchmarks make) get the flat 8-bit scan below instead, which compares every row and
+so never misses. Both nominate candidates that are re-scored from the float32 rows.
+
+The flat scan: 8-bit codes nominate, float32 decides.
 
 Why it exists: an exact scan of 1,000,000 x 512 float32 rows reads 2 GB per query and is
 bound by memory bandwidth (~100 ms on 2 cores, whatever the code). The same rows as 8-bit
@@ -28,11 +37,23 @@ import importlib.util
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from mcpkit.archive import vector_index
+from mcpkit.archive.vector_index import MAX_TAIL_ROWS, Index, rescore
+
+__all__ = [
+    "MAX_TAIL_ROWS",
+    "Index",
+    "QuantisedScan",
+    "ScanIndexes",
+    "available",
+    "build_index",
+    "search",
+    "worth_scanning",
+]
 from mcpkit.archive.vectors import BoolArray, FloatArray, IntArray, VectorSpace
 
 
@@ -44,9 +65,6 @@ def _faiss() -> Any:
 
 MIN_ROWS = 200_000
 """Spaces smaller than this are always scanned exactly (the scan is then a few ms)."""
-
-MAX_TAIL_ROWS = 50_000
-"""Rows past an index's prefix that are scored exactly; beyond this the index is rebuilt."""
 
 _CANDIDATE_FACTOR = 4
 _MIN_CANDIDATES = 100
@@ -114,7 +132,14 @@ class QuantisedScan:
         # its own threads, so a background build never queues searches behind it
         with ThreadPoolExecutor(max_workers=count, thread_name_prefix="mcpkit-encode") as workers:
             built = list(workers.map(encode, bounds[:-1], bounds[1:]))
-        return cls(_file_id(path), rows, built)
+        return cls(vector_index.file_id(path), rows, built)
+
+    kind = "flat 8-bit scan"
+
+    def search(
+        self, space: VectorSpace, query: FloatArray, k: int, mask: BoolArray | None
+    ) -> tuple[IntArray, FloatArray]:
+        return search(space, self, query, k, mask)
 
     def candidates(self, query: FloatArray, n: int, mask: BoolArray | None) -> IntArray:
         """Up to ``n`` rows per shard with the best quantised scores (where ``mask`` allows)."""
@@ -162,23 +187,16 @@ def _trained_quantizer(space: VectorSpace) -> Any:
     return quantizer
 
 
-def _file_id(path: Path) -> tuple[int, int]:
-    """Identity of a vector file: a space started afresh is a new file, not a longer one."""
-    stat = path.stat()
-    return (stat.st_dev, stat.st_ino)
-
-
 _POOL: ThreadPoolExecutor | None = None
 _POOL_LOCK = threading.Lock()
 
 
 def _pool() -> ThreadPoolExecutor:
-    """Shared shard-scan threads; faiss releases the GIL, each shard scans on its own core."""
+    """Shared shard-scan threads; faiss releases the GIL, each shard scans on its own core
+    (a one-query flat search runs on one faiss thread whatever faiss's thread count)."""
     global _POOL
     with _POOL_LOCK:
         if _POOL is None:
-            if available():
-                _faiss().omp_set_num_threads(1)  # parallelism comes from the shards
             _POOL = ThreadPoolExecutor(max_workers=_workers(), thread_name_prefix="mcpkit-scan")
         return _POOL
 
@@ -194,7 +212,7 @@ class ScanIndexes:
     def __init__(self, min_rows: int | None = MIN_ROWS, *, auto_build: bool = False) -> None:
         self.min_rows = min_rows
         self.auto_build = auto_build
-        self._ready: dict[str, QuantisedScan] = {}
+        self._ready: dict[str, Index] = {}
         self._building: set[str] = set()
         self._failed: dict[str, str] = {}
         self._lock = threading.Lock()
@@ -203,14 +221,16 @@ class ScanIndexes:
     def enabled(self) -> bool:
         return self.min_rows is not None and available()
 
-    def usable(self, name: str, space: VectorSpace) -> QuantisedScan | None:
+    def usable(self, name: str, space: VectorSpace) -> Index | None:
         """The scan to use for ``space`` now, or None (search exactly); starts a build if due."""
         if not self.enabled or self.min_rows is None or len(space) < self.min_rows:
             return None
         with self._lock:
             scan = self._ready.get(name)
             if scan is not None:
-                fresh = scan.file_id == _file_id(space.directory / "vectors.f32") and scan.rows <= len(space)
+                fresh = scan.file_id == vector_index.file_id(
+                    space.directory / "vectors.f32"
+                ) and scan.rows <= len(space)
                 if not fresh:
                     self._ready.pop(name)
                     scan = None
@@ -220,14 +240,14 @@ class ScanIndexes:
                 return None
             return scan
 
-    def build_now(self, name: str, space: VectorSpace) -> QuantisedScan | None:
+    def build_now(self, name: str, space: VectorSpace) -> Index | None:
         """Build (or rebuild) synchronously; for warm-up at start and for the benchmark."""
         if not self.enabled or self.min_rows is None or len(space) < self.min_rows:
             return None
-        scan = QuantisedScan.build(space)
+        index = build_index(space)
         with self._lock:
-            self._ready[name] = scan
-        return scan
+            self._ready[name] = index
+        return index
 
     def status(self) -> dict[str, Any]:
         with self._lock:
@@ -236,6 +256,7 @@ class ScanIndexes:
                 "min_rows": self.min_rows,
                 "auto_build": self.auto_build,
                 "ready": {name: scan.rows for name, scan in self._ready.items()},
+                "kinds": {name: _describe(scan) for name, scan in self._ready.items()},
                 "building": sorted(self._building),
                 "failed": dict(self._failed),
             }
@@ -247,7 +268,7 @@ class ScanIndexes:
 
         def work() -> None:
             try:
-                scan = QuantisedScan.build(space)
+                scan = build_index(space)
             except Exception as exc:  # a failed build leaves searches exact; say why in status
                 with self._lock:
                     self._failed[name] = f"{type(exc).__name__}: {exc}"
@@ -264,29 +285,39 @@ class ScanIndexes:
 def search(
     space: VectorSpace, scan: QuantisedScan, query: FloatArray, k: int, mask: BoolArray | None
 ) -> tuple[IntArray, FloatArray]:
-    """Top-``k`` rows of ``space`` best first with exact scores: nominate, then re-score.
-
-    Rows past the scan's prefix are all nominated (the tail is small by construction).
-    """
-    n = candidate_count(k)
+    """Top-``k`` rows of ``space`` best first with exact scores: nominate, then re-score."""
     prefix_mask = None if mask is None else mask[: scan.rows]
-    nominated = scan.candidates(query, n, prefix_mask)
-    if len(space) > scan.rows:
-        tail = np.arange(scan.rows, len(space), dtype=np.int64)
-        if mask is not None:
-            tail = tail[mask[scan.rows :]]
-        nominated = np.concatenate([nominated, tail])
-    rows = np.unique(nominated)  # sorted: the mapped file is read front to back
-    exact = np.asarray(space.read_rows(rows) @ np.asarray(query, dtype=np.float32), dtype=np.float32)
-    order = np.lexsort((rows, -exact))[:k]
-    return rows[order], exact[order]
+    nominated = scan.candidates(query, candidate_count(k), prefix_mask)
+    return rescore(space, scan.rows, nominated, query, k, mask)
 
 
-def worth_scanning(space: VectorSpace, k: int, mask: BoolArray | None) -> bool:
-    """The quantised pass pays only when k is small and the mask keeps many rows
-    (a mask of a few thousand rows is cheaper to score exactly by gathering them)."""
+def worth_scanning(space: VectorSpace, k: int, mask: BoolArray | None, index: Index | None = None) -> bool:
+    """An index pays only when k is small and the mask keeps many rows: a mask of a few
+    thousand rows is cheaper to score exactly by gathering them (the flat scan reads every
+    code whatever the mask, so it waits for 2% of the space; the inverted file skips the
+    lists it does not probe, so :data:`~mcpkit.archive.vector_index.EXACT_ROWS` rows)."""
     if k > _MAX_CANDIDATES // _CANDIDATE_FACTOR:
         return False
     if mask is None:
         return True
-    return int(np.count_nonzero(mask)) > max(candidate_count(k), len(space) // 50)
+    floor = vector_index.EXACT_ROWS if isinstance(index, vector_index.IvfIndex) else len(space) // 50
+    return int(np.count_nonzero(mask)) > max(candidate_count(k), floor)
+
+
+def _describe(index: Index) -> str:
+    if isinstance(index, vector_index.IvfIndex):
+        return f"{index.kind} ({index.nlist} lists, {index.nprobe} probed, recall@10 {index.recall or 0:.3f})"
+    return index.kind
+
+
+def build_index(space: VectorSpace) -> Index:
+    """The index for ``space``: the inverted file when its measured recall reaches the target
+    (:func:`~mcpkit.archive.vector_index.calibrate`), else the flat 8-bit scan."""
+    ivf = vector_index.IvfIndex.build(space)
+    nprobe, measured = vector_index.calibrate(ivf, space)
+    if nprobe is not None:
+        ivf.nprobe = nprobe
+        ivf.recall = measured[nprobe]
+        return ivf
+    del ivf
+    return QuantisedScan.build(space)

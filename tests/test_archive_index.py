@@ -1,0 +1,264 @@
+"""The vector index of large spaces (inverted file, exact re-score) and the hub scores beside it.
+
+On small clustered data, built the way the archive builds it: recall@10 against brute force,
+filtered answers equal to the exact filtered answers, a post appended after the build found at
+once, queries answered (exactly) while the index is still being built, and vectors with no
+structure for an inverted file falling back to the flat scan. Hybrid's hub scores: never measured
+whole in a query's path, stored beside the vectors by the background fill, read back by the next
+process.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mcpkit.archive import hubs, ranking, scan_index, vector_index
+from mcpkit.archive.embedders import normalize_rows
+from mcpkit.archive.engine import Engine
+from mcpkit.archive.posts import Post
+from mcpkit.archive.scan_index import QuantisedScan, ScanIndexes
+from mcpkit.archive.settings import parse_settings
+from mcpkit.archive.store import Store
+from mcpkit.archive.vector_index import IvfIndex
+from mcpkit.archive.vectors import SpaceWriter, VectorSpace, top_k, vectors_root
+
+from .archive.helpers import TableEmbedder
+
+pytestmark = pytest.mark.skipif(not vector_index.available(), reason="faiss-cpu is part of the archive extra")
+
+DIM = 48
+
+
+def _clustered(rng: np.random.Generator, n: int, centres: np.ndarray) -> np.ndarray:
+    """Posts around topics, as real embeddings are (a random matrix has no lists to find)."""
+    picked = centres[rng.integers(0, len(centres), n)]
+    return normalize_rows(picked + rng.standard_normal((n, DIM), dtype=np.float32) * 0.08)
+
+
+def _space(root: Path, matrix: np.ndarray, first_id: int = 1) -> VectorSpace:
+    SpaceWriter(root, "content", "m", matrix.shape[1]).append(
+        np.arange(first_id, first_id + len(matrix)), matrix
+    )
+    space = VectorSpace.open(root, "content")
+    assert space is not None
+    return space
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory: pytest.TempPathFactory) -> tuple[VectorSpace, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(21)
+    centres = normalize_rows(rng.standard_normal((300, DIM), dtype=np.float32))
+    space = _space(tmp_path_factory.mktemp("ivf"), _clustered(rng, 40_000, centres))
+    queries = _clustered(rng, 40, centres)
+    return space, queries, centres
+
+
+@pytest.fixture(scope="module")
+def ivf(data: tuple[VectorSpace, np.ndarray, np.ndarray]) -> IvfIndex:
+    index = scan_index.build_index(data[0])
+    assert isinstance(index, IvfIndex), "clustered vectors get the inverted file"
+    return index
+
+
+def _exact(space: VectorSpace, q: np.ndarray, k: int, mask: np.ndarray | None) -> list[int]:
+    return top_k(space.scores(q), k, mask).tolist()
+
+
+def test_recall_at_10_against_brute_force_and_scores_are_exact(
+    data: tuple[VectorSpace, np.ndarray, np.ndarray], ivf: IvfIndex
+) -> None:
+    space, queries, _ = data
+    assert ivf.nprobe < ivf.nlist and ivf.recall is not None and ivf.recall >= vector_index.TARGET_RECALL
+    hits = 0
+    for q in queries:
+        rows, scores = ivf.search(space, q, 10, None)
+        hits += len(set(rows.tolist()) & set(_exact(space, q, 10, None)))
+        np.testing.assert_allclose(scores, space.scores(q)[rows], atol=1e-6)
+        assert scores.tolist() == sorted(scores.tolist(), reverse=True)
+    assert hits / (10 * len(queries)) >= 0.99
+
+
+@pytest.mark.parametrize("share", [0.002, 0.05, 0.5])
+def test_filtered_answers_equal_the_exact_filtered_answers(
+    data: tuple[VectorSpace, np.ndarray, np.ndarray], ivf: IvfIndex, share: float
+) -> None:
+    """Applied inside the index (never a cut of an unfiltered top-k), with more lists probed the
+    fewer rows the mask keeps: no row outside the mask, and the exact answer. (The engine
+    answers masks of at most EXACT_ROWS rows from their float32 rows instead.)"""
+    space, queries, _ = data
+    rng = np.random.default_rng(int(share * 1000))
+    for q in queries[:20]:
+        mask = rng.random(len(space)) < share
+        rows, _ = ivf.search(space, q, 10, mask)
+        assert mask[rows].all()
+        assert rows.tolist() == _exact(space, q, 10, mask)
+    few = np.zeros(len(space), dtype=bool)
+    few[: vector_index.EXACT_ROWS] = True
+    assert not scan_index.worth_scanning(space, 10, few, ivf)
+    few[vector_index.EXACT_ROWS] = True
+    assert scan_index.worth_scanning(space, 10, few, ivf)
+
+
+def test_a_post_appended_after_the_build_is_found_at_once(tmp_path: Path) -> None:
+    rng = np.random.default_rng(22)
+    centres = normalize_rows(rng.standard_normal((50, DIM), dtype=np.float32))
+    space = _space(tmp_path, _clustered(rng, 6_000, centres))
+    indexes = ScanIndexes(min_rows=1_000)
+    built = indexes.build_now("content", space)
+    assert isinstance(built, IvfIndex)
+    newcomer = normalize_rows(rng.standard_normal((1, DIM), dtype=np.float32))
+    SpaceWriter(tmp_path, "content", "m", DIM).append([99_999], newcomer)
+    grown = VectorSpace.open(tmp_path, "content")
+    assert grown is not None
+    assert indexes.usable("content", grown) is built  # a small tail: no rebuild
+    rows, scores = built.search(grown, newcomer[0], 3, None)
+    assert int(grown.ids[rows[0]]) == 99_999 and scores[0] == pytest.approx(1.0, abs=1e-5)
+    mask = np.ones(len(grown), dtype=bool)
+    mask[-1] = False  # filtered out, the newcomer is not answered
+    rows, _ = built.search(grown, newcomer[0], 3, mask)
+    assert 99_999 not in grown.ids[rows].tolist()
+
+
+def test_queries_are_answered_exactly_while_the_index_builds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = np.random.default_rng(23)
+    centres = normalize_rows(rng.standard_normal((40, DIM), dtype=np.float32))
+    db = tmp_path / "a.db"
+    store = Store(db)
+    n = 3_000
+    with store.transaction() as conn:
+        store.upsert_posts(
+            conn,
+            [
+                Post(i, f"u{i % 5}", "2024-01-02 10:00:00", f"https://x.com/u/status/{i}", f"post {i}", 1)
+                for i in range(1, n + 1)
+            ],
+        )
+    space = _space(vectors_root(db), _clustered(rng, n, centres))
+    queries = {f"q{i}": _clustered(rng, 1, centres)[0] for i in range(5)}
+    release, started = threading.Event(), threading.Event()
+    real_build = scan_index.build_index
+
+    def held_build(space: VectorSpace) -> scan_index.Index:
+        started.set()
+        release.wait()
+        return real_build(space)
+
+    monkeypatch.setattr(scan_index, "build_index", held_build)
+    engine = Engine(store, vectors_root(db), embedder=TableEmbedder(queries, name="m"), index_min_rows=1_000)
+    engine.warm()  # starts the build in its own thread; returns while it is held
+    assert started.wait(30)
+    assert engine.status()["vector_index"]["building"] == ["content"]
+    for name, q in queries.items():
+        found = engine.search_similar(name, parse_settings({"top_k": 10}))
+        assert [r["post"]["post_id"] for r in found] == [
+            int(space.ids[r]) for r in _exact(space, q, 10, None)
+        ]
+    release.set()
+    for _ in range(3000):
+        if engine.status()["vector_index"]["ready"]:
+            break
+        threading.Event().wait(0.01)
+    assert engine.status()["vector_index"]["ready"] == {"content": n}
+    assert engine.status()["vector_index"]["kinds"]["content"].startswith("inverted file")
+    engine.close()
+
+
+def test_vectors_without_structure_get_the_flat_scan(tmp_path: Path) -> None:
+    """Random high-dimensional vectors: no inverted file reaches the recall, the flat scan
+    (which compares every row) is built instead."""
+    rng = np.random.default_rng(24)
+    space = _space(tmp_path, normalize_rows(rng.standard_normal((20_000, 128), dtype=np.float32)))
+    assert isinstance(scan_index.build_index(space), QuantisedScan)
+
+
+# -- hub scores ----------------------------------------------------------------------------------
+
+
+def _hybrid_archive(tmp_path: Path, n: int = 2_500) -> tuple[Path, dict[str, np.ndarray], np.ndarray]:
+    rng = np.random.default_rng(25)
+    centres = normalize_rows(rng.standard_normal((30, DIM), dtype=np.float32))
+    db = tmp_path / "h.db"
+    store = Store(db)
+    with store.transaction() as conn:
+        store.upsert_posts(
+            conn,
+            [
+                Post(
+                    i, f"u{i % 3}", "2024-03-01 10:00:00", f"https://x.com/u/status/{i}", f"walk {i} park", 1
+                )
+                for i in range(1, n + 1)
+            ],
+        )
+    store.close()
+    matrix = _clustered(rng, n, centres)
+    _space(vectors_root(db), matrix)
+    return db, {"walk in the park": _clustered(rng, 1, centres)[0]}, matrix
+
+
+def test_a_first_hybrid_search_measures_only_the_rows_it_ranks(tmp_path: Path) -> None:
+    db, queries, matrix = _hybrid_archive(tmp_path)
+    engine = Engine(
+        Store(db), vectors_root(db), embedder=TableEmbedder(queries, name="m"), index_min_rows=None
+    )
+    found = engine.search_similar("walk in the park", parse_settings({"top_k": 5}), mode="hybrid")
+    assert len(found) == 5
+    space = engine.require_space("content")
+    scores = engine.hub_scores(space)
+    assert scores.complete_rows == 0 and scores.measured_in_fill == 0  # no pass over every post
+    assert 0 < scores.measured_on_demand <= ranking.POOL * ranking.OVERFETCH < len(space)
+    expected = ranking.hubness(tmp_path / "reference", matrix)
+    rows = np.arange(0, len(space), 7)
+    np.testing.assert_allclose(scores.for_rows(space, rows), expected[rows], atol=1e-5)
+    engine.close()
+
+
+def test_the_background_fill_stores_the_scores_for_the_next_process(tmp_path: Path) -> None:
+    db, queries, matrix = _hybrid_archive(tmp_path)
+    engine = Engine(
+        Store(db), vectors_root(db), embedder=TableEmbedder(queries, name="m"), index_min_rows=None
+    )
+    engine.warm()
+    space = engine.require_space("content")
+    assert engine.hub_scores(space).complete_rows == len(space)
+    engine.close()
+    assert (space.directory / hubs.VALUES).stat().st_size == 4 * len(space)
+
+    again = Engine(
+        Store(db), vectors_root(db), embedder=TableEmbedder(queries, name="m"), index_min_rows=None
+    )
+    again.search_similar("walk in the park", parse_settings({"top_k": 5}), mode="hybrid")
+    stored = again.hub_scores(again.require_space("content"))
+    assert stored.measured_on_demand == 0 and stored.measured_in_fill == 0  # read, not measured
+    np.testing.assert_allclose(
+        stored.for_rows(space, np.arange(len(space))), ranking.hubness(tmp_path / "r", matrix), atol=1e-5
+    )
+    again.close()
+
+
+def test_stored_scores_of_other_vectors_are_measured_again(tmp_path: Path) -> None:
+    db, _, matrix = _hybrid_archive(tmp_path, n=1_500)
+    space = VectorSpace.open(vectors_root(db), "content")
+    assert space is not None
+    hubs.HubScores(space.directory).fill(space)
+    rebuilt_ids = np.arange(10_001, 10_001 + len(matrix))  # the same directory, other posts
+    (space.directory / "meta.json").unlink()
+    (space.directory / "ids.i64").unlink()
+    (space.directory / "vectors.f32").unlink()
+    SpaceWriter(vectors_root(db), "content", "m", DIM).append(rebuilt_ids, matrix[::-1])
+    rebuilt = VectorSpace.open(vectors_root(db), "content")
+    assert rebuilt is not None
+    fresh = hubs.HubScores(rebuilt.directory)
+    fresh.for_rows(rebuilt, np.arange(10))
+    assert fresh.measured_on_demand == 10  # not read from the stale file
+    fresh.fill(rebuilt)
+    np.testing.assert_allclose(
+        fresh.for_rows(rebuilt, np.arange(len(rebuilt))),
+        ranking.hubness(tmp_path / "r", matrix[::-1]),
+        atol=1e-5,
+    )
