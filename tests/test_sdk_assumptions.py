@@ -20,6 +20,7 @@ from typing import Any, cast
 import anyio
 import httpx2
 import httpx2._sse
+import mcp
 import mcp.client.streamable_http
 import mcp_types
 import pytest
@@ -253,3 +254,86 @@ async def test_the_sdks_stdio_transport_drops_the_lines_stdio_line_refused_answe
     assert isinstance(first, Exception)
     assert not isinstance(second, Exception) and second.message.id == 2  # type: ignore[union-attr]
     assert sdk.stdio_line_refused('{"jsonrpc":"2.0","id":2,"method":"ping"}\n') is None
+
+
+async def _tools(ctx: Any, params: Any) -> mcp_types.ListToolsResult:
+    return mcp_types.ListToolsResult(tools=[])
+
+
+async def test_one_sdk_endpoint_serves_both_eras_and_its_discover_can_be_replaced() -> None:
+    """Assumption 11: the SDK serves the 2026 wire and the handshake on one server, names only
+    the stateless revisions in its own discover, and lets ``server/discover`` be replaced."""
+    server: Server[Any] = Server("probe", on_list_tools=_tools)
+    async with mcp.Client(server, mode="auto") as modern:
+        assert modern.protocol_version in sdk.SDK_MODERN_VERSIONS
+        found = modern.session.discover_result
+        assert found is not None and set(found.supported_versions) == sdk.SDK_MODERN_VERSIONS
+    async with mcp.Client(server, mode="legacy") as legacy:
+        assert legacy.protocol_version in sdk.SDK_HANDSHAKE_VERSIONS
+
+    async def discover(ctx: Any, params: Any) -> mcp_types.DiscoverResult:
+        return mcp_types.DiscoverResult(
+            supported_versions=list(sdk.SERVED_VERSIONS), capabilities=mcp_types.ServerCapabilities()
+        )
+
+    server.add_request_handler("server/discover", mcp_types.RequestParams, discover)
+    async with mcp.Client(server, mode="auto") as modern:
+        found = modern.session.discover_result
+        assert found is not None and found.supported_versions == list(sdk.SERVED_VERSIONS)
+    assert sdk.SERVED_VERSIONS[0] in sdk.SDK_MODERN_VERSIONS
+    assert set(sdk.SERVED_VERSIONS) == sdk.SDK_MODERN_VERSIONS | sdk.SDK_HANDSHAKE_VERSIONS
+
+
+async def test_cache_hints_fill_2026_results_and_never_reach_the_handshake_wire() -> None:
+    """Assumption 12: ``Server(cache_hints=...)`` fills ``ttlMs``/``cacheScope`` the handler left
+    unset; a handshake-era answer carries neither (the per-version sieve)."""
+    hints = sdk.cache_hints({"tools/list": (5000, "public")})
+    server: Server[Any] = Server("probe", on_list_tools=_tools, cache_hints=hints)
+    async with mcp.Client(server, mode="2026-07-28", cache=None) as modern:
+        listed = await modern.list_tools()
+        assert (listed.ttl_ms, listed.cache_scope) == (5000, "public")
+    app = server.streamable_http_app(stateless_http=True)
+    async with app.router.lifespan_context(app):
+        transport = httpx2.ASGITransport(app=app)
+        async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as client:
+            got = await _post(
+                client, json.dumps(_request("tools/list")).encode(), **{"mcp-protocol-version": "2025-11-25"}
+            )
+    text = got.text
+    payload = json.loads(text[text.index("{") :].splitlines()[0]) if "data:" in text else got.json()
+    assert payload["result"] == {"tools": []}
+
+
+async def test_the_sdks_listen_handler_delivers_published_changes_and_closes_gracefully() -> None:
+    """Assumption 13: a change published on the bus reaches a listen stream as the SDK's event;
+    ``close`` ends the stream with its result (the client's loop ends, nothing is lost); a
+    list-changed notification on a 2026 connection's ``outbound`` is dropped, not sent or raised."""
+    bus, handler = sdk.listen_handler()
+    dropped: list[Any] = []
+
+    async def call(ctx: Any, params: mcp_types.CallToolRequestParams) -> mcp_types.CallToolResult:
+        await sdk.connection_of(ctx).outbound.notify("notifications/tools/list_changed", None)
+        return mcp_types.CallToolResult(content=[])
+
+    async def seen(message: Any) -> None:
+        dropped.append(message)
+
+    server: Server[Any] = Server(
+        "probe", on_list_tools=_tools, on_call_tool=call, on_subscriptions_listen=handler
+    )
+    events: list[Any] = []
+    async with mcp.Client(server, mode="2026-07-28", message_handler=seen) as modern:  # noqa: SIM117
+        async with modern.listen(tools_list_changed=True) as changes:
+            await modern.call_tool("x")
+            await bus.publish(sdk.list_changed_event("tools"))
+            with anyio.fail_after(30):
+                async for event in changes:
+                    events.append(event)
+                    handler.close()
+    assert [type(e).__name__ for e in events] == ["ToolsListChanged"]
+    # The listen stream's own frames carry its subscription id; the outbound one would not.
+    assert not [m for m in dropped if "list_changed" in repr(m) and "subscriptionId" not in repr(m)]
+    assert [m for m in dropped if "list_changed" in repr(m)], "the message handler sees the listen frames"
+    await Connection.from_envelope("2026-07-28", None, None).outbound.notify(
+        "notifications/tools/list_changed", None
+    )

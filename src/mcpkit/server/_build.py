@@ -16,6 +16,7 @@ import contextlib
 import logging
 import threading
 import warnings
+import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
@@ -219,6 +220,7 @@ class McpkitServer:
         findings: Sequence[Finding] | Callable[[], Sequence[Finding]] = (),
         client_logging: bool = False,
         options: ServerOptions | None = None,
+        tools_change: bool = False,
     ) -> None:
         self.name = name
         self.version = version
@@ -237,6 +239,8 @@ class McpkitServer:
         self._idle.set()
         self._log_level: str | None = None
         self._tool_list = mcp_types.ListToolsResult(tools=[t.to_mcp() for t in self.tools])
+        # Connections that listed the tools: told by notification when they change (2025 wire).
+        self._listers: weakref.WeakSet[Any] = weakref.WeakSet()
         handlers: dict[str, Any] = {"on_list_tools": self._list_tools, "on_call_tool": self._call_tool}
         if self.resources:
             self._resources = {r.uri: r for r in self.resources}
@@ -256,7 +260,8 @@ class McpkitServer:
                 name,
                 version=version,
                 instructions=instructions,
-                hints=self.options.list_hints(),
+                hints=self.options.list_hints(changing={"tools"} if tools_change else set()),
+                changing={"tools"} if tools_change else (),
                 **handlers,
             )
 
@@ -284,7 +289,35 @@ class McpkitServer:
     # -- tools -------------------------------------------------------------------------------
 
     async def _list_tools(self, ctx: Ctx, params: mcp_types.PaginatedRequestParams | None) -> Any:
+        if self.lowlevel.changing:
+            self._listers.add(sdk.connection_of(ctx))
         return self._tool_list
+
+    async def set_tools(self, tools: Iterable[ToolSpec]) -> None:
+        """Serve ``tools`` from now on (a server built with ``tools_change=True``), filtered as at
+        build time, and tell the clients: ``notifications/tools/list_changed`` to every
+        handshake-era connection that listed the tools, and a change event on every 2026
+        ``subscriptions/listen`` stream that asked for tool changes. Definitions are linted
+        again on next use of :attr:`findings`. Raises ``ToolDefinitionError`` for duplicate names
+        or a tool that needs a context, and changes nothing then."""
+        if "tools" not in self.lowlevel.changing:
+            raise ToolDefinitionError(
+                message=f"server {self.name!r} was built with a fixed tool list: build it with tools_change=True"
+            )
+        visible, hidden = self.options.tool_filter.apply(_checked_tools(tools))
+        compiled = {t.name: _CompiledTool(t, check=False) for t in visible}
+        profiles, name = list(self.options.profiles), self.name
+        self.tools, self.hidden, self._compiled = visible, hidden, compiled
+        self._tool_list = mcp_types.ListToolsResult(tools=[t.to_mcp() for t in visible])
+        with self._findings_lock:
+            self._lint = lambda: lint(visible, profiles, server_name=name) if profiles else []
+            self._findings = None
+        for connection in list(self._listers):
+            try:
+                await connection.outbound.notify("notifications/tools/list_changed", None)
+            except Exception as exc:  # a client that went away must not stop the others
+                logger.debug("tools list_changed not delivered: %s", exc)
+        await self.lowlevel.publish("tools")
 
     async def _call_tool(self, ctx: Ctx, params: mcp_types.CallToolRequestParams) -> mcp_types.CallToolResult:
         self._in_flight += 1
@@ -540,6 +573,7 @@ def build_server(
     prompts: Sequence[PromptSpec] | None = None,
     instructions: str | None = None,
     client_logging: bool = False,
+    tools_change: bool = False,
 ) -> McpkitServer:
     """Build an honest server from tool specs, run as ``options`` say (see :class:`ServerOptions`).
 
@@ -554,23 +588,17 @@ def build_server(
     - ``client_logging`` declares the logging capability: ``ToolContext.log`` then reaches the
       client too, at the level it sets with ``logging/setLevel``.
     - Capabilities: tools always; resources and prompts only when some are given.
+    - ``tools_change``: the tool list may change while the server runs (:meth:`McpkitServer.set_tools`):
+      ``tools.listChanged`` is declared on both eras, ``subscriptions/listen`` is served, and the
+      list's caching hint says ``ttlMs: 0``. Without it the list is fixed for the server's life
+      and its hint lets clients keep it (:meth:`ServerOptions.list_hints`).
 
     ``options`` defaults to :func:`default_options`: plain ``ServerOptions()``, or what the
     ``mcpkit.testing`` pytest plugin set for a test run (strict, so a client-breaking definition
     fails the tests). The environment is never read here.
     """
     opts = options if options is not None else default_options()
-    all_tools = list(tools)
-    seen: set[str] = set()
-    for tool in all_tools:
-        if tool.needs_context:
-            raise ToolDefinitionError(
-                message=f"tool {tool.name!r} needs an application context: bind it with ToolSpec.bind first"
-            )
-        if tool.name in seen:
-            raise ToolDefinitionError(message=f"duplicate tool name {tool.name!r}: tool names must be unique")
-        seen.add(tool.name)
-    visible, hidden = opts.tool_filter.apply(all_tools)
+    visible, hidden = opts.tool_filter.apply(_checked_tools(tools))
     profiles = list(opts.profiles)
 
     def run_lint() -> list[Finding]:
@@ -593,7 +621,24 @@ def build_server(
         findings=findings,
         client_logging=client_logging,
         options=opts,
+        tools_change=tools_change,
     )
+
+
+def _checked_tools(tools: Iterable[ToolSpec]) -> list[ToolSpec]:
+    """``tools`` as a list, refused with :class:`ToolDefinitionError` for a duplicate name or a
+    tool still waiting for its application context."""
+    all_tools = list(tools)
+    seen: set[str] = set()
+    for tool in all_tools:
+        if tool.needs_context:
+            raise ToolDefinitionError(
+                message=f"tool {tool.name!r} needs an application context: bind it with ToolSpec.bind first"
+            )
+        if tool.name in seen:
+            raise ToolDefinitionError(message=f"duplicate tool name {tool.name!r}: tool names must be unique")
+        seen.add(tool.name)
+    return all_tools
 
 
 _default = ServerOptions()

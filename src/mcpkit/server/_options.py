@@ -13,7 +13,7 @@ whether it serves at all.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -76,11 +76,15 @@ class ServerOptions:
     callers apart. A filter from the environment (categories, read-only) is the same for every
     caller of the endpoint and keeps the lists ``public``."""
 
-    def list_hints(self) -> dict[str, tuple[int, str]]:
-        """``{method: (ttl_ms, scope)}`` for every cacheable list and ``server/discover``."""
-        per_caller = self.lists_per_caller or self.http.authorize is not None
-        hint = (max(0, self.list_ttl_ms), "private" if per_caller else "public")
-        return {method: hint for method in LIST_METHODS}
+    def list_hints(self, changing: Collection[str] = ()) -> dict[str, tuple[int, str]]:
+        """``{method: (ttl_ms, scope)}`` for every cacheable list and ``server/discover``.
+
+        ``changing``: the lists (``tools``, ``prompts``, ``resources``) that may change while the
+        server runs; theirs say ``ttlMs: 0``, since a client that does not listen for changes
+        would otherwise keep a withdrawn tool for the whole TTL."""
+        scope = "private" if self.lists_per_caller or self.http.authorize is not None else "public"
+        ttl = max(0, self.list_ttl_ms)
+        return {method: (0 if _list_of(method) in changing else ttl, scope) for method in LIST_METHODS}
 
     @property
     def read_only(self) -> bool:
@@ -114,3 +118,8 @@ class ServerOptions:
             found["log_level"] = level
         found.update(values)
         return cls(**found)
+
+
+def _list_of(method: str) -> str:
+    """``tools/list`` -> ``tools``; ``resources/templates/list`` -> ``resources``."""
+    return method.split("/", 1)[0]
