@@ -16,8 +16,7 @@ import mcp_types
 from mcp.server.context import ServerRequestContext
 
 from mcpkit import __version__
-from mcpkit.server import SdkServer, sdk_errors
-from mcpkit.server._options import LIST_METHODS
+from mcpkit.server import LIST_METHODS, SdkServer, sdk_errors
 
 if TYPE_CHECKING:
     from mcpkit.gateway.core import Gateway

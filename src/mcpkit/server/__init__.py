@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from mcpkit.server._extras import PromptArgumentSpec, PromptSpec, ResourceSpec
     from mcpkit.server._filters import ToolFilter
     from mcpkit.server._http import Authorize, HttpOptions, HttpRefusal, serve_http
-    from mcpkit.server._options import ServerOptions
+    from mcpkit.server._options import LIST_METHODS, ServerOptions
     from mcpkit.server._plain_calls import answer_line, is_request_id, json_object, plain_request, response
     from mcpkit.server._runner import serve
     from mcpkit.server._signals import wait_for_stop_signal
@@ -66,6 +66,7 @@ _WHERE = {
     "HttpOptions": "._http",
     "HttpRefusal": "._http",
     "serve_http": "._http",
+    "LIST_METHODS": "._options",
     "ServerOptions": "._options",
     "answer_line": "._plain_calls",
     "is_request_id": "._plain_calls",
@@ -84,6 +85,7 @@ _WHERE = {
 }
 
 __all__ = [
+    "LIST_METHODS",
     "SDK_DEFAULT_VERSION",
     "SDK_HANDSHAKE_VERSIONS",
     "SDK_MAX_REQUEST_BODY",
