@@ -58,7 +58,7 @@ def test_one_client_per_key_on_one_pool_bounded() -> None:
     assert keyed.for_key(None) is keyed.default and keyed.for_key("configured-key") is keyed.default
     first = keyed.for_key("k" * 20)
     assert keyed.for_key("k" * 20) is first and first.client.api_key == "k" * 20
-    assert first.client._http is keyed.base._http  # one connection pool for every key
+    assert first.client._pool is keyed.base._pool  # one connection pool for every key
     for n in range(MAX_KEYS + 5):
         keyed.for_key(f"key-{n:04d}")
     assert len(keyed._by_key) == MAX_KEYS

@@ -18,19 +18,20 @@ Two traps shape this module:
 from __future__ import annotations
 
 import logging
-import ssl
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urljoin, urlsplit
 
 import anyio
-import httpx2
 
 from mcpkit import __version__
 from mcpkit.errors import McpkitError
 from mcpkit.redmine.config import RedmineConfig
+
+if TYPE_CHECKING:
+    import httpx2
 
 logger = logging.getLogger("mcpkit.redmine")
 
@@ -80,6 +81,8 @@ def _errors_of(response: httpx2.Response) -> str:
 
 
 def _is_tls_failure(exc: BaseException) -> bool:
+    import ssl
+
     seen: BaseException | None = exc
     for _ in range(6):
         if seen is None:
@@ -92,6 +95,10 @@ def _is_tls_failure(exc: BaseException) -> bool:
 
 def _http_client(config: RedmineConfig, transport: httpx2.AsyncBaseTransport | None) -> httpx2.AsyncClient:
     """The connection pool; the key is not a default header but sent per request."""
+    import ssl
+
+    import httpx2
+
     verify: ssl.SSLContext | bool = config.verify_ssl
     if config.verify_ssl and config.ca_bundle is not None:
         verify = ssl.create_default_context(cafile=str(config.ca_bundle))
@@ -119,6 +126,23 @@ def _url_too_long(what: str, size: int) -> RedmineError:
     )
 
 
+class _Pool:
+    """One connection pool, made on the first request: HTTP and TLS load then, not at start-up.
+
+    A client's ``initialize`` waits for the server's start, and no Redmine request comes before
+    a tool call; importing httpx2 and ssl took about a tenth of ``mcpkit redmine mcp``'s start."""
+
+    def __init__(self, config: RedmineConfig, transport: httpx2.AsyncBaseTransport | None) -> None:
+        self.config = config
+        self.transport = transport
+        self.client: httpx2.AsyncClient | None = None
+
+    def get(self) -> httpx2.AsyncClient:
+        if self.client is None:
+            self.client = _http_client(self.config, self.transport)
+        return self.client
+
+
 class RedmineClient:
     """An async client for one Redmine and one API key.
 
@@ -134,12 +158,12 @@ class RedmineClient:
         *,
         transport: httpx2.AsyncBaseTransport | None = None,
         api_key: str | None = None,
-        http: httpx2.AsyncClient | None = None,
+        pool: _Pool | None = None,
     ) -> None:
         self.config = config
         self.api_key = config.api_key if api_key is None else api_key
-        self._owns_http = http is None
-        self._http = http if http is not None else _http_client(config, transport)
+        self._owns_http = pool is None
+        self._pool = pool if pool is not None else _Pool(config, transport)
         self._key_ok_until = 0.0
         self._key_lock = anyio.Lock()
         self.current_user: dict[str, Any] | None = None
@@ -147,12 +171,17 @@ class RedmineClient:
 
     def for_key(self, api_key: str) -> RedmineClient:
         """A client for another key on the same connection pool (nothing is checked yet)."""
-        return RedmineClient(self.config, api_key=api_key, http=self._http)
+        return RedmineClient(self.config, api_key=api_key, pool=self._pool)
+
+    @property
+    def _http(self) -> httpx2.AsyncClient:
+        """The connection pool every client made by :meth:`for_key` shares."""
+        return self._pool.get()
 
     async def aclose(self) -> None:
         """Close pooled connections (only the client that made the pool closes it)."""
-        if self._owns_http:
-            await self._http.aclose()
+        if self._owns_http and self._pool.client is not None:
+            await self._pool.client.aclose()
 
     def _scrub(self, text: str) -> str:
         """Belt and braces: no message ever carries the key, whatever produced it."""
@@ -273,6 +302,8 @@ class RedmineClient:
 
     async def download(self, attachment_id: int, *, max_bytes: int = MAX_DOWNLOAD) -> tuple[bytes, str]:
         """The content of one attachment and its content type; refuses files over ``max_bytes``."""
+        import httpx2
+
         await self._ensure_key()
         what = f"attachment {attachment_id}"
         path = f"attachments/download/{attachment_id}"
@@ -322,6 +353,8 @@ class RedmineClient:
         content_type: str | None = None,
         check: bool = True,
     ) -> Any:
+        import httpx2
+
         if check:
             await self._ensure_key()
         query_size = len(urlencode({k: str(v) for k, v in (params or {}).items()}))
@@ -458,6 +491,8 @@ class RedmineClient:
         )
 
     def _transport_error(self, exc: httpx2.HTTPError, what: str) -> RedmineError:
+        import httpx2
+
         url = self.config.url
         if isinstance(exc, httpx2.TimeoutException):
             message = (

@@ -8,8 +8,7 @@ request may carry its sender's own key, and the call then runs as that user (see
 from __future__ import annotations
 
 from dataclasses import replace
-
-import httpx2
+from typing import TYPE_CHECKING
 
 from mcpkit import __version__
 from mcpkit.redmine.api import RedmineClient
@@ -19,6 +18,9 @@ from mcpkit.redmine.team import key_check
 from mcpkit.redmine.tools import all_tools, tool_filter
 from mcpkit.redmine.xml import Formatter
 from mcpkit.server import McpkitServer, ServerOptions, ToolFilter, build_server, default_options
+
+if TYPE_CHECKING:
+    import httpx2
 
 NAME = "mcpkit-redmine"
 INSTRUCTIONS = (
