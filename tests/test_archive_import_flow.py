@@ -19,7 +19,7 @@ import sys
 import tempfile
 import zipfile
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -432,6 +432,40 @@ def test_the_twilog_reader_names_its_account_and_counts_kinds_and_malformed_rows
     assert {r[0] for r in _rows(db, "SELECT account FROM posts")} == {"@bob"}
 
 
+@pytest.mark.parametrize(
+    ("authors", "account"),
+    [
+        (["bob", "bob"], "@bob"),  # one account's export: every row is that account's
+        (["bob", "carol"], ""),  # posts of two authors: no one account's export
+    ],
+)
+def test_both_twilog_paths_give_a_csv_the_same_account(
+    tmp_path: Path, authors: list[str], account: str
+) -> None:
+    """import_csv (import-twilog-search, the tests) and the import command's Twilog reader
+    store the same account: the author of the CSV's own posts when they all name one."""
+    from mcpkit.archive.importers import import_csv
+
+    rows = [row(i, author, f"post {i}") for i, author in enumerate(authors, 1)]
+    rows.append(row(9, "dave", "a post of dave's I liked", log_type=2))
+    path = write_csv(tmp_path / "t.csv", rows)
+    loads: list[Callable[[Store], object]] = [
+        lambda store: import_csv(path, store),
+        lambda store: import_export(TwilogCsvReader(path), path, store),
+    ]
+    stored = []
+    for number, load in enumerate(loads):
+        db = tmp_path / f"{number}.db"
+        store = Store(db)
+        try:
+            load(store)
+        finally:
+            store.close()
+        stored.append(_rows(db, "SELECT post_id, account, kind FROM posts ORDER BY post_id"))
+    assert stored[0] == stored[1]
+    assert {r[1] for r in stored[0]} == {account} and len(stored[0]) == 3
+
+
 def test_kind_counts_text_lists_kinds_in_order() -> None:
     assert (
         kind_counts_text(Counter({"like": 3120, "post": 12408, "reply": 1}))
@@ -450,7 +484,7 @@ def test_the_command_imports_several_exports_with_a_line_each_and_json_totals(tm
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines == [
-        f"{sample_csv()}: Twilog CSV of @bob_codes: 330 posts, 37 likes, 39 bookmarks; 330 new, 0 updated, "
+        f"{sample_csv()}: Twilog CSV: 330 posts, 37 likes, 39 bookmarks; 330 new, 0 updated, "
         "0 unchanged; 76 records repeating a post",
         f"{other}: Twilog CSV of @bob: 2 posts; 2 new, 0 updated, 0 unchanged",
     ]

@@ -283,21 +283,21 @@ def test_an_error_in_the_parser_thread_is_raised_by_import(
 ) -> None:
     store = Store(tmp_path / "a.db")
     import_csv(write_csv(tmp_path / "1.csv", [row(1, "a", "one")]), store)
-    real = twilog_csv.timestamp_epoch
+    real = twilog_csv.user_from_url
 
-    def broken(timestamp: str) -> int | None:
-        if timestamp.startswith("2025"):
+    def broken(url: str, post_id: int) -> str:
+        if post_id == 30 and threading.current_thread().name == "twilog-csv-parser":
             raise RuntimeError("parser broke")
-        return real(timestamp)
+        return real(url, post_id)
 
-    monkeypatch.setattr(twilog_csv, "timestamp_epoch", broken)
+    monkeypatch.setattr(twilog_csv, "user_from_url", broken)
     rows = [row(i, "a", f"p{i}") for i in range(2, 30)]
     rows.append(row(30, "a", "late", timestamp="2025-01-01 00:00:00"))
     with pytest.raises(RuntimeError, match="parser broke"):
         import_csv(write_csv(tmp_path / "2.csv", rows), store)
     assert set(_stored(store)) == {1}
     assert _parser_threads() == []
-    monkeypatch.setattr(twilog_csv, "timestamp_epoch", real)
+    monkeypatch.setattr(twilog_csv, "user_from_url", real)
     assert import_csv(tmp_path / "2.csv", store).new == 29
 
 

@@ -200,8 +200,6 @@ def export_post(
 
 # -- the Twilog CSV, as a reader ------------------------------------------------------------------
 
-_ACCOUNT_SAMPLE = 1000
-"""Rows read to name the account of a Twilog CSV (the author most of its own posts name)."""
 _POSITION_EVERY = 1024
 
 
@@ -209,7 +207,8 @@ class TwilogCsvReader:
     """A Twilog CSV export as an :class:`ExportReader` (the parsing is ``twilog_csv``'s).
 
     A Twilog export holds one account's posts, likes and bookmarks but never says whose: the
-    account is the author named by most of the account's own posts among the first rows.
+    account is the author named by most of the account's own posts among the first rows
+    (:func:`~mcpkit.archive.importers.twilog_csv.first_account`, as ``import_csv`` names it).
     """
 
     format = "twilog-csv"
@@ -228,20 +227,16 @@ class TwilogCsvReader:
         self.account = self._account()
 
     def _account(self) -> str:
-        authors: Counter[str] = Counter()
-        for count, row in enumerate(self._parsed()):
-            if count >= _ACCOUNT_SAMPLE:
-                break
-            if not isinstance(row, str) and row[1] and twilog_kind(row[5], row[4]) == "post":
-                authors[row[1]] += 1
-        return f"@{authors.most_common(1)[0][0]}" if authors else ""
+        from mcpkit.archive.importers.twilog_csv import first_account
+
+        return first_account(self._parsed())
 
     def _parsed(self) -> Iterator[tuple[int, str, str, str, str, int] | str]:
         from mcpkit.archive.importers.twilog_csv import _records
 
         export = open_export(self.path, self.limits)
         try:
-            for count, (line, parsed) in enumerate(_records(export.text)):
+            for count, (line, parsed) in enumerate(_records(export.text, str(self.path))):
                 if count % _POSITION_EVERY == 0:
                     self._done = export.raw.tell()
                 yield f"line {line}: {parsed}" if isinstance(parsed, str) else parsed

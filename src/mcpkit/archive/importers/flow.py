@@ -23,16 +23,15 @@ its records into the store:
 
 from __future__ import annotations
 
-import queue
+import operator
 import sqlite3
 import tarfile
-import threading
 import zipfile
 import zlib
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from mcpkit.archive.errors import ImportFormatError
 from mcpkit.archive.importers.base import (
@@ -43,7 +42,7 @@ from mcpkit.archive.importers.base import (
     RowReader,
     kind_counts_text,
 )
-from mcpkit.archive.importers.twilog_csv import _no_cyclic_gc
+from mcpkit.archive.importers.pipeline import PostTally, no_cyclic_gc, produced
 from mcpkit.archive.posts import Post
 from mcpkit.archive.store import (
     BatchBuilder,
@@ -62,6 +61,8 @@ BATCH = 16384
 _FIRST_BATCH = 1024  # the batch size doubles up to BATCH, so that the writer starts early
 QUEUE = 4
 """Batches prepared ahead of the writer."""
+
+T = TypeVar("T")
 
 FlowProgress = Callable[[int, int, int], None]
 """``progress(records, done, total)``: records read so far, and bytes read of the export's
@@ -157,25 +158,17 @@ def import_export(
 def _import(
     reader: ExportReader, path: Path, store: Store, progress: FlowProgress | None, batch_size: int
 ) -> ExportResult:
-    with _no_cyclic_gc(), store.transaction() as conn, store.bulk_writer(conn) as writer:
+    with no_cyclic_gc(), store.transaction() as conn, store.bulk_writer(conn) as writer:
         account = reader.account
         builder = BatchBuilder(store.write_base(conn), account)
         result = ExportResult(path, reader.format, account, ReadSummary())
         seen: set[int] = set()
-        out: queue.Queue[object] = queue.Queue(maxsize=QUEUE)
-        stop = threading.Event()
-        thread = threading.Thread(
-            target=_produce,
-            args=(reader, builder, account, seen, out, stop, batch_size),
+        with produced(
+            lambda: _batches(reader, builder, account, seen, batch_size),
             name=f"{reader.format}-reader",
-            daemon=True,
-        )
-        thread.start()
-        try:
-            _write(reader, store, conn, writer, out, result, progress)
-        finally:
-            stop.set()
-            thread.join()
+            ahead=QUEUE,
+        ) as batches:
+            _write(reader, store, conn, writer, batches, result, progress)
         result.read = reader.summary()
         late = reader.account
         if late and not account:
@@ -197,97 +190,61 @@ class _Batch:
     records: int
 
 
-def _produce(
-    reader: ExportReader,
-    builder: BatchBuilder,
-    account: str,
-    seen: set[int],
-    out: queue.Queue[object],
-    stop: threading.Event,
-    batch_size: int,
-) -> None:
-    """The reader thread: batches, then ``None``; or the exception that stopped it."""
-    batches = _batches(reader, builder, account, seen, batch_size)
-    try:
-        for item in batches:
-            if not _put(out, item, stop):
-                return
-        _put(out, None, stop)
-    except BaseException as exc:  # handed to the writer, which raises it
-        _put(out, exc, stop)
-    finally:
-        batches.close()  # and with it the reader's generator, which closes its files
-
-
 def _batches(
     reader: ExportReader, builder: BatchBuilder, account: str, seen: set[int], batch_size: int
-) -> Generator[_Batch, None, None]:
-    """Batches of distinct posts; a post the batch holds twice is merged into one, a post an
-    earlier batch held is sent again as a repeat (the writer merges it with what it wrote)."""
-    if isinstance(reader, RowReader):
-        yield from _row_batches(reader, builder, seen, batch_size)
-        return
-    size = min(_FIRST_BATCH, batch_size)
-    pending: dict[int, Post] = {}
-    repeats: list[int] = []
-    count = 0
-    for post in reader.records():
-        count += 1
-        key = post.post_id
-        previous = pending.get(key)
-        if previous is not None:
-            pending[key] = merge_posts(normalized(previous, account), normalized(post, account))
-            continue
-        if key in seen:
-            repeats.append(key)
-        else:
-            seen.add(key)
-        pending[key] = post
-        if len(pending) >= size:
-            yield _Batch(builder.batch(pending.values()), repeats, count)
-            pending, repeats, count = {}, [], 0
-            size = min(2 * size, batch_size)
-    yield _Batch(builder.batch(pending.values()), repeats, count)
-
-
-def _row_batches(
-    reader: RowReader, builder: BatchBuilder, seen: set[int], batch_size: int
 ) -> Iterator[_Batch]:
-    """:func:`_batches` for Twilog rows; between two rows of one post the larger log_type wins,
+    """Batches of distinct posts; a post the batch holds twice is merged into one, a post an
+    earlier batch held is sent again as a repeat (the writer merges it with what it wrote).
+    Twilog rows are batched as rows: between two rows of one post the larger log_type wins,
     the first on a tie, as :func:`merge_posts` decides between Twilog rows."""
+    if isinstance(reader, RowReader):
+        return _grouped(reader.rows(), _row_id, _larger_log_type, builder.twilog_batch, seen, batch_size)
+
+    def merged(previous: Post, post: Post) -> Post:
+        return merge_posts(normalized(previous, account), normalized(post, account))
+
+    return _grouped(reader.records(), _post_id, merged, builder.batch, seen, batch_size)
+
+
+_row_id: Callable[[TwilogRow], int] = operator.itemgetter(0)
+_post_id: Callable[[Post], int] = operator.attrgetter("post_id")
+
+
+def _larger_log_type(previous: TwilogRow, row: TwilogRow) -> TwilogRow:
+    return row if row[5] > previous[5] else previous
+
+
+def _grouped(
+    items: Iterable[T],
+    key: Callable[[T], int],
+    merge: Callable[[T, T], T],
+    build: Callable[[Iterable[T]], PostBatch],
+    seen: set[int],
+    batch_size: int,
+) -> Generator[_Batch, None, None]:
+    """``items`` in batches of distinct keys (see :func:`_batches`); the first batches are
+    small so that the writer starts early."""
     size = min(_FIRST_BATCH, batch_size)
-    pending: dict[int, TwilogRow] = {}
+    pending: dict[int, T] = {}
     repeats: list[int] = []
     count = 0
-    for row in reader.rows():
+    for item in items:
         count += 1
-        key = row[0]
-        previous = pending.get(key)
+        post_id = key(item)
+        previous = pending.get(post_id)
         if previous is not None:
-            if row[5] > previous[5]:
-                pending[key] = row
+            pending[post_id] = merge(previous, item)
             continue
-        if key in seen:
-            repeats.append(key)
+        if post_id in seen:
+            repeats.append(post_id)
         else:
-            seen.add(key)
-        pending[key] = row
+            seen.add(post_id)
+        pending[post_id] = item
         if len(pending) >= size:
-            yield _Batch(builder.twilog_batch(pending.values()), repeats, count)
+            yield _Batch(build(pending.values()), repeats, count)
             pending, repeats, count = {}, [], 0
             size = min(2 * size, batch_size)
-    yield _Batch(builder.twilog_batch(pending.values()), repeats, count)
-
-
-def _put(out: queue.Queue[object], item: object, stop: threading.Event) -> bool:
-    """Queue ``item`` unless the writer gave up (then nobody would ever take it)."""
-    while not stop.is_set():
-        try:
-            out.put(item, timeout=0.05)
-        except queue.Full:
-            continue
-        return True
-    return False
+    yield _Batch(build(pending.values()), repeats, count)
 
 
 def _write(
@@ -295,48 +252,25 @@ def _write(
     store: Store,
     conn: sqlite3.Connection,
     writer: PostWriter,
-    batches: queue.Queue[object],
+    batches: Iterator[_Batch],
     result: ExportResult,
     progress: FlowProgress | None,
 ) -> None:
     """The writer (the calling thread): write each batch as it comes, keep the counts."""
-    unchanged_ids: set[int] = set()  # posts of this export counted unchanged, for repeats
+    tally = PostTally()
     records = 0
-    while True:
-        item = batches.get()
-        if item is None:
-            break
-        if isinstance(item, BaseException):
-            raise item
-        assert isinstance(item, _Batch)
+    for item in batches:
         batch = item.batch
         if item.repeats:
             batch.check = sorted({*batch.check, *item.repeats})
         if batch.users:
             store.add_users(conn, batch.users)
-        counts, unchanged = writer.write_posts(batch)
-        new, updated, same = counts.new, counts.updated, counts.unchanged
-        repeats = set(item.repeats)
-        if repeats:
-            same_now = set(unchanged)
-            for post_id in repeats:
-                # counted already by an earlier batch: count the post once, as what the
-                # export as a whole made of what was stored before it
-                if post_id in same_now:
-                    same -= 1
-                elif post_id in unchanged_ids:
-                    result.unchanged -= 1  # unchanged before, updated now: an update
-                    unchanged_ids.discard(post_id)
-                else:
-                    updated -= 1  # new or updated before: it stays that
-        unchanged_ids.update(i for i in unchanged if i not in repeats)
-        result.new += new
-        result.updated += updated
-        result.unchanged += same
+        tally.add(*writer.write_posts(batch), item.repeats)
         records += item.records
         if progress is not None:
             done, total = reader.position() if isinstance(reader, Progressive) else (0, 0)
             progress(records, done, total)
+    result.new, result.updated, result.unchanged = tally.new, tally.updated, tally.unchanged
 
 
 def _set_account(conn: sqlite3.Connection, account: str, ids: set[int]) -> None:

@@ -9,10 +9,11 @@ Why two threads: about half the work is Python (CSV, entities, user ids, timesta
 and half is SQLite (the posts table and, mostly, FTS5 trigram indexing), and Python's sqlite3
 releases the GIL while a statement runs. So a parser thread turns the file into sorted batches
 of rows while the calling thread writes the previous ones (:class:`~mcpkit.archive.store.PostWriter`
-makes each batch a few large statements, so the GIL changes hands per batch, not per row).
-The calling thread stays the one that owns the transaction and calls ``progress``: an exception
-there (Ctrl-C included) stops the parser and rolls everything back; an exception in the parser
-is handed over and raised by the caller. Only the ids seen so far stay in memory, not the rows.
+makes each batch a few large statements, so the GIL changes hands per batch, not per row);
+the threads and the counts across batches are :mod:`~mcpkit.archive.importers.pipeline`'s,
+shared with the import flow. The calling thread stays the one that owns the transaction and
+calls ``progress``: an exception there (Ctrl-C included) stops the parser and rolls everything
+back; an exception in the parser is handed over and raised by the caller. Only the ids seen so far stay in memory, not the rows.
 On 2 cores (``bench/archive.py``) this took a million-row import from about 40k to 60-65k
 rows/s, and an export in newest-first order from about 19k to 60k (FTS5 gets every batch in
 ascending rowid order; see the store).
@@ -27,22 +28,19 @@ them, is refused at its end, before the transaction commits, so nothing of it is
 
 from __future__ import annotations
 
-import contextlib
 import csv
-import gc
 import html
-import queue
 import sqlite3
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
 from mcpkit.archive.errors import ImportFormatError
 from mcpkit.archive.importers.export_file import ReadLimits, open_export
-from mcpkit.archive.posts import Post, fold, timestamp_epoch, user_from_url
-from mcpkit.archive.store import PostRow, PostWriter, Store, WriteBase
+from mcpkit.archive.importers.pipeline import PostTally, no_cyclic_gc, produced
+from mcpkit.archive.posts import Post, twilog_kind, user_from_url
+from mcpkit.archive.store import BatchBuilder, PostBatch, PostWriter, Store
 
 ProgressFn = Callable[[str, int, int], None]
 """``progress(stage, done, total)``: stage ``"read"`` counts file bytes, ``"write"`` posts.
@@ -184,8 +182,40 @@ def import_csv(
     if not path.is_file():
         raise ImportFormatError(f"{path}: no such file")
     check_export(path, limits)
-    with _no_cyclic_gc():
-        return _import(path, store, progress, limits)
+    account = export_account(path, limits)
+    with no_cyclic_gc():
+        return _import(path, store, progress, limits, account)
+
+
+ACCOUNT_SAMPLE = 1000
+"""Records read to name the account of a Twilog CSV (see :func:`first_account`)."""
+
+
+def first_account(records: Iterable[Parsed | str]) -> str:
+    """``@name`` of the account a Twilog CSV is the export of, or ``""``: the author its own
+    posts name when all of them among the first :data:`ACCOUNT_SAMPLE` records name the same
+    one. A Twilog export never names its account; likes and retweets name other authors, so
+    only the posts count; a file whose posts name several authors (a CSV put together from
+    several accounts, as the shipped sample is) is no one account's, and its rows keep no
+    account rather than all being given to one of them. Both import paths use it, so a CSV
+    gives the same rows either way.
+    """
+    authors: set[str] = set()
+    for count, row in enumerate(records):
+        if count >= ACCOUNT_SAMPLE or len(authors) > 1:
+            break
+        if not isinstance(row, str) and row[1] and twilog_kind(row[5], row[4]) == "post":
+            authors.add(row[1])
+    return f"@{authors.pop()}" if len(authors) == 1 else ""
+
+
+def export_account(path: Path, limits: ReadLimits | None = None) -> str:
+    """:func:`first_account` of the Twilog CSV at ``path``."""
+    export = open_export(path, limits)
+    try:
+        return first_account(parsed for _, parsed in _records(export.text))
+    finally:
+        export.close()
 
 
 SNIFF_RECORDS = 100
@@ -227,31 +257,12 @@ def check_export(path: Path, limits: ReadLimits | None = None) -> str:
     )
 
 
-@contextlib.contextmanager
-def _no_cyclic_gc() -> Iterator[None]:
-    """Pause the cycle collector while an import builds many small acyclic objects.
-
-    Each generation-0 collection walks every young Post and row tuple; on a million-row export
-    that was a quarter of the import time, for cycles that do not exist.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 @dataclass(slots=True)
 class _Batch:
-    """Rows ready to write, in ascending post_id order, and what the parser saw on the way."""
+    """Rows ready to write (:meth:`BatchBuilder.twilog_batch`) and what the parser saw on the way."""
 
-    rows: list[PostRow]
-    folded: list[str]
-    check: list[int]  # ids that may already be stored
+    batch: PostBatch
     repeats: list[int]  # ids an earlier batch of this file already wrote (a larger log_type won)
-    users: list[tuple[int, str]]  # users first seen in this batch, with the ids allotted to them
     malformed: list[Malformed]  # described ones (the first MALFORMED_SAMPLES of the file)
     malformed_rows: int  # all of this batch's
     records: int
@@ -259,7 +270,7 @@ class _Batch:
     position: int  # bytes of the file read so far
 
 
-def _batches(stream: IO[str], raw: IO[bytes], base: WriteBase, name: str = "") -> Iterator[_Batch]:
+def _batches(stream: IO[str], raw: IO[bytes], builder: BatchBuilder, name: str = "") -> Iterator[_Batch]:
     """Parse the export into write-ready batches (runs on the parser thread).
 
     A post_id seen again keeps the larger log_type (first wins on a tie); when the earlier row
@@ -267,48 +278,7 @@ def _batches(stream: IO[str], raw: IO[bytes], base: WriteBase, name: str = "") -
     corrects its counts, so the summary is the same as deduplicating the whole file first.
     The first batches are small so that the writer starts early.
     """
-    users = dict(base.users)
-    next_user = base.next_user_id
-    low, high = base.id_range if base.id_range is not None else (1, 0)
     seen: dict[int, int] = {}  # post_id -> log_type of the row chosen so far
-
-    def batch(
-        pending: dict[int, Parsed],
-        repeats: list[int],
-        malformed: list[Malformed],
-        malformed_rows: int,
-        records: int,
-        duplicates: int,
-    ) -> _Batch:
-        nonlocal next_user
-        rows: list[PostRow] = []
-        folded: list[str] = []
-        new_users: list[tuple[int, str]] = []
-        for post_id in sorted(pending):
-            _, user, timestamp, url, content, log_type = pending[post_id]
-            user_id = users.get(user) if user else None
-            if user and user_id is None:
-                user_id = users[user] = next_user
-                new_users.append((next_user, user))
-                next_user += 1
-            rows.append((post_id, user_id, url, timestamp, timestamp_epoch(timestamp), content, log_type))
-            folded.append(fold(content))
-        check = [row[0] for row in rows if low <= row[0] <= high]
-        if repeats:
-            check = sorted({*check, *repeats})
-        return _Batch(
-            rows,
-            folded,
-            check,
-            repeats,
-            new_users,
-            malformed,
-            malformed_rows,
-            records,
-            duplicates,
-            raw.tell(),
-        )
-
     size = _FIRST_BATCH
     pending: dict[int, Parsed] = {}
     repeats: list[int] = []
@@ -333,63 +303,26 @@ def _batches(stream: IO[str], raw: IO[bytes], base: WriteBase, name: str = "") -
         seen[post_id] = log_type
         pending[post_id] = parsed
         if len(pending) >= size:
-            yield batch(pending, repeats, malformed, malformed_rows, records, duplicates)
+            batch = builder.twilog_batch(pending.values())
+            yield _Batch(batch, repeats, malformed, malformed_rows, records, duplicates, raw.tell())
             pending, repeats, malformed, malformed_rows, records, duplicates = {}, [], [], 0, 0, 0
             size = min(2 * size, _BATCH)
-    yield batch(pending, repeats, malformed, malformed_rows, records, duplicates)
-
-
-def _produce(
-    stream: IO[str],
-    raw: IO[bytes],
-    base: WriteBase,
-    out: queue.Queue[object],
-    stop: threading.Event,
-    name: str,
-) -> None:
-    """The parser thread: batches, then ``None``; or the exception that stopped it."""
-    try:
-        for item in _batches(stream, raw, base, name):
-            if not _put(out, item, stop):
-                return
-        _put(out, None, stop)
-    except BaseException as exc:  # handed to the writer, which raises it
-        _put(out, exc, stop)
-
-
-def _put(out: queue.Queue[object], item: object, stop: threading.Event) -> bool:
-    """Queue ``item`` unless the writer gave up (then nobody would ever take it)."""
-    while not stop.is_set():
-        try:
-            out.put(item, timeout=0.05)
-        except queue.Full:
-            continue
-        return True
-    return False
+    batch = builder.twilog_batch(pending.values())
+    yield _Batch(batch, repeats, malformed, malformed_rows, records, duplicates, raw.tell())
 
 
 def _import(
-    path: Path, store: Store, progress: ProgressFn | None, limits: ReadLimits | None
+    path: Path, store: Store, progress: ProgressFn | None, limits: ReadLimits | None, account: str
 ) -> ImportSummary:
     summary = ImportSummary()
     export = open_export(path, limits)
     stream, raw, total = export.text, export.raw, export.size
     with raw, stream, store.transaction() as conn, store.bulk_writer(conn) as writer:
-        base = store.write_base(conn)
-        out: queue.Queue[object] = queue.Queue(maxsize=_QUEUE)
-        stop = threading.Event()
-        parser = threading.Thread(
-            target=_produce,
-            args=(stream, raw, base, out, stop, str(path)),
-            name="twilog-csv-parser",
-            daemon=True,
-        )
-        parser.start()
-        try:
-            _write(store, conn, writer, out, summary, progress, total)
-        finally:
-            stop.set()
-            parser.join()
+        builder = BatchBuilder(store.write_base(conn), account)
+        with produced(
+            lambda: _batches(stream, raw, builder, str(path)), name="twilog-csv-parser", ahead=_QUEUE
+        ) as batches:
+            _write(store, conn, writer, batches, summary, progress, total)
     return summary
 
 
@@ -397,48 +330,29 @@ def _write(
     store: Store,
     conn: sqlite3.Connection,
     writer: PostWriter,
-    batches: queue.Queue[object],
+    batches: Iterator[_Batch],
     summary: ImportSummary,
     progress: ProgressFn | None,
     total: int,
 ) -> None:
     """The writer (the calling thread): write each batch as it comes, keep the summary."""
-    unchanged_ids: set[int] = set()  # rows of this file left as stored, for repeats
+    tally = PostTally()
     written = 0
-    while True:
-        item = batches.get()
-        if item is None:
-            break
-        if isinstance(item, BaseException):
-            raise item
-        assert isinstance(item, _Batch)
+    for item in batches:
         summary.rows += item.records
         summary.duplicates_in_file += item.duplicates
         summary.malformed.extend(item.malformed)
         summary.malformed_rows += item.malformed_rows
         if progress is not None:
             progress("read", item.position, total)
-        if item.users:
-            store.add_users(conn, item.users)
-        counts, unchanged = writer.write(item.rows, item.folded, item.check)
-        new, updated, same = counts.new, counts.updated, counts.unchanged
+        batch = item.batch
         if item.repeats:
-            same_now = set(unchanged)
-            for post_id in item.repeats:
-                # the earlier row of this file was counted already: count the post once, as
-                # whatever the later (winning) row makes of what was stored before the import
-                if post_id in same_now:
-                    same -= 1  # earlier unchanged, later unchanged
-                elif post_id in unchanged_ids:
-                    summary.unchanged -= 1  # earlier unchanged, later an update
-                    unchanged_ids.discard(post_id)
-                else:
-                    updated -= 1  # earlier new or updated: it stays that
-        unchanged_ids.update(unchanged)
-        summary.new += new
-        summary.updated += updated
-        summary.unchanged += same
-        written += len(item.rows)
+            batch.check = sorted({*batch.check, *item.repeats})
+        if batch.users:
+            store.add_users(conn, batch.users)
+        tally.add(*writer.write(batch), item.repeats)
+        summary.new, summary.updated, summary.unchanged = tally.new, tally.updated, tally.unchanged
+        written += len(batch.rows)
         if progress is not None:  # the number of posts is known at the end; until then, by bytes
             estimate = written * total // item.position if item.position else written
             progress("write", written, max(written, estimate))

@@ -1,7 +1,7 @@
 """Writing posts in bulk: as few SQLite statements as possible, FTS5 entries in sorted chunks.
 
-Two ways in, one table: :meth:`PostWriter.write` takes Twilog rows (the six fields, the
-fastest path, used by the Twilog CSV importer), :meth:`PostWriter.write_posts` takes whole
+Two ways in, one table: :meth:`PostWriter.write` takes batches of Twilog rows (the six
+fields, the fastest path, used by ``import_csv``), :meth:`PostWriter.write_posts` takes whole
 :class:`~mcpkit.archive.posts.Post` records of any export with their media. Both merge with
 what is stored by the rules of :mod:`._merge`.
 """
@@ -25,7 +25,6 @@ __all__ = [
     "POST_COLUMNS",
     "BatchBuilder",
     "PostBatch",
-    "PostRow",
     "PostWriter",
     "UpsertCounts",
     "WriteBase",
@@ -38,9 +37,6 @@ FTS_CHUNK = 65536
 BULK_HASHSIZE = 128 << 20
 """FTS5's in-memory term limit during :meth:`Store.bulk_writer` (more than FTS_CHUNK posts need)."""
 FTS_HASHSIZE = 1 << 20  # FTS5's default
-
-PostRow = tuple[int, int | None, str, str, int | None, str, int]
-"""A Twilog row of the ``posts`` table: post_id, user_id, url, timestamp, ts, content, log_type."""
 
 POST_COLUMNS = (
     "post_id",
@@ -63,7 +59,6 @@ POST_COLUMNS = (
     "has_media",
 )
 """Every column of ``posts``, in the order :meth:`PostWriter.write_posts` writes them."""
-_TWILOG_INSERT = "INSERT INTO posts(post_id, user_id, url, timestamp, ts, content, log_type, kind) VALUES "
 _HAS_MEDIA = POST_COLUMNS.index("has_media")
 _FULL_UPDATE = f"UPDATE posts SET {', '.join(f'{c} = ?' for c in POST_COLUMNS[1:])} WHERE post_id = ?"
 _READ_COLUMNS = (
@@ -301,55 +296,46 @@ class PostWriter:
         self._variables = variables
         self._fts: list[tuple[int, str]] = []
 
-    def write(
-        self, rows: Sequence[PostRow], folded: Sequence[str], check: Sequence[int]
-    ) -> tuple[UpsertCounts, list[int]]:
-        """Write Twilog rows; ``folded`` is each row's folded content.
+    def write(self, batch: PostBatch) -> tuple[UpsertCounts, list[int]]:
+        """Write a batch of Twilog rows (:meth:`BatchBuilder.twilog_batch`), upstream's way.
 
-        Only the ids in ``check`` are looked up; every other row must be new. The rows must be
-        distinct, best in ascending post_id order. Against a stored Twilog row the larger
-        log_type wins (upstream's rule); against a post an export brought, the merge rules of
+        Only the ids in ``check`` are looked up; every other row must be new. Against a stored
+        Twilog row the larger log_type wins (upstream's rule: the row is replaced, reading back
+        only its old text); against a post an export brought, the merge rules of
         :mod:`._merge`. Returns the counts and the ids of the rows left unchanged.
         """
         conn = self._conn
         existing: dict[int, tuple[int, str]] = {}  # post_id -> stored log_type, source_id
-        for start in range(0, len(check), self._variables):
-            part = check[start : start + self._variables]
+        for start in range(0, len(batch.check), self._variables):
+            part = batch.check[start : start + self._variables]
             marks = ",".join("?" * len(part))
             for post_id, log_type, source_id in conn.execute(
                 f"SELECT post_id, log_type, source_id FROM posts WHERE post_id IN ({marks})", part
             ):
                 existing[post_id] = (log_type, source_id)
         if not existing:
-            self._insert(rows, folded)
-            return UpsertCounts(new=len(rows)), []
-        inserts: list[PostRow] = []
-        fts_inserts: list[str] = []
-        updates: list[tuple[PostRow, str]] = []
-        merges: list[PostRow] = []
+            self._insert_batch(batch, range(len(batch.rows)))
+            return UpsertCounts(new=len(batch.rows)), []
+        inserts: list[int] = []
+        updates: list[int] = []
+        merges: list[int] = []
         unchanged: list[int] = []
-        for row, body in zip(rows, folded, strict=True):
+        for index, row in enumerate(batch.rows):
             stored = existing.get(row[0])
             if stored is None:
-                inserts.append(row)
-                fts_inserts.append(body)
+                inserts.append(index)
             elif stored[1]:
-                merges.append(row)
+                merges.append(index)
             elif row[6] > stored[0]:
-                updates.append((row, body))
+                updates.append(index)
             else:
                 unchanged.append(row[0])
-        self._insert(inserts, fts_inserts)
+        self._insert_batch(batch, inserts)
         if updates:
-            self._update(updates)
+            self._update(batch, updates)
         updated = len(updates)
         if merges:
-            names = self._user_names({row[1] for row in merges if row[1] is not None})
-            posts = [
-                Post(r[0], names.get(r[1], "") if r[1] is not None else "", r[3], r[2], r[5], r[6])
-                for r in merges
-            ]
-            changed, same = self._merge_stored([normalized(p) for p in posts])
+            changed, same = self._merge_stored([normalized(batch.posts[i], batch.account) for i in merges])
             updated += changed
             unchanged.extend(same)
         return UpsertCounts(new=len(inserts), updated=updated, unchanged=len(unchanged)), unchanged
@@ -432,14 +418,6 @@ class PostWriter:
             conn.executemany("DELETE FROM media WHERE post_id = ?", [(p.post_id,) for p in media])
             self._insert_media(media)
 
-    def _user_names(self, user_ids: Iterable[int]) -> dict[int, str]:
-        found: dict[int, str] = {}
-        for user_id in user_ids:
-            row = self._conn.execute("SELECT name FROM users WHERE user_id = ?", (user_id,)).fetchone()
-            if row is not None:
-                found[user_id] = str(row[0])
-        return found
-
     def _user_ids(self, names: Iterable[str]) -> dict[str, int]:
         found: dict[str, int] = {}
         for name in names:
@@ -448,29 +426,31 @@ class PostWriter:
                 found[name] = int(row[0])
         return found
 
-    def _update(self, updates: Sequence[tuple[PostRow, str]]) -> None:
-        """Replace stored Twilog rows (rare in bulk: only their old text is read back, for the index)."""
+    def _update(self, batch: PostBatch, indexes: Sequence[int]) -> None:
+        """Replace stored Twilog rows by the batch's rows at ``indexes`` (rare in bulk: only
+        their old text is read back, for the index); an account already stored stays."""
         conn = self._conn
         old: dict[int, str] = {}
-        ids = [row[0] for row, _ in updates]
+        ids = [batch.rows[i][0] for i in indexes]
         for start in range(0, len(ids), self._variables):
             part = ids[start : start + self._variables]
             marks = ",".join("?" * len(part))
             old.update(conn.execute(f"SELECT post_id, content FROM posts WHERE post_id IN ({marks})", part))
-        changed = [(row, body) for row, body in updates if old[row[0]] != row[5]]
         conn.executemany(
-            "UPDATE posts SET user_id=?, url=?, timestamp=?, ts=?, content=?, log_type=?, kind=? WHERE post_id=?",
-            [(*row[1:], _twilog_kind(row), row[0]) for row, _ in updates],
+            "UPDATE posts SET user_id=?, url=?, timestamp=?, ts=?, content=?, log_type=?, kind=?, "
+            "account = CASE WHEN account = '' THEN ? ELSE account END WHERE post_id=?",
+            [(*batch.rows[i][1:], batch.rows[i][0]) for i in indexes],
         )
+        changed = [i for i in indexes if old[batch.rows[i][0]] != batch.rows[i][5]]
         if changed:
             self.flush()  # the entry to delete may be one still held back
             conn.executemany(
                 "INSERT INTO fts_content(fts_content, rowid, body) VALUES ('delete', ?, ?)",
-                [(row[0], fold(old[row[0]])) for row, _ in changed],
+                [(batch.rows[i][0], fold(old[batch.rows[i][0]])) for i in changed],
             )
             conn.executemany(
                 "INSERT INTO fts_content(rowid, body) VALUES (?, ?)",
-                [(row[0], body) for row, body in changed],
+                [(batch.rows[i][0], batch.folded[i]) for i in changed],
             )
 
     def flush(self) -> None:
@@ -486,10 +466,6 @@ class PostWriter:
             part = rows[start : start + per]
             self._conn.execute(_values_sql(head, width, len(part)), list(itertools.chain.from_iterable(part)))
 
-    def _insert(self, rows: Sequence[PostRow], folded: Sequence[str]) -> None:
-        self._insert_many(_TWILOG_INSERT, 8, [(*row, _twilog_kind(row)) for row in rows])
-        self._index(rows, folded)
-
     def _insert_media(self, posts: Sequence[Post]) -> None:
         self._insert_many(
             "INSERT INTO media(post_id, position, type, path, url, alt) VALUES ",
@@ -501,10 +477,6 @@ class PostWriter:
         self._fts.extend(zip([row[0] for row in rows], folded, strict=True))
         if len(self._fts) >= FTS_CHUNK:
             self.flush()
-
-
-def _twilog_kind(row: PostRow) -> str:
-    return twilog_kind(row[6], row[5])
 
 
 def fts_config(conn: sqlite3.Connection, key: str, value: object) -> bool:
