@@ -337,3 +337,34 @@ async def test_the_sdks_listen_handler_delivers_published_changes_and_closes_gra
     await Connection.from_envelope("2026-07-28", None, None).outbound.notify(
         "notifications/tools/list_changed", None
     )
+
+
+async def test_the_session_manager_binds_a_session_to_the_user_in_the_scope() -> None:
+    """Assumption 14: a stateful session opened with one ``scope["user"]`` (the SDK's
+    ``AuthenticatedUser``, as mcpkit's OAuth check puts it there) is not found by a request
+    carrying another principal's token, and is by the same principal."""
+    from mcp.server.auth.provider import AccessToken
+
+    server: Server[Any] = Server("probe", on_call_tool=_call_tool)
+    inner = server.streamable_http_app(stateless_http=False, host="127.0.0.1")
+
+    async def with_user(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            who = dict(scope["headers"]).get(b"x-who", b"").decode()
+            access = AccessToken(token=who, client_id=who, scopes=[], claims={"iss": "https://as.example"})
+            scope = {**scope, "user": sdk.authenticated_user(access)}
+        await inner(scope, receive, send)
+
+    opening = _request(
+        "initialize", protocolVersion="2025-11-25", capabilities={}, clientInfo={"name": "t", "version": "1"}
+    )
+    async with inner.router.lifespan_context(inner):
+        transport = httpx2.ASGITransport(app=with_user)
+        async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as client:
+            opened = await _post(client, json.dumps(opening).encode(), **{"x-who": "ada"})
+            session = opened.headers["mcp-session-id"]
+            listing = json.dumps(_request("tools/list")).encode()
+            other = await _post(client, listing, **{"x-who": "bob", "mcp-session-id": session})
+            same = await _post(client, listing, **{"x-who": "ada", "mcp-session-id": session})
+    assert other.status_code == 404
+    assert same.status_code == 200

@@ -46,6 +46,10 @@ the same copy.
     its final result; a list-changed notification sent on a stateless-era connection's
     ``outbound`` is dropped (its clients hear it only through a listen stream), so notifying
     every connection a server has seen reaches handshake-era clients and harms no other.
+14. :func:`authenticated_user`: the SDK's streamable HTTP session manager reads a request's
+    principal from ``scope["user"]`` when it is the SDK's ``AuthenticatedUser`` (and binds a
+    session to the client id, issuer and subject it finds there), so mcpkit's own OAuth check
+    puts one there for each accepted token.
 """
 
 from __future__ import annotations
@@ -295,3 +299,10 @@ def _what_is_wrong(data: Any) -> str:
     elif "result" not in data and "error" not in data:
         return "missing method"
     return "not a JSON-RPC request, notification or response"
+
+
+def authenticated_user(access: Any) -> Any:
+    """The SDK's ``AuthenticatedUser`` for an accepted ``AccessToken``, for ``scope["user"]``."""
+    from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+
+    return AuthenticatedUser(access)

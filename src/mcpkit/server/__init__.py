@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from mcpkit.server._extras import PromptArgumentSpec, PromptSpec, ResourceSpec
     from mcpkit.server._filters import ToolFilter
     from mcpkit.server._http import Authorize, HttpOptions, HttpRefusal, serve_http
+    from mcpkit.server._oauth import OAuthOptions, OAuthVerifier, TokenRefused
     from mcpkit.server._options import LIST_METHODS, ServerOptions
     from mcpkit.server._plain_calls import answer_line, is_request_id, json_object, plain_request, response
     from mcpkit.server._runner import serve
@@ -66,6 +67,9 @@ _WHERE = {
     "HttpOptions": "._http",
     "HttpRefusal": "._http",
     "serve_http": "._http",
+    "OAuthOptions": "._oauth",
+    "OAuthVerifier": "._oauth",
+    "TokenRefused": "._oauth",
     "LIST_METHODS": "._options",
     "ServerOptions": "._options",
     "answer_line": "._plain_calls",
@@ -95,11 +99,14 @@ __all__ = [
     "HttpOptions",
     "HttpRefusal",
     "McpkitServer",
+    "OAuthOptions",
+    "OAuthVerifier",
     "PromptArgumentSpec",
     "PromptSpec",
     "ResourceSpec",
     "SdkServer",
     "ServerOptions",
+    "TokenRefused",
     "ToolDefinitionError",
     "ToolFilter",
     "accepts_json_and_events",

@@ -3,7 +3,8 @@
 A server reachable by URL can be reached by any web page the user opens, so a browser request
 with a foreign ``Origin`` is refused (DNS rebinding; the MCP spec says servers MUST validate it):
 local origins are always allowed, others only when listed. An optional bearer token keeps
-everyone else out. ``stateless`` serves each request on its own, so replicas behind an ordinary
+everyone else out, or OAuth (:mod:`mcpkit.server._oauth`) makes the server a protected resource
+that accepts only access tokens its authorization server issued for it. ``stateless`` serves each request on its own, so replicas behind an ordinary
 load balancer need no shared session state. The process owns SIGINT/SIGTERM (see
 :mod:`mcpkit.server._signals`), so shutdown is graceful instead of uvicorn re-raising the signal.
 """
@@ -21,7 +22,15 @@ from urllib.parse import urlsplit
 
 import anyio
 
-from mcpkit._sdk import stdio_line_refused
+from mcpkit._sdk import authenticated_user, stdio_line_refused
+from mcpkit.server._oauth import (
+    OAuthOptions,
+    OAuthVerifier,
+    TokenRefused,
+    challenge,
+    metadata_document,
+    metadata_paths,
+)
 from mcpkit.server._signals import wait_for_stop_signal
 
 __all__ = ["Authorize", "HttpOptions", "HttpRefusal", "answered", "guard", "origin_allowed", "serve_http"]
@@ -61,8 +70,14 @@ class HttpOptions:
     allowed_origins: tuple[str, ...] = ()
     """Origins allowed besides local ones, e.g. ``https://app.example.com`` (``*`` allows any)."""
     bearer_token: str | None = None
+    oauth: OAuthOptions | None = None
+    """Accept OAuth access tokens issued for this server instead of one fixed bearer token."""
     authorize: Authorize | None = None
     """A check of the server's own (a per-user API key, say), run after the Origin and token."""
+
+    def __post_init__(self) -> None:
+        if self.bearer_token and self.oauth is not None:
+            raise ValueError("a server takes either a fixed bearer token or OAuth, not both")
 
 
 def origin_allowed(origin: str | None, allowed: tuple[str, ...]) -> bool:
@@ -92,13 +107,64 @@ async def _refuse(send: Send, status: int, text: str, challenge: str | None = No
     await send({"type": "http.response.body", "body": body})
 
 
+async def _metadata(send: Send, document: bytes, method: str) -> None:
+    """The RFC 9728 document: public, so any origin may read it (browser clients discover the
+    authorization server from it before they have a token)."""
+    status = 204 if method == "OPTIONS" else 200
+    headers = [
+        (b"access-control-allow-origin", b"*"),
+        (b"access-control-allow-methods", b"GET, OPTIONS"),
+        (b"access-control-allow-headers", b"mcp-protocol-version"),
+        (b"cache-control", b"public, max-age=3600"),
+    ]
+    if status == 200:
+        headers.append((b"content-type", b"application/json"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": document if method == "GET" else b""})
+
+
+def _oauth_check(options: OAuthOptions) -> Callable[[Scope, str, Send], Awaitable[Scope | None]]:
+    """The OAuth check of one request: the scope with the SDK's user in it when its token is
+    accepted, else ``None`` once the 401/403 (or 503 when the authorization server cannot be
+    asked) is sent."""
+    verifier = OAuthVerifier(options)
+
+    async def check(scope: Scope, authorization: str, send: Send) -> Scope | None:
+        scheme, _, value = authorization.partition(" ")
+        if scheme.lower() != "bearer" or not value.strip():
+            await _refuse(
+                send,
+                401,
+                f"This server needs an OAuth access token (Authorization: Bearer TOKEN); see {options.metadata_url}",
+                challenge(options),
+            )
+            return None
+        try:
+            access = await verifier.check(value)
+        except TokenRefused as exc:
+            logger.info("refused a token: %s", exc)
+            answer = challenge(options, exc) if exc.status in (401, 403) else None
+            await _refuse(send, exc.status, f"Token refused: {exc}.", answer)
+            return None
+        return {**scope, "user": authenticated_user(access)}
+
+    return check
+
+
 def guard(app: App, options: HttpOptions) -> App:
     """``app`` behind the Origin check and, when configured, the bearer token and ``authorize``."""
     token = options.bearer_token.encode() if options.bearer_token else None
+    oauth = _oauth_check(options.oauth) if options.oauth is not None else None
+    well_known = metadata_paths(options.oauth) if options.oauth is not None else frozenset()
+    document = metadata_document(options.oauth) if options.oauth is not None else b""
 
     async def guarded(scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("type") != "http":
             await app(scope, receive, send)
+            return
+        method = str(scope.get("method", "GET"))
+        if scope.get("path") in well_known and method in ("GET", "HEAD", "OPTIONS"):
+            await _metadata(send, document, method)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         origin = headers.get("origin")
@@ -114,6 +180,11 @@ def guard(app: App, options: HttpOptions) -> App:
                     send, 401, "This server needs Authorization: Bearer TOKEN.", 'Bearer realm="mcp"'
                 )
                 return
+        if oauth is not None:
+            checked = await oauth(scope, headers.get("authorization", ""), send)
+            if checked is None:
+                return
+            scope = checked
         if options.authorize is not None:
             refusal = await options.authorize(headers)
             if refusal is not None:
