@@ -14,13 +14,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcpkit.archive.errors import ImportFormatError
 from mcpkit.archive.importers import bluesky_car
 from mcpkit.archive.importers.bluesky_car import restore_links
 from mcpkit.archive.posts import Post, post_key
+from tests.export_fixtures import Expected, one_line_refusal
 from tests.export_fixtures.bluesky import (
     DID,
-    Expected,
     Repository,
     build_blocks,
     cid_of,
@@ -30,23 +29,6 @@ from tests.export_fixtures.bluesky import (
     varint,
     write_car,
 )
-
-
-def _seen(post: Post) -> Expected:
-    return Expected(
-        post.kind,
-        post.source_id.removeprefix(f"at://{DID}/"),
-        post.content,
-        post.url,
-        post.reply_to,
-        post.thread_root,
-        post.quote_of,
-        post.repost_of,
-        post.content_warning,
-        post.lang,
-        post.timestamp,
-        tuple((m.type, m.path, m.url, m.alt) for m in post.media),
-    )
 
 
 def _read(path: Path, **options: Any) -> tuple[bluesky_car.BlueskyCarReader, list[Post]]:
@@ -59,7 +41,7 @@ def test_sample_repository_reads_as_a_person_expects(tmp_path: Path) -> None:
     path = write_car(tmp_path / "repo.car", repo)
     assert bluesky_car.sniff(path)
     reader, posts = _read(path)
-    assert [_seen(p) for p in posts] == expected
+    assert [Expected.of(p, f"at://{DID}/") for p in posts] == expected
     assert reader.account == DID and {p.account for p in posts} == {DID}
     assert {p.platform for p in posts} == {"bluesky"}
     assert all(p.post_id == post_key("bluesky", p.source_id) for p in posts)
@@ -108,11 +90,7 @@ def _commit(repo: Repository) -> bytes:
 
 
 def _one_line_refusal(path: Path) -> str:
-    with pytest.raises(ImportFormatError) as info:
-        _read(path)
-    message = str(info.value)
-    assert message and "\n" not in message
-    return message
+    return one_line_refusal(lambda: _read(path))
 
 
 def test_what_is_not_a_repository_car_is_refused_in_one_line(tmp_path: Path) -> None:

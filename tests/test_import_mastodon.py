@@ -19,10 +19,10 @@ from mcpkit.archive.importers import mastodon
 from mcpkit.archive.importers.html_text import html_to_text
 from mcpkit.archive.importers.mastodon import JsonCollection
 from mcpkit.archive.posts import Post, post_key
+from tests.export_fixtures import Expected, one_line_refusal
 from tests.export_fixtures.mastodon import (
     ACCOUNT,
     Archive,
-    Expected,
     actor,
     escape,
     hashtag_html,
@@ -46,22 +46,6 @@ def _write(tmp_path: Path, archive: Archive, packing: str) -> Path:
     return write_archive(path, archive, packing)
 
 
-def _seen(post: Post) -> Expected:
-    return Expected(
-        post.kind,
-        post.source_id,
-        post.content,
-        post.content_warning,
-        post.reply_to,
-        post.quote_of,
-        post.repost_of,
-        post.lang,
-        post.url,
-        post.timestamp,
-        tuple((m.type, m.path, m.url, m.alt) for m in post.media),
-    )
-
-
 def _read(path: Path) -> tuple[mastodon.MastodonReader, list[Post]]:
     reader = mastodon.open_reader(path)
     return reader, list(reader.records())
@@ -73,7 +57,7 @@ def test_sample_archive_reads_as_a_person_expects(tmp_path: Path, packing: str) 
     path = _write(tmp_path, archive, packing)
     assert mastodon.sniff(path)
     reader, posts = _read(path)
-    assert [_seen(p) for p in posts] == expected
+    assert [Expected.of(p) for p in posts] == expected
     assert reader.account == ACCOUNT
     assert {p.account for p in posts} == {ACCOUNT}
     assert {p.platform for p in posts} == {"mastodon"}
@@ -116,12 +100,7 @@ def test_an_empty_outbox_reads_no_records(tmp_path: Path) -> None:
 
 
 def _one_line_refusal(path: Path) -> str:
-    with pytest.raises(ImportFormatError) as info:
-        reader = mastodon.open_reader(path)
-        list(reader.records())
-    message = str(info.value)
-    assert "\n" not in message and message
-    return message
+    return one_line_refusal(lambda: list(mastodon.open_reader(path).records()))
 
 
 def test_what_is_not_a_mastodon_archive_is_refused_in_one_line(tmp_path: Path) -> None:

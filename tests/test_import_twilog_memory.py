@@ -19,7 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcpkit.archive.errors import ImportFormatError
-from mcpkit.archive.importers import import_csv, parse_twilog_csv, twilog_csv
+from mcpkit.archive.importers import import_csv, import_export, parse_twilog_csv, twilog_csv
+from mcpkit.archive.importers.base import TwilogCsvReader
 from mcpkit.archive.store import Store
 from tests.archive.helpers import csv_text, row
 from tests.archive_faces.conftest import cli
@@ -56,6 +57,17 @@ def test_a_mostly_junk_file_is_refused_and_nothing_written(tmp_path: Path) -> No
     assert "expected a Twilog CSV export" in message and "5,000 malformed records and 1 rows" in message
     assert "line 2: expected 5 fields, got 1" in message
     assert _posts(store) == 2  # the earlier import, and nothing of this one
+
+
+def test_the_import_command_refuses_a_mostly_junk_file_naming_it(tmp_path: Path) -> None:
+    """The import flow's Twilog reader refuses the same file in the same one line, led by the
+    file's name (the line said only 'expected a Twilog CSV export' before)."""
+    junk = _junk_export(tmp_path / "junk.csv.gz", 5000)
+    store = Store(tmp_path / "a.db")
+    with pytest.raises(ImportFormatError) as info:
+        import_export(TwilogCsvReader(junk), junk, store)
+    assert str(info.value).startswith(f"{junk}: expected a Twilog CSV export, found 5,000 malformed records")
+    assert _posts(store) == 0
 
 
 def test_junk_among_more_rows_is_imported_counted_and_sampled(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ link facets at UTF-8 byte offsets after emoji, a block no key links, blocks in s
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import random
 from dataclasses import dataclass, field
@@ -22,6 +23,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import libipld
+
+from tests.export_fixtures import Expected
 
 DID = "did:plc:abcdefghijklmnopqrstuvwx"
 OTHER = "did:plc:zyxwvutsrqponmlkjihgfedc"
@@ -200,20 +203,9 @@ REPOSTED = post_uri("3kreposted000", OTHER)
 QUOTED = post_uri("3kquoted00000", OTHER)
 
 
-@dataclass(frozen=True)
-class Expected:
-    kind: str
-    key: str
-    content: str = ""
-    url: str = ""
-    reply_to: str = ""
-    thread_root: str = ""
-    quote_of: str = ""
-    repost_of: str = ""
-    content_warning: str = ""
-    lang: str = ""
-    timestamp: str = "2024-03-01 12:00:00"
-    media: tuple[tuple[str, str, str, str], ...] = ()  # (type, path, url, alt)
+CREATED = "2024-03-01 12:00:00"
+"""When the sample's records were made (UTC)."""
+_expected = functools.partial(Expected, timestamp=CREATED)
 
 
 def sample_repository() -> tuple[Repository, list[Expected], dict[str, int]]:
@@ -285,10 +277,10 @@ def sample_repository() -> tuple[Repository, list[Expected], dict[str, int]]:
     page = f"https://bsky.app/profile/{DID}/post/"
     liked_page = f"https://bsky.app/profile/{OTHER}/post/3kliked00000a"
     expected = [
-        Expected("like", "app.bsky.feed.like/3klike000000a", url=liked_page),
-        Expected("like", "app.bsky.feed.like/3klike000000b", url=liked_page),
-        Expected("post", "app.bsky.feed.post/3kpost000000a", whole, f"{page}3kpost000000a", lang="en"),
-        Expected(
+        _expected("like", "app.bsky.feed.like/3klike000000a", url=liked_page),
+        _expected("like", "app.bsky.feed.like/3klike000000b", url=liked_page),
+        _expected("post", "app.bsky.feed.post/3kpost000000a", whole, f"{page}3kpost000000a", lang="en"),
+        _expected(
             "post",
             "app.bsky.feed.post/3kpost000000b",
             "a cat",
@@ -296,7 +288,7 @@ def sample_repository() -> tuple[Repository, list[Expected], dict[str, int]]:
             content_warning="graphic-media",
             media=(("image", "", picture, "a grey cat asleep"),),
         ),
-        Expected(
+        _expected(
             "reply",
             "app.bsky.feed.post/3kpost000000c",
             "replying to myself",
@@ -304,10 +296,10 @@ def sample_repository() -> tuple[Repository, list[Expected], dict[str, int]]:
             reply_to=post_uri("3kpost000000b"),
             thread_root=post_uri("3kpost000000a"),
         ),
-        Expected(
+        _expected(
             "quote", "app.bsky.feed.post/3kpost000000d", "look", f"{page}3kpost000000d", quote_of=QUOTED
         ),
-        Expected(
+        _expected(
             "quote",
             "app.bsky.feed.post/3kpost000000e",
             "quote with a picture",
@@ -315,7 +307,7 @@ def sample_repository() -> tuple[Repository, list[Expected], dict[str, int]]:
             quote_of=QUOTED,
             media=(("image", "", picture, ""),),
         ),
-        Expected(
+        _expected(
             "repost",
             "app.bsky.feed.repost/3krepost0000a",
             url=f"https://bsky.app/profile/{OTHER}/post/3kreposted000",

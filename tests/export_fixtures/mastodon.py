@@ -11,6 +11,7 @@ of the facts file, and what a person reading it expects to find.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import io
 import json
@@ -19,6 +20,8 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from tests.export_fixtures import Expected
 
 HOST = "example.social"
 USER = "alice"
@@ -232,21 +235,7 @@ BOOKMARKED = ["https://other.example/users/bob/statuses/901"]
 MEDIA_PATH = "media_attachments/files/110/000/001/original/cat.png"
 
 
-@dataclass(frozen=True)
-class Expected:
-    """One record a person expects from the sample, with the fields that matter."""
-
-    kind: str
-    source_id: str
-    content: str = ""
-    content_warning: str = ""
-    reply_to: str = ""
-    quote_of: str = ""
-    repost_of: str = ""
-    lang: str = ""
-    url: str = ""
-    timestamp: str = "2023-05-01 10:00:00"
-    media: tuple[tuple[str, str, str, str], ...] = ()  # (type, path, url, alt)
+_expected = functools.partial(Expected, timestamp="2023-05-01 10:00:00")
 
 
 def sample_archive() -> tuple[Archive, list[Expected], dict[str, int]]:
@@ -299,7 +288,7 @@ def sample_archive() -> tuple[Archive, list[Expected], dict[str, int]]:
         items, likes=list(LIKED), bookmarks=list(BOOKMARKED), media={MEDIA_PATH: b"\x89PNG fake"}
     )
     expected = [
-        Expected(
+        _expected(
             "post",
             status_uri(1),
             f"It's out: {LINK} by @bob #python\n\nsecond line one\nsecond line two & more",
@@ -307,7 +296,7 @@ def sample_archive() -> tuple[Archive, list[Expected], dict[str, int]]:
             url=f"https://{HOST}/@{USER}/1",
             timestamp="2023-05-01 10:00:00",
         ),
-        Expected(
+        _expected(
             "post",
             status_uri(2),
             "a picture",
@@ -317,17 +306,17 @@ def sample_archive() -> tuple[Archive, list[Expected], dict[str, int]]:
             timestamp="2023-05-01 10:30:00",
             media=(("image", MEDIA_PATH, "", "a grey cat asleep"),),
         ),
-        Expected(
+        _expected(
             "post", status_uri(3), "which one?\n\n- tea\n- coffee", lang="en", url=f"https://{HOST}/@{USER}/3"
         ),
-        Expected(
+        _expected(
             "reply",
             status_uri(4),
             "replying to myself",
             reply_to=status_uri(1),
             url=f"https://{HOST}/@{USER}/4",
         ),
-        Expected(
+        _expected(
             "quote",
             status_uri(5),
             "look at this",
@@ -335,17 +324,17 @@ def sample_archive() -> tuple[Archive, list[Expected], dict[str, int]]:
             lang="en",
             url=f"https://{HOST}/@{USER}/5",
         ),
-        Expected(
+        _expected(
             "repost",
             f"{status_uri(6)}/activity",
             repost_of=BOOSTED,
             url=BOOSTED,
             timestamp="2023-05-02 08:00:00",
         ),
-        Expected("post", status_uri(8), "for followers", lang="en", url=f"https://{HOST}/@{USER}/8"),
-        Expected("post", status_uri(9), "edited text", lang="en", url=f"https://{HOST}/@{USER}/9"),
-        *[Expected("like", uri, url=uri, timestamp="") for uri in LIKED],
-        *[Expected("bookmark", uri, url=uri, timestamp="") for uri in BOOKMARKED],
+        _expected("post", status_uri(8), "for followers", lang="en", url=f"https://{HOST}/@{USER}/8"),
+        _expected("post", status_uri(9), "edited text", lang="en", url=f"https://{HOST}/@{USER}/9"),
+        *[_expected("like", uri, url=uri, timestamp="") for uri in LIKED],
+        *[_expected("bookmark", uri, url=uri, timestamp="") for uri in BOOKMARKED],
     ]
     skipped = {"direct message": 1, "Create Article": 1}
     return archive, expected, skipped
