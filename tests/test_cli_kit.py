@@ -211,3 +211,19 @@ def test_the_log_level_is_read_by_the_cli_and_given_to_the_library(monkeypatch: 
         assert root.level == logging.ERROR
     finally:
         root.setLevel(before)
+
+
+@pytest.mark.parametrize("path", [("archive", "mcp"), ("gateway",), ("redmine", "mcp")])
+def test_every_http_face_takes_the_same_oauth_flags(path: tuple[str, ...]) -> None:
+    assert {"--oauth-issuer", "--oauth-resource", "--oauth-scope", "--oauth-client-id"} <= _flags(
+        _command(*path)
+    )
+
+
+def test_a_library_value_error_is_one_usage_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from mcpkit.cli_kit import usage_errors
+
+    with pytest.raises(typer.Exit) as exited, usage_errors():
+        raise ValueError("--oauth-issuer is for --transport http")
+    assert exited.value.exit_code == 2
+    assert capsys.readouterr().err == "error: --oauth-issuer is for --transport http\n"

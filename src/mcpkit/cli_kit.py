@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from enum import StrEnum
 from typing import Annotated, Any, NoReturn
 
@@ -25,11 +26,16 @@ import typer
 from mcpkit.log import ENV_LOG, setup_logging
 
 __all__ = [
+    "ENV_OAUTH_CLIENT_SECRET",
     "AllowOriginOpt",
     "HostOpt",
     "JsonOpt",
     "ListenPortOpt",
     "MaxMessageBytesOpt",
+    "OAuthClientIdOpt",
+    "OAuthIssuerOpt",
+    "OAuthResourceOpt",
+    "OAuthScopeOpt",
     "PortOpt",
     "TokenEnvOpt",
     "TraceFlagOpt",
@@ -44,6 +50,7 @@ __all__ = [
     "print_json",
     "token_from_env",
     "usage",
+    "usage_errors",
 ]
 
 # -- option types ---------------------------------------------------------------------------------
@@ -71,6 +78,31 @@ AllowOriginOpt = Annotated[
 TokenEnvOpt = Annotated[
     str | None,
     typer.Option("--token-env", help="Name of an environment variable holding the bearer token to require."),
+]
+OAuthIssuerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--oauth-issuer",
+        help="Accept OAuth access tokens from this authorization server (its issuer URL); HTTP only.",
+    ),
+]
+OAuthResourceOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--oauth-resource",
+        help="This server's public URL, the audience tokens must carry; default http://HOST:PORT/mcp.",
+    ),
+]
+OAuthScopeOpt = Annotated[
+    list[str] | None, typer.Option("--oauth-scope", help="A scope every token must hold (repeatable).")
+]
+OAuthClientIdOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--oauth-client-id",
+        help="This server's client at the authorization server, to introspect opaque tokens; "
+        "its secret in $MCPKIT_OAUTH_CLIENT_SECRET.",
+    ),
 ]
 TraceFlagOpt = Annotated[bool, typer.Option("--trace", help="Log every JSON-RPC message to stderr.")]
 TraceToOpt = Annotated[
@@ -138,3 +170,17 @@ def token_from_env(option: str, name: str | None, environ: Mapping[str, str] | N
 def logging_from_env(default: str = "warning") -> None:
     """Logging on stderr at ``$MCPKIT_LOG`` (else ``default``): the first line of a command."""
     setup_logging(log_level(default))
+
+
+ENV_OAUTH_CLIENT_SECRET = "MCPKIT_OAUTH_CLIENT_SECRET"
+"""The secret of ``--oauth-client-id`` (secrets never go in argv)."""
+
+
+@contextmanager
+def usage_errors() -> Iterator[None]:
+    """A ``ValueError`` inside (a library refusing what the flags asked for) is a usage error:
+    its message on stderr, exit 2, never a traceback or a server that starts open."""
+    try:
+        yield
+    except ValueError as exc:
+        usage(str(exc))

@@ -244,3 +244,27 @@ async def test_a_required_scope_missing_is_403(auth_server: AuthServer) -> None:
         assert 'error="insufficient_scope"' in refused.headers["www-authenticate"]
         assert "mcp:admin" in _one_line(refused)
         assert (await _list(url, auth_server.token(url, scope="mcp:tools mcp:admin"))).status_code == 200
+
+
+async def test_the_archive_mcp_cli_serves_as_a_protected_resource(
+    auth_server: AuthServer, tmp_path: Any
+) -> None:
+    """The ``--oauth-*`` flags end to end: ``mcpkit archive mcp`` over HTTP, its resource the bind's URL."""
+    import sys
+
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    argv = [sys.executable, "-m", "mcpkit", "archive", "mcp", "--db", str(tmp_path / "a.db"), "--create"]
+    argv += ["--transport", "http", "--port", str(port), "--oauth-issuer", auth_server.issuer]
+    process = subprocess.Popen(
+        argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    try:
+        await _wait_listening(port)
+        refused = await _list(url, auth_server.token("https://other.example/mcp"))
+        assert refused.status_code == 401 and "https://other.example/mcp" in _one_line(refused)
+        async with connect(url, headers={"Authorization": f"Bearer {auth_server.token(url)}"}) as session:
+            assert await session.list_tools()
+    finally:
+        process.terminate()
+        process.wait(timeout=20)

@@ -4,6 +4,7 @@ and the options' own checks (the flows themselves are in test_oauth.py, against 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -64,3 +65,26 @@ def test_options_refuse_what_cannot_work() -> None:
         OAuthOptions(issuer="https://as.example", resource="https://mcp.example/mcp", client_id="c")
     with pytest.raises(ValueError, match="not both"):
         HttpOptions(bearer_token="t", oauth=OPTIONS)
+
+
+def test_cli_flags_become_options_or_one_line_naming_the_flag() -> None:
+    bind = ("127.0.0.1", 8123, "/mcp")
+    assert OAuthOptions.from_flags(None, None, None, None, None, served=bind) is None
+    made = OAuthOptions.from_flags("https://as.example", None, ["mcp:tools"], None, None, served=bind)
+    assert made is not None and made.resource == "http://127.0.0.1:8123/mcp" and made.scopes == ("mcp:tools",)
+    made = OAuthOptions.from_flags(
+        "https://as.example", "https://mcp.example/mcp", None, "rs", "s", served=("0.0.0.0", 1, "/mcp")
+    )
+    assert made is not None and (made.client_id, made.client_secret) == ("rs", "s")
+    issuer = "https://as.example"
+    refused: list[tuple[tuple[Any, ...], dict[str, Any], str]] = [
+        ((None, "https://mcp.example/mcp", None, None, None), {"served": bind}, "need --oauth-issuer"),
+        ((issuer, None, None, None, None), {"served": None}, "--transport http"),
+        ((issuer, None, None, None, None), {"served": ("0.0.0.0", 1, "/mcp")}, "--oauth-resource"),
+        ((issuer, None, None, None, None), {"served": bind, "token": "t"}, "not both"),
+        ((issuer, None, None, "rs", None), {"served": bind}, "MCPKIT_OAUTH_CLIENT_SECRET"),
+        (("as.example", None, None, None, None), {"served": bind}, "no http"),
+    ]
+    for args, kwargs, why in refused:
+        with pytest.raises(ValueError, match=re.escape(why)):
+            OAuthOptions.from_flags(*args, **kwargs)

@@ -34,11 +34,16 @@ from mcpkit.archive.rpc.api_protocol import ArchiveAPIProtocol
 from mcpkit.archive.rpc.client import DEFAULT_URL, ENV_URL, RpcClient
 from mcpkit.archive.rpc.security import ENV_ORIGINS, ENV_TOKEN, SecurityConfigError, parse_origins
 from mcpkit.cli_kit import (
+    ENV_OAUTH_CLIENT_SECRET,
     AllowOriginOpt,
     HostOpt,
     JsonOpt,
     ListenPortOpt,
     MaxMessageBytesOpt,
+    OAuthClientIdOpt,
+    OAuthIssuerOpt,
+    OAuthResourceOpt,
+    OAuthScopeOpt,
     PortOpt,
     TokenEnvOpt,
     TraceFlagOpt,
@@ -50,6 +55,7 @@ from mcpkit.cli_kit import (
     logging_from_env,
     print_json,
     token_from_env,
+    usage_errors,
 )
 from mcpkit.errors import McpkitError, ValidationError
 from mcpkit.jsonrpc import error_fields
@@ -228,6 +234,14 @@ def import_cmd(
     db: DbOpt = None,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
     max_line_bytes: MaxLineOpt = DEFAULT_MAX_LINE_BYTES,
+    handle: Annotated[
+        str,
+        typer.Option(
+            "--handle",
+            help="The handle of a Bluesky CAR's account (alice.bsky.social): the CAR holds only its DID.",
+            show_default=False,
+        ),
+    ] = "",
     as_json: JsonOpt = False,
 ) -> None:
     """Import exports into one archive, each in one transaction; re-importing adds nothing twice."""
@@ -242,13 +256,15 @@ def import_cmd(
         formats = [(export, detect(export)) for export in paths]
     except McpkitError as exc:
         fail(f"import failed: {exc}")
+    if handle and not any(found.takes_handle for _, found in formats):
+        fail("import failed: --handle names the account of a Bluesky CAR, and none of the paths is one", 2)
     results: list[Any] = []
     failure: McpkitError | None = None
     existed = path.exists()
     with _opened_store(db, "import", create=True) as store, _import_progress() as bar:
         try:
             for export, found in formats:
-                reader = found.open(export, limits)
+                reader = found.open(export, limits, handle=handle)
                 task = bar.add_task(f"{export.name}", total=None, records=0)
 
                 def progress(records: int, done: int, total: int, task: Any = task) -> None:
@@ -1001,11 +1017,24 @@ def mcp_cmd(
     max_text_chars: TextCapOpt = DEFAULT_MAX_TEXT_CHARS,
     create: CreateOpt = False,
     websocket: OldMcpUrlOpt = None,
+    oauth_issuer: OAuthIssuerOpt = None,
+    oauth_resource: OAuthResourceOpt = None,
+    oauth_scope: OAuthScopeOpt = None,
+    oauth_client_id: OAuthClientIdOpt = None,
 ) -> None:
     """Run the MCP server: a thin wrapper over the archive server, or in-process with --db."""
     from mcpkit.archive.mcp import build_archive_mcp
-    from mcpkit.server import ServerOptions, serve
+    from mcpkit.server import OAuthOptions, ServerOptions, serve
 
+    with usage_errors():
+        oauth = OAuthOptions.from_flags(
+            oauth_issuer,
+            oauth_resource,
+            oauth_scope,
+            oauth_client_id,
+            env_value(ENV_OAUTH_CLIENT_SECRET),
+            served=(host, port, "/mcp") if transport == TransportChoice.http else None,
+        )
     url = url or websocket
     if url and db:
         fail("give --url or --db, not both", 2)
@@ -1017,7 +1046,7 @@ def mcp_cmd(
     else:
         url = _server_url(url)
         api = RpcClient(url, token=_token())
-    options = ServerOptions.from_environ(os.environ).with_http(host=host, port=port)
+    options = ServerOptions.from_environ(os.environ).with_http(host=host, port=port, oauth=oauth)
     serve(build_archive_mcp(api, websocket_url=url, options=options), transport.value)
 
 

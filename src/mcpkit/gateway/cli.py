@@ -16,17 +16,24 @@ import anyio.to_thread
 import typer
 
 from mcpkit.cli_kit import (
+    ENV_OAUTH_CLIENT_SECRET,
     AllowOriginOpt,
     HostOpt,
     JsonOpt,
+    OAuthClientIdOpt,
+    OAuthIssuerOpt,
+    OAuthResourceOpt,
+    OAuthScopeOpt,
     PortOpt,
     TokenEnvOpt,
     TransportChoice,
     TransportOpt,
+    env_value,
     logging_from_env,
     print_json,
     token_from_env,
     usage,
+    usage_errors,
 )
 from mcpkit.client import default_config_path
 from mcpkit.errors import ConfigError
@@ -91,6 +98,10 @@ def serve(
     port: PortOpt = 8000,
     allow_origin: AllowOriginOpt = None,
     token_env: TokenEnvOpt = None,
+    oauth_issuer: OAuthIssuerOpt = None,
+    oauth_resource: OAuthResourceOpt = None,
+    oauth_scope: OAuthScopeOpt = None,
+    oauth_client_id: OAuthClientIdOpt = None,
     status_file: StatusOpt = None,
 ) -> None:
     """Serve the configured servers as one MCP server (stdio, or HTTP with --transport http)."""
@@ -99,6 +110,18 @@ def serve(
     if profile != "auto":  # only a forced profile needs the profiles loaded before the start
         _check_profile(profile)
     token = token_from_env("--token-env", token_env)
+    from mcpkit.server import OAuthOptions
+
+    with usage_errors():
+        oauth = OAuthOptions.from_flags(
+            oauth_issuer,
+            oauth_resource,
+            oauth_scope,
+            oauth_client_id,
+            env_value(ENV_OAUTH_CLIENT_SECRET),
+            served=(host, port, "/mcp") if transport == TransportChoice.http else None,
+            token=token,
+        )
     logging_from_env()
     cfg = _config(config)
 
@@ -114,7 +137,13 @@ def serve(
             await run_stdio(gateway, status_file)
         else:
             await run_http(
-                gateway, host, port, origins=allow_origin or (), token=token, status_path=status_file
+                gateway,
+                host,
+                port,
+                origins=allow_origin or (),
+                token=token,
+                oauth=oauth,
+                status_path=status_file,
             )
 
     try:

@@ -22,7 +22,7 @@ from mcpkit.gateway.core import Gateway
 from mcpkit.gateway.http_front import fast_calls
 from mcpkit.gateway.status import StatusFile
 from mcpkit.gateway.stdio_front import StdioFastLane
-from mcpkit.server import HttpOptions, claimed_stdin, serve_http, wait_for_stop_signal
+from mcpkit.server import HttpOptions, OAuthOptions, claimed_stdin, serve_http, wait_for_stop_signal
 
 logger = logging.getLogger("mcpkit.gateway")
 
@@ -124,11 +124,13 @@ async def run_http(
     path: str = "/mcp",
     origins: Sequence[str] = (),
     token: str | None = None,
+    oauth: OAuthOptions | None = None,
     status_path: Path | None = None,
 ) -> None:
     """Serve stateless streamable HTTP: no session state, so replicas behind a balancer share nothing.
 
-    The server's HTTP runner refuses foreign Origins and, when a token is set, requests without it.
+    The server's HTTP runner refuses foreign Origins and, when a token is set, requests without it;
+    with ``oauth``, requests without an access token issued for this gateway (before its fast path).
     """
     async with anyio.create_task_group() as tg:
         await gateway.start(tg)
@@ -140,6 +142,7 @@ async def run_http(
             stateless=True,
             allowed_origins=tuple(origins),
             bearer_token=token,
+            oauth=oauth,
         )
         await serve_http(
             gateway.lowlevel(),

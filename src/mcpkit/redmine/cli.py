@@ -12,15 +12,22 @@ import anyio
 import typer
 
 from mcpkit.cli_kit import (
+    ENV_OAUTH_CLIENT_SECRET,
     AllowOriginOpt,
     HostOpt,
     JsonOpt,
+    OAuthClientIdOpt,
+    OAuthIssuerOpt,
+    OAuthResourceOpt,
+    OAuthScopeOpt,
     PortOpt,
     TransportChoice,
     TransportOpt,
+    env_value,
     fail,
     print_json,
     usage,
+    usage_errors,
 )
 from mcpkit.redmine.api import RedmineClient, RedmineError
 from mcpkit.redmine.config import RedmineConfig, RedmineConfigError
@@ -47,6 +54,10 @@ def mcp(
     host: HostOpt = "127.0.0.1",
     port: PortOpt = 8000,
     allow_origin: AllowOriginOpt = None,
+    oauth_issuer: OAuthIssuerOpt = None,
+    oauth_resource: OAuthResourceOpt = None,
+    oauth_scope: OAuthScopeOpt = None,
+    oauth_client_id: OAuthClientIdOpt = None,
 ) -> None:
     """Serve the Redmine tools over stdio (default) or streamable HTTP for a whole team.
 
@@ -57,12 +68,24 @@ def mcp(
     from mcpkit.server import ServerOptions, serve
 
     http = transport == TransportChoice.http
+    from mcpkit.server import OAuthOptions
+
+    with usage_errors():
+        oauth = OAuthOptions.from_flags(
+            oauth_issuer,
+            oauth_resource,
+            oauth_scope,
+            oauth_client_id,
+            env_value(ENV_OAUTH_CLIENT_SECRET),
+            served=(host, port, "/mcp") if http else None,
+        )
     config = _config(require_key=not http)
     options = ServerOptions.from_environ(os.environ).with_http(
         host=host,
         port=port,
         stateless=http,
         allowed_origins=tuple(allow_origin or ()),
+        oauth=oauth,
     )
     serve(build(config, options=options, team=http), transport.value)
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -83,6 +83,53 @@ class OAuthOptions:
                 raise ValueError(f"OAuth {label} {url!r} must not have a fragment")
         if bool(self.client_id) != bool(self.client_secret):
             raise ValueError("OAuth introspection needs both a client id and its secret")
+
+    @classmethod
+    def from_flags(
+        cls,
+        issuer: str | None,
+        resource: str | None,
+        scopes: Sequence[str] | None,
+        client_id: str | None,
+        client_secret: str | None,
+        *,
+        served: tuple[str, int, str] | None,
+        token: str | None = None,
+    ) -> OAuthOptions | None:
+        """The options a CLI's ``--oauth-*`` flags ask for, or ``None`` without ``--oauth-issuer``.
+
+        ``served`` is the HTTP bind (host, port, path), ``None`` when the command serves stdio.
+        The resource defaults to that bind's URL; a bind on every address has no such URL, so it
+        must be named. Every inconsistency is a ``ValueError`` naming the flags, never a server
+        that starts open.
+        """
+        if not issuer:
+            if resource or scopes or client_id:
+                raise ValueError("--oauth-resource, --oauth-scope and --oauth-client-id need --oauth-issuer")
+            return None
+        if served is None:
+            raise ValueError(
+                "--oauth-issuer is for --transport http (a stdio server is reached only by its parent)"
+            )
+        if token:
+            raise ValueError("give --token-env or --oauth-issuer, not both")
+        host, port, path = served
+        if resource is None:
+            if host in ("0.0.0.0", "::", "[::]", ""):
+                raise ValueError(
+                    f"--oauth-issuer with --host {host or '(any)'}: name this server's public URL with --oauth-resource"
+                )
+            shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
+            resource = f"http://{shown}:{port}{path}"
+        if client_id and not client_secret:
+            raise ValueError("--oauth-client-id needs its secret in $MCPKIT_OAUTH_CLIENT_SECRET")
+        return cls(
+            issuer=issuer,
+            resource=resource,
+            scopes=tuple(scopes or ()),
+            client_id=client_id,
+            client_secret=client_secret if client_id else None,
+        )
 
     @property
     def metadata_url(self) -> str:
