@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install the real third-party MCP servers the tests talk to, into .third-party/ (idempotent).
 #   .third-party/venv      PyPI mcp-server-time, mcp-server-fetch and mcp-server-git, in a venv of their own
-#   .third-party/node      npm @modelcontextprotocol/server-everything and server-filesystem
+#   .third-party/node      npm @modelcontextprotocol/server-everything and server-filesystem, and
+#                          oidc-provider (the authorization server tests/server/test_oauth.py starts)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 dest="$root/.third-party"
