@@ -28,9 +28,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mcpkit.archive.errors import ImportFormatError
-from mcpkit.archive.importers.base import ReadLimits, ReadSummary, TwilogCsvReader, kind_counts_text
+from mcpkit.archive.importers.base import (
+    DIRECT_MESSAGE,
+    EARLIER_VERSION,
+    ReadLimits,
+    ReadSummary,
+    TwilogCsvReader,
+    kind_counts_text,
+    skipped_text,
+)
 from mcpkit.archive.importers.detect import EXPECTED, detect
-from mcpkit.archive.importers.flow import import_export
+from mcpkit.archive.importers.flow import ExportResult, import_export
 from mcpkit.archive.posts import Media, Post, post_key
 from mcpkit.archive.query import parse_terms
 from mcpkit.archive.store import Store, merge_posts, normalized, read_posts
@@ -215,7 +223,7 @@ def test_posts_of_an_export_are_stored_whole_with_media_and_the_export_recorded(
         assert (result.new, result.updated, result.unchanged) == (3, 0, 0)
         assert result.line() == (
             "Mastodon archive of @alice@example.social: 1 post, 1 reply, 1 like; 3 new, 0 updated, 0 unchanged; "
-            "skipped: 2 records (Question)"
+            "skipped: 2 Question records"
         )
     finally:
         store.close()
@@ -466,6 +474,20 @@ def test_both_twilog_paths_give_a_csv_the_same_account(
     assert {r[1] for r in stored[0]} == {account} and len(stored[0]) == 3
 
 
+def test_the_summary_words_what_was_skipped_as_the_reader_named_it(tmp_path: Path) -> None:
+    """Leaving out on purpose (edited posts' earlier versions, direct messages) is said in
+    words, counted each; record types the export names are records of that type."""
+    skipped = Counter({EARLIER_VERSION: 3, DIRECT_MESSAGE: 2, "dmConversation": 1})
+    result = ExportResult(tmp_path / "x.zip", "x-archive", "@a", ReadSummary(Counter({"post": 1}), skipped))
+    assert result.line().endswith(
+        "; skipped: 3 earlier versions of edited posts, 2 direct messages, 1 dmConversation record"
+    )
+    one = Counter({EARLIER_VERSION: 1, "Question": 2})
+    assert skipped_text(one) == "2 Question records, 1 earlier version of an edited post"
+    many = Counter({f"type{i}": 1 for i in range(7)})
+    assert skipped_text(many).endswith("1 type4 record, ...")
+
+
 def test_kind_counts_text_lists_kinds_in_order() -> None:
     assert (
         kind_counts_text(Counter({"like": 3120, "post": 12408, "reply": 1}))
@@ -616,3 +638,88 @@ def test_ctrl_c_during_a_later_export_keeps_the_ones_before_it_in_a_new_archive(
         "error: import failed: interrupted after 1 of 2 exports; run it again for the rest"
     ]
     assert _rows(db, "SELECT count(*) FROM posts") == [(20,)]
+
+
+# -- probes: import through the command, count through the command, against the fixture's records
+
+
+def _probe(
+    tmp_path: Path, export: Path, phrase: str, *options: str
+) -> tuple[str, list[str], list[str], dict[str, Any]]:
+    """Import ``export`` with the command, then what ``text "PHRASE" --json`` finds by default
+    and with ``--kind all`` (as ids, each once), and ``stats --kind all --json``."""
+    db = str(tmp_path / "a.db")
+    done = cli("import", str(export), *options, "--db", db)
+    assert done.returncode == 0, done.stderr
+    found: dict[str, list[str]] = {}
+    for kinds in ([], ["--kind", "all"]):
+        answer = cli("text", f'"{phrase}"', *kinds, "--limit", "1000", "--db", db, "--json")
+        assert answer.returncode == 0, answer.stderr
+        ids = [post["id"] for post in json.loads(answer.stdout)]
+        assert len(ids) == len(set(ids))
+        found["all" if kinds else "authored"] = ids
+    stats = json.loads(cli("stats", "--kind", "all", "--db", db, "--json").stdout)
+    return done.stdout, found["authored"], found["all"], stats
+
+
+def test_a_mastodon_archive_probed_through_the_command_matches_its_own_records(tmp_path: Path) -> None:
+    from tests.export_fixtures.mastodon import large_archive, write_archive
+
+    archive = large_archive(400)
+    path = write_archive(tmp_path / "archive.tar.gz", archive, "tar.gz")
+    line, authored, every, stats = _probe(tmp_path, path, "Post 12")
+    # independently, from the fixture's own activities: the notes whose HTML holds the phrase
+    notes = [i for i in archive.items if i["type"] == "Create"]
+    boosts = [i for i in archive.items if i["type"] == "Announce"]
+    replies = [n for n in notes if n["object"]["inReplyTo"]]
+    holding = [n for n in notes if "Post 12" in n["object"]["content"]]
+    assert len(authored) == len(holding) == 7  # 120-129 but the likes (120, 121) and the boost (122)
+    assert sorted(authored) == sorted(n["object"]["id"] for n in holding)  # ids: the source ids
+    assert sorted(every) == sorted(authored)  # boosts and likes carry no text in the archive
+    assert stats["by_kind"] == {
+        "post": len(notes) - len(replies),
+        "reply": len(replies),
+        "repost": len(boosts),
+        "like": len(archive.likes),
+    }
+    assert line.startswith(
+        f"{path}: Mastodon archive of @alice@example.social: {len(notes) - len(replies)} posts"
+    )
+
+
+def test_a_bluesky_car_probed_through_the_command_matches_its_own_records(tmp_path: Path) -> None:
+    from tests.export_fixtures.bluesky import DID, large_repository, write_car
+
+    repo = large_repository(400)
+    path = write_car(tmp_path / "repo.car", repo)
+    line, authored, every, stats = _probe(tmp_path, path, "post 1", "--handle", "alice.example.com")
+    kinds = Counter(collection.rsplit(".", 1)[1] for collection, _ in repo.records)
+    posts = {key: record for key, record in repo.records.items() if key[0] == "app.bsky.feed.post"}
+    holding = [key for key, record in posts.items() if "post 1" in record["text"]]
+    replies = [key for key, record in posts.items() if "reply" in record]
+    assert len(authored) == len(holding) > 0
+    assert sorted(authored) == sorted(f"at://{DID}/{c}/{rkey}" for c, rkey in holding)
+    assert sorted(every) == sorted(authored)  # likes and reposts are URIs, without text
+    assert stats["by_kind"] == {
+        "post": kinds["post"] - len(replies),
+        "reply": len(replies),
+        "repost": kinds["repost"],
+        "like": kinds["like"],
+    }
+    assert line.startswith(f"{path}: Bluesky repository of @alice.example.com: ")
+    assert stats["by_account"] == {"@alice.example.com": len(repo.records)}
+
+
+def test_handle_is_refused_in_one_line_without_a_car_or_when_it_is_no_handle(tmp_path: Path) -> None:
+    from tests.export_fixtures.bluesky import large_repository, write_car
+
+    csv = write_csv(tmp_path / "t.csv", [row(1, "bob", "one")])
+    car = write_car(tmp_path / "repo.car", large_repository(3))
+    db = str(tmp_path / "a.db")
+    done = cli("import", str(csv), "--handle", "alice.example.com", "--db", db)
+    assert done.returncode == 2 and done.stderr.strip().splitlines() == [
+        "error: import failed: --handle names the account of a Bluesky CAR, and none of the paths is one"
+    ]
+    done = cli("import", str(car), "--handle", "not a handle", "--db", db)
+    assert done.returncode == 1 and "expected a Bluesky handle such as alice.bsky.social" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and not Path(db).exists()

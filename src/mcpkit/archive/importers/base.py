@@ -39,8 +39,11 @@ from mcpkit.archive.importers.export_file import ReadLimits, open_export
 from mcpkit.archive.posts import KINDS, Media, Post, log_type_of_kind, post_key, twilog_kind
 
 __all__ = [
+    "DIRECT_MESSAGE",
+    "EARLIER_VERSION",
     "FORMAT_NAMES",
     "MAX_SAMPLES",
+    "SKIPPED_IN_WORDS",
     "ExportReader",
     "ImportFormatError",
     "Progressive",
@@ -50,6 +53,7 @@ __all__ = [
     "TwilogCsvReader",
     "export_post",
     "kind_counts_text",
+    "skipped_text",
     "utc_timestamp",
 ]
 
@@ -141,6 +145,28 @@ def kind_counts_text(kinds: Counter[str]) -> str:
     parts = [f"{kinds[k]:,} {_PLURALS[k] if kinds[k] != 1 else k}" for k in KINDS if kinds.get(k)]
     parts += [f"{n:,} {k}" for k, n in sorted(kinds.items()) if k not in _PLURALS and n]
     return ", ".join(parts) if parts else "no records"
+
+
+DIRECT_MESSAGE = "direct message"
+EARLIER_VERSION = "earlier version of an edited post"
+SKIPPED_IN_WORDS: dict[str, str] = {
+    DIRECT_MESSAGE: "direct messages",
+    EARLIER_VERSION: "earlier versions of edited posts",
+}
+"""What readers leave out on purpose, named in words (singular -> plural); every other name in
+:attr:`ReadSummary.skipped` is a record type as the export names it."""
+
+
+def skipped_text(skipped: Counter[str], most: int = 5) -> str:
+    """``"3 earlier versions of edited posts, 2 direct messages, 1 dmConversation record"``: the
+    most frequent ``most`` names, each with its count, in words where the reader gave them."""
+    parts = []
+    for name, count in skipped.most_common(most):
+        if name in SKIPPED_IN_WORDS:
+            parts.append(f"{count:,} {SKIPPED_IN_WORDS[name] if count != 1 else name}")
+        else:
+            parts.append(f"{count:,} {name} record{'s' if count != 1 else ''}")
+    return ", ".join(parts) + (", ..." if len(skipped) > most else "")
 
 
 def utc_timestamp(value: Any) -> str:

@@ -42,6 +42,7 @@ account ``@alice.bsky.social``. Post URLs use the DID, which never changes.
 from __future__ import annotations
 
 import hashlib
+import re
 from array import array
 from collections.abc import Iterator
 from pathlib import Path
@@ -71,6 +72,11 @@ MAX_DEPTH = 64
 SCAN_CHUNK = 1 << 20
 """Bytes read at a time while the blocks are indexed."""
 _SNIFF_BYTES = 4096
+_HANDLE = re.compile(
+    r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+)
+"""A handle is a domain name (atproto's handle syntax: labels of letters, digits and hyphens,
+at least two, the last not starting with a digit)."""
 _SHA256 = 0x12
 
 
@@ -422,6 +428,11 @@ class BlueskyCarReader:
             self._blocks.close()
             raise
         self.handle = handle.strip().removeprefix("@")
+        if self.handle and _HANDLE.fullmatch(self.handle) is None:
+            self._blocks.close()
+            raise ImportFormatError(
+                f"{self.path}: expected a Bluesky handle such as alice.bsky.social, found {handle[:60]!r}"
+            )
         self.account = f"@{self.handle}" if self.handle else self.did
         self._user = self.handle or self.did
         self._summary = ReadSummary()

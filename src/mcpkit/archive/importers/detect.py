@@ -32,6 +32,7 @@ class Format:
 
     name: str
     module: str  # a module with sniff(path) and open_reader(path, limits); "" for the Twilog CSV
+    takes_handle: bool = False  # open_reader takes handle= (the export does not name its account)
 
     def _load(self) -> Any | None:
         try:
@@ -47,22 +48,26 @@ class Format:
         module = self._load()
         return module is not None and bool(module.sniff(path))
 
-    def open(self, path: Path, limits: ReadLimits) -> ExportReader:
-        """The format's reader on ``path``; a file that cannot be read is one line too."""
+    def open(self, path: Path, limits: ReadLimits, *, handle: str = "") -> ExportReader:
+        """The format's reader on ``path``; a file that cannot be read is one line too.
+        ``handle`` names the account of a Bluesky CAR (which holds only its DID); the other
+        formats name their account themselves and ignore it."""
         try:
             if not self.module:
                 return TwilogCsvReader(path, limits)
             module = self._load()
             if module is None:
                 raise ImportFormatError(f"{path}: this mcpkit cannot read {self.name} exports")
-            opener: Callable[[Path, ReadLimits], ExportReader] = module.open_reader
-            return opener(path, limits)
+            opener: Callable[..., ExportReader] = module.open_reader
+            return (
+                opener(path, limits, handle=handle) if handle and self.takes_handle else opener(path, limits)
+            )
         except OSError as exc:
             raise ImportFormatError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
 
 
 FORMATS: tuple[Format, ...] = (
-    Format("bluesky-car", "mcpkit.archive.importers.bluesky_car"),
+    Format("bluesky-car", "mcpkit.archive.importers.bluesky_car", takes_handle=True),
     Format("x-archive", "mcpkit.archive.importers.x_archive"),
     Format("mastodon", "mcpkit.archive.importers.mastodon"),
     Format("twilog-csv", ""),

@@ -41,6 +41,7 @@ from mcpkit.archive.importers.base import (
     ReadSummary,
     RowReader,
     kind_counts_text,
+    skipped_text,
 )
 from mcpkit.archive.importers.pipeline import PostTally, no_cyclic_gc, produced
 from mcpkit.archive.posts import Post
@@ -107,9 +108,9 @@ class ExportResult:
 
     def line(self) -> str:
         """``X archive of @name: 12,408 posts, 3,120 likes; 12,000 new, 400 updated, 3,128
-        unchanged; skipped: 3 records (dmConversation)``: what the export held, what the
-        archive made of it, and what was left out by the reader (record types it does not
-        import, such as unknown ones or direct messages, named as the export names them)."""
+        unchanged; skipped: 3 earlier versions of edited posts, 1 dmConversation record``:
+        what the export held, what the archive made of it, and what the reader left out
+        (:func:`~.base.skipped_text`: in its words, or record types as the export names them)."""
         name = FORMAT_NAMES.get(self.format, self.format)
         head = f"{name} of {self.account}" if self.account else name
         text = (
@@ -119,12 +120,8 @@ class ExportResult:
         repeats = self.read.records - self.posts
         if repeats > 0:
             text += f"; {repeats:,} record{'s' if repeats != 1 else ''} repeating a post"
-        skipped = self.read.skipped
-        if skipped:
-            total = sum(skipped.values())
-            names = ", ".join(name for name, _ in skipped.most_common(5))
-            more = ", ..." if len(skipped) > 5 else ""
-            text += f"; skipped: {total:,} record{'s' if total != 1 else ''} ({names}{more})"
+        if self.read.skipped:
+            text += f"; skipped: {skipped_text(self.read.skipped)}"
         if self.read.malformed:
             sample = f" ({self.read.samples[0]})" if self.read.samples else ""
             text += f"; malformed: {self.read.malformed:,}{sample}"

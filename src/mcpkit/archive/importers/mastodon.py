@@ -54,7 +54,7 @@ from typing import IO, Any, cast
 from urllib.parse import urlsplit
 
 from mcpkit.archive.errors import ImportFormatError
-from mcpkit.archive.importers.base import ReadLimits, ReadSummary, export_post, utc_timestamp
+from mcpkit.archive.importers.base import DIRECT_MESSAGE, ReadLimits, ReadSummary, export_post, utc_timestamp
 from mcpkit.archive.importers.html_text import html_to_text
 from mcpkit.archive.importers.json_stream import JsonCursor, JsonInvalid, JsonTooLong, JsonTruncated
 from mcpkit.archive.posts import Media, Post
@@ -573,7 +573,7 @@ class MastodonReader:
         if not source_id:
             return "a Note without an id"
         if is_direct(obj, item):
-            self._summary.skipped["direct message"] += 1
+            self._summary.skipped[DIRECT_MESSAGE] += 1
             return None
         text, lang = _content(obj)
         reply_to = _uri(obj.get("inReplyTo"))

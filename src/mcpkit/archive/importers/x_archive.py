@@ -46,7 +46,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mcpkit.archive.errors import ImportFormatError
-from mcpkit.archive.importers.base import ReadLimits, ReadSummary, export_post, utc_timestamp
+from mcpkit.archive.importers.base import EARLIER_VERSION, ReadLimits, ReadSummary, export_post, utc_timestamp
 from mcpkit.archive.importers.json_stream import JsonCursor, JsonStreamError, JsonTooLong, JsonTruncated
 from mcpkit.archive.posts import Media, Post, user_from_url
 
@@ -674,7 +674,7 @@ class XArchiveReader:
             self._summary.add_malformed(f"{name} item {number}: {post}")
             return None
         if post.source_id in self._superseded:
-            self._summary.skipped["earlier version of an edited post"] += 1
+            self._summary.skipped[EARLIER_VERSION] += 1
             return None
         return post
 
