@@ -723,3 +723,29 @@ def test_handle_is_refused_in_one_line_without_a_car_or_when_it_is_no_handle(tmp
     done = cli("import", str(car), "--handle", "not a handle", "--db", db)
     assert done.returncode == 1 and "expected a Bluesky handle such as alice.bsky.social" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and not Path(db).exists()
+
+
+def test_a_mapped_reader_sees_every_import_as_the_file_grows(tmp_path: Path) -> None:
+    """Read connections map the database file (PRAGMA mmap_size): a reader opened on a small
+    archive still reads every row and text of later imports, checkpointed into the file or not."""
+    from mcpkit.archive.importers import import_csv
+    from mcpkit.archive.store._store import READ_MMAP_BYTES
+
+    store = Store(tmp_path / "a.db")
+    try:
+        reader = store.reader
+        assert reader.execute("PRAGMA mmap_size").fetchone()[0] == READ_MMAP_BYTES
+        total = 0
+        for part in range(4):
+            rows = [
+                row(part * 5000 + i, "bob", f"part {part} post {i} " + "text " * 40) for i in range(1, 5001)
+            ]
+            import_csv(write_csv(tmp_path / f"{part}.csv", rows), store)
+            total += len(rows)
+            if part % 2:
+                store._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            assert reader.execute("SELECT count(*) FROM posts").fetchone()[0] == total
+            last = reader.execute("SELECT content FROM posts WHERE post_id = ?", (part * 5000 + 5000,))
+            assert last.fetchone()[0].startswith(f"part {part} post 5000 ")
+    finally:
+        store.close()

@@ -3,7 +3,8 @@
 Why this shape:
 
 * WAL journal: one writer at a time (``BEGIN IMMEDIATE``), readers never blocked. Each thread
-  gets its own read connection, so searches from worker threads run concurrently.
+  gets its own read connection, so searches from worker threads run concurrently; read
+  connections map the file (:data:`READ_MMAP_BYTES`).
 * A ``generation`` counter bumps on every write so caches (user counts, filter arrays) know
   when they are stale without rescanning.
 * Reads are :class:`~mcpkit.archive.store._queries.StoreQueries`; bulk post writes are
@@ -35,7 +36,20 @@ from mcpkit.archive.store._writer import (
     fts_config,
 )
 
-__all__ = ["Store"]
+__all__ = ["READ_MMAP_BYTES", "Store"]
+
+READ_MMAP_BYTES = 1 << 30
+"""How much of the database file each read connection maps into memory (``PRAGMA mmap_size``).
+
+A read then takes its pages from the OS page cache in place, without a ``pread`` and a copy
+into SQLite's own 2 MB cache per page: rows read in random order, as a page of search hits or
+the text index's re-checks read them, cost about a third less (1M posts, 338 MB: 3.1-3.7 µs
+a row down to 2.3-2.5 µs for rows fetched 200 at a time by id; point reads one statement at a
+time, where Python's call dominates, 8.8-10.8 µs down to 8.4-8.7 µs; full scans unchanged).
+SQLite supports it beside WAL (the WAL itself is read as before) and falls back to plain reads
+where the file cannot be mapped. The writer keeps plain reads: only readers gain, and a write
+transaction's pages are in SQLite's cache anyway. The mapped pages count in the process's RSS
+while they are in the page cache (they are the page cache, shared and reclaimable)."""
 
 
 class Store(StoreQueries):
@@ -79,6 +93,7 @@ class Store(StoreQueries):
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
             conn = self._connect()
+            conn.execute(f"PRAGMA mmap_size={READ_MMAP_BYTES}")
             self._local.conn = conn
         return conn
 
