@@ -565,26 +565,37 @@ def test_on_a_terminal_a_progress_bar_counts_records(tmp_path: Path) -> None:
 # -- interrupted and resumed -------------------------------------------------------------------
 
 
-def test_a_killed_import_resumes_with_nothing_lost_or_duplicated(tmp_path: Path) -> None:
-    """Kill a real `mcpkit archive import` while it writes its second export, then run it again:
-    the first export was kept, nothing of the second was, and the rerun completes the archive to
-    exactly what one uninterrupted run gives."""
-    small = write_csv(tmp_path / "small.csv", [row(n, "bob", f"small {n}") for n in range(1, 51)])
+def _small_then_big(tmp_path: Path, posts: int, db: Path) -> tuple[Path, Path, list[str]]:
+    """A Twilog CSV of ``posts`` posts, one of 60,000, and the real command importing both."""
+    small = write_csv(tmp_path / "small.csv", [row(n, "bob", f"small {n}") for n in range(1, posts + 1)])
     big = tmp_path / "big.csv"
     big.write_text(
         csv_text([row(n, "bob", f"big post number {n} " + "words " * 20) for n in range(1000, 61000)])
     )
-    db = tmp_path / "a.db"
-    command = [sys.executable, "-m", "mcpkit", "archive", "import", str(small), str(big), "--db", str(db)]
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert child.stdout is not None
-    first = child.stdout.readline()  # printed once the first export is committed
-    child.send_signal(signal.SIGKILL)
-    child.wait()
-    assert first.startswith(f"{small}: Twilog CSV of @bob: 50 posts;"), first + (
-        child.stderr.read() if child.stderr else ""
+    return (
+        small,
+        big,
+        [sys.executable, "-m", "mcpkit", "archive", "import", str(small), str(big), "--db", str(db)],
     )
-    rest = child.stdout.read()
+
+
+def _started(command: list[str]) -> tuple[subprocess.Popen[str], str]:
+    """The command running, and the first line it printed."""
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert child.stdout is not None and child.stderr is not None
+    return child, child.stdout.readline()
+
+
+def test_a_killed_import_resumes_with_nothing_lost_or_duplicated(tmp_path: Path) -> None:
+    """Kill a real `mcpkit archive import` while it writes its second export, then run it again:
+    the first export was kept, nothing of the second was, and the rerun completes the archive to
+    exactly what one uninterrupted run gives."""
+    db = tmp_path / "a.db"
+    small, big, command = _small_then_big(tmp_path, 50, db)
+    child, first = _started(command)  # the first line is printed once the first export is committed
+    child.send_signal(signal.SIGKILL)
+    rest, errors = child.communicate()
+    assert first.startswith(f"{small}: Twilog CSV of @bob: 50 posts;"), first + errors
     assert str(big) not in rest  # killed before the second export committed
     assert _rows(db, "SELECT count(*) FROM posts") == [(50,)]  # all of the first, none of the second
 
@@ -620,16 +631,9 @@ def test_the_command_names_a_few_malformed_records(tmp_path: Path) -> None:
 def test_ctrl_c_during_a_later_export_keeps_the_ones_before_it_in_a_new_archive(tmp_path: Path) -> None:
     """Ctrl-C (SIGINT) while the second export is written: one line, exit 1, the new archive
     kept with the first export, nothing of the second."""
-    small = write_csv(tmp_path / "small.csv", [row(n, "bob", f"small {n}") for n in range(1, 21)])
-    big = tmp_path / "big.csv"
-    big.write_text(
-        csv_text([row(n, "bob", f"big post number {n} " + "words " * 20) for n in range(1000, 61000)])
-    )
     db = tmp_path / "new.db"
-    command = [sys.executable, "-m", "mcpkit", "archive", "import", str(small), str(big), "--db", str(db)]
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert child.stdout is not None and child.stderr is not None
-    first = child.stdout.readline()
+    small, big, command = _small_then_big(tmp_path, 20, db)
+    child, first = _started(command)
     child.send_signal(signal.SIGINT)
     rest, errors = child.communicate()
     assert first.startswith(f"{small}: Twilog CSV of @bob: 20 posts;"), first + errors

@@ -28,7 +28,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mcpkit.archive.api import ArchiveAPI
-from mcpkit.archive.posts import Media, Post, post_key
+from mcpkit.archive.posts import Media, Post, log_type_of_kind, post_key
 from mcpkit.archive.rpc.security import SecurityConfigError
 from mcpkit.archive.store import Store
 from mcpkit.archive.web.access import WebAccess
@@ -59,123 +59,69 @@ def masto(n: int) -> str:
     return f"https://example.social/users/kenji/statuses/{n}"
 
 
+def tweet(
+    post_id: int, timestamp: str, content: str, kind: str = "post", user: str = "alice", **fields: Any
+) -> Post:
+    """A record of @alice's X archive: her posts, or a post of ``user``'s she liked."""
+    return Post(
+        post_id,
+        user,
+        timestamp,
+        f"https://x.com/{user}/status/{post_id}",
+        content,
+        log_type_of_kind(kind),
+        platform="x",
+        kind=kind,
+        source_id=str(post_id),
+        account="@alice",
+        **fields,
+    )
+
+
 def sample_posts() -> list[Post]:
     """An X account and a Mastodon account: posts over three years, a self-thread with a
     picture, a quote, likes, hostile text and Japanese."""
-    posts: list[Post] = []
-    for i in range(40):
-        year = 2022 + i % 3
-        month = 1 + i % 12
-        posts.append(
-            Post(
-                post_id=1000 + i,
-                user="alice",
-                timestamp=f"{year}-{month:02d}-{1 + i % 27:02d} 10:{i:02d}:00",
-                url=f"https://x.com/alice/status/{1000 + i}",
-                content=f"coffee note number {i}" if i % 2 else f"green tea diary {i}",
-                log_type=1,
-                platform="x",
-                kind="post",
-                source_id=str(1000 + i),
-                account="@alice",
-                lang="en",
-            )
+    posts = [
+        tweet(
+            1000 + i,
+            f"{2022 + i % 3}-{1 + i % 12:02d}-{1 + i % 27:02d} 10:{i:02d}:00",
+            f"coffee note number {i}" if i % 2 else f"green tea diary {i}",
+            lang="en",
         )
-    posts.append(
-        Post(
+        for i in range(40)
+    ]
+    picture = Media("image", "data/tweets_media/2001-kyoto.png", "", "Red torii gates in the rain")
+    posts += [
+        tweet(
             2001,
-            "alice",
             "2023-07-01 09:00:00",
-            "https://x.com/alice/status/2001",
             "A walk in Kyoto, part 1 of 3",
-            1,
-            platform="x",
-            kind="post",
-            source_id="2001",
-            account="@alice",
             thread_root="2001",
             lang="en",
-            media=(Media("image", "data/tweets_media/2001-kyoto.png", "", "Red torii gates in the rain"),),
-        )
-    )
-    posts.append(
-        Post(
+            media=(picture,),
+        ),
+        tweet(
             2002,
-            "alice",
             "2023-07-01 09:05:00",
-            "https://x.com/alice/status/2002",
             "part 2: the moss garden",
-            1,
-            platform="x",
-            kind="reply",
-            source_id="2002",
-            account="@alice",
+            "reply",
             reply_to="2001",
             thread_root="2001",
             lang="en",
-        )
-    )
-    posts.append(
-        Post(
+        ),
+        tweet(
             2003,
-            "alice",
             "2023-07-01 09:10:00",
-            "https://x.com/alice/status/2003",
             "part 3: matcha to finish",
-            1,
-            platform="x",
-            kind="reply",
-            source_id="2003",
-            account="@alice",
+            "reply",
             reply_to="2002",
             thread_root="2001",
             lang="en",
-        )
-    )
-    posts.append(
-        Post(
-            2004,
-            "alice",
-            "2023-08-02 12:00:00",
-            "https://x.com/alice/status/2004",
-            "This thread still holds up",
-            1,
-            platform="x",
-            kind="quote",
-            source_id="2004",
-            account="@alice",
-            quote_of="2001",
-            lang="en",
-        )
-    )
-    posts.append(
-        Post(
-            2005,
-            "alice",
-            TODAY + " 08:00:00",
-            "https://x.com/alice/status/2005",
-            HOSTILE,
-            1,
-            platform="x",
-            kind="post",
-            source_id="2005",
-            account="@alice",
-        )
-    )
-    posts.append(
-        Post(
-            3001,
-            "bob",
-            "2023-03-03 03:03:03",
-            "https://x.com/bob/status/3001",
-            "liked: coffee beans from Kenya",
-            2,
-            platform="x",
-            kind="like",
-            source_id="3001",
-            account="@alice",
-        )
-    )
+        ),
+        tweet(2004, "2023-08-02 12:00:00", "This thread still holds up", "quote", quote_of="2001", lang="en"),
+        tweet(2005, TODAY + " 08:00:00", HOSTILE),
+        tweet(3001, "2023-03-03 03:03:03", "liked: coffee beans from Kenya", "like", user="bob"),
+    ]
     for i in range(6):
         source = masto(100 + i)
         posts.append(

@@ -24,6 +24,7 @@ from mcpkit.archive.store import Store
 from mcpkit.archive.web import text_index
 from mcpkit.archive.web.queries import Columns, FacetIndex, Filters
 from mcpkit.archive.web.text_index import TextSearch
+from mcpkit.archive.web.views import Views
 
 # letters whose folding is not one character for one (İ), depends on context (Σ), or is CJK
 ALPHABET = "abAB猫東京ねこ İΣσς-"
@@ -159,17 +160,11 @@ def test_a_set_no_larger_than_the_sample_is_counted_exactly(monkeypatch: pytest.
         assert not page.approximate and page.total == 20  # ...but 40 posts fit the sample
 
 
-def test_semantic_search_ranks_under_the_pages_filters(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The API ranks the closest posts under the page's kind, platform, account and media
-    filters, so the page shows as many as it asked for and its counts say what they count."""
-    import anyio
-
+@contextmanager
+def embedded_views(tmp_path: Path) -> Iterator[Views]:
+    """The web app's views over the web tests' sample archive, every post embedded."""
     from mcpkit.archive.api import ArchiveAPI
     from mcpkit.archive.embedding import embed_missing
-    from mcpkit.archive.web import views as views_module
-    from mcpkit.archive.web.views import Views, parse_state
     from tests.archive.helpers import HashEmbedder
     from tests.test_archive_web import build_archive
 
@@ -178,7 +173,22 @@ def test_semantic_search_ranks_under_the_pages_filters(
     api = ArchiveAPI.open(db, embedder=embedder)
     try:
         embed_missing(api.engine.store, "content", embedder)
-        views = Views(api)
+        yield Views(api)
+    finally:
+        api.close()
+
+
+def test_semantic_search_ranks_under_the_pages_filters(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The API ranks the closest posts under the page's kind, platform, account and media
+    filters, so the page shows as many as it asked for and its counts say what they count."""
+    import anyio
+
+    from mcpkit.archive.web import views as views_module
+    from mcpkit.archive.web.views import parse_state
+
+    with embedded_views(tmp_path) as views:
         monkeypatch.setattr(views_module, "SEMANTIC_TOP", 3)  # 51 posts, 6 of them on Mastodon
         state = parse_state(
             {"q": ["cats in tokyo"], "mode": ["semantic"], "platform": ["mastodon"], "weak": ["1"]}
@@ -189,8 +199,6 @@ def test_semantic_search_ranks_under_the_pages_filters(
             "mastodon": 3
         }
         assert "closest in meaning" in data["facet_note"]
-    finally:
-        api.close()
 
 
 def test_media_found_in_the_export_that_holds_it(tmp_path: Path) -> None:
@@ -221,27 +229,17 @@ def test_hybrid_mode_and_the_apis_match_verdict(tmp_path: Path, monkeypatch: pyt
     import anyio
 
     from mcpkit.archive import ranking
-    from mcpkit.archive.api import ArchiveAPI
-    from mcpkit.archive.embedding import embed_missing
-    from mcpkit.archive.web.views import Views, parse_state, text_modes
+    from mcpkit.archive.web.views import parse_state, text_modes
     from tests.archive.helpers import HashEmbedder
-    from tests.test_archive_web import build_archive
 
     assert "hybrid" in text_modes()
-    db, _ = build_archive(tmp_path)
-    embedder = HashEmbedder()
-    api = ArchiveAPI.open(db, embedder=embedder)
-    try:
-        embed_missing(api.engine.store, "content", embedder)
-        views = Views(api)
+    with embedded_views(tmp_path) as views:
         shown = anyio.run(
             views.search, parse_state({"q": ["coffee note"], "mode": ["hybrid"], "weak": ["1"]})
         )
         assert shown["results"] and all(p["match"] is None for p in shown["results"])  # uncalibrated
         assert "coffee" in shown["results"][0]["content"]  # the text side of the fusion
-        strict = ranking.Calibration(model=embedder.name, similarity=2.0, coverage=2.0)
+        strict = ranking.Calibration(model=HashEmbedder().name, similarity=2.0, coverage=2.0)
         monkeypatch.setattr(ranking, "calibration_for", lambda model: strict)
         data = anyio.run(views.search, parse_state({"q": ["coffee note"], "mode": ["hybrid"]}))
         assert data["no_good_match"] and data["results"] == [] and "threshold" in data["message"]
-    finally:
-        api.close()

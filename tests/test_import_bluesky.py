@@ -5,7 +5,6 @@ property tests of the tree walk and of link facets at arbitrary UTF-8 offsets.""
 from __future__ import annotations
 
 import tracemalloc
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ from hypothesis import strategies as st
 from mcpkit.archive.importers import bluesky_car
 from mcpkit.archive.importers.bluesky_car import restore_links
 from mcpkit.archive.posts import Post, post_key
-from tests.export_fixtures import Expected, one_line_refusal
+from tests.export_fixtures import Expected, one_line_refusal, other_exports
 from tests.export_fixtures.bluesky import (
     DID,
     Repository,
@@ -94,17 +93,12 @@ def _one_line_refusal(path: Path) -> str:
 
 
 def test_what_is_not_a_repository_car_is_refused_in_one_line(tmp_path: Path) -> None:
-    csv = tmp_path / "export.csv"
-    csv.write_text('"1","https://x.com/a/status/1","2024-01-01 00:00:00","hi","1"\n')
-    packed = tmp_path / "x.zip"
-    with zipfile.ZipFile(packed, "w") as archive:
-        archive.writestr("data/tweets.js", "window.YTD.tweets.part0 = []")
     empty = tmp_path / "empty.car"
     empty.write_bytes(b"")
     v2 = tmp_path / "v2.car"
     header = libipld.encode_dag_cbor({"version": 2})
     v2.write_bytes(varint(len(header)) + header + bytes(40))
-    for path in (csv, packed, empty):
+    for path in (*other_exports(tmp_path), empty):
         assert not bluesky_car.sniff(path)
         assert "expected" in _one_line_refusal(path) or "cut short" in _one_line_refusal(path)
     assert not bluesky_car.sniff(v2)

@@ -7,7 +7,6 @@ import gzip
 import io
 import json
 import tracemalloc
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ from mcpkit.archive.importers import mastodon
 from mcpkit.archive.importers.html_text import html_to_text
 from mcpkit.archive.importers.mastodon import JsonCollection
 from mcpkit.archive.posts import Post, post_key
-from tests.export_fixtures import Expected, one_line_refusal
+from tests.export_fixtures import Expected, one_line_refusal, other_exports
 from tests.export_fixtures.mastodon import (
     ACCOUNT,
     Archive,
@@ -35,6 +34,7 @@ from tests.export_fixtures.mastodon import (
     tar_bytes,
     write_archive,
 )
+from tests.test_import_json_stream import JSON_VALUE
 
 PACKINGS = ["tar.gz", "zip", "dir"]
 
@@ -104,16 +104,11 @@ def _one_line_refusal(path: Path) -> str:
 
 
 def test_what_is_not_a_mastodon_archive_is_refused_in_one_line(tmp_path: Path) -> None:
-    csv = tmp_path / "export.csv"
-    csv.write_text('"1","https://x.com/a/status/1","2024-01-01 00:00:00","hi","1"\n')
-    x_zip = tmp_path / "x.zip"
-    with zipfile.ZipFile(x_zip, "w") as packed:
-        packed.writestr("data/tweets.js", "window.YTD.tweets.part0 = []")
     other_tar = tmp_path / "other.tar.gz"
     other_tar.write_bytes(gzip.compress(tar_bytes([("notes.txt", b"hello")])))
     empty = tmp_path / "empty"
     empty.mkdir()
-    for path in (csv, x_zip, other_tar, empty, tmp_path / "missing.tar.gz"):
+    for path in (*other_exports(tmp_path), other_tar, empty, tmp_path / "missing.tar.gz"):
         assert not mastodon.sniff(path)
         message = _one_line_refusal(path)
         assert "expected a Mastodon archive" in message or "no such file" in message
@@ -243,16 +238,6 @@ def test_the_fast_tokenizer_reads_as_html_parser_does(html: str) -> None:
 
 
 # -- the streamed collection ----------------------------------------------------------------------
-
-JSON_VALUE = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-(10**20), 10**20)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4),
-    max_leaves=12,
-)
 
 
 @settings(max_examples=200, deadline=None)

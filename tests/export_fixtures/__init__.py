@@ -7,8 +7,10 @@ without shipping anyone's data.
 
 from __future__ import annotations
 
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from mcpkit.archive.errors import ImportFormatError
 from mcpkit.archive.posts import Post
@@ -50,6 +52,17 @@ class Expected:
             post.timestamp,
             tuple((m.type, m.path, m.url, m.alt) for m in post.media),
         )
+
+
+def other_exports(folder: Path) -> list[Path]:
+    """A Twilog CSV and an X archive zip in ``folder``: exports of other formats, which a
+    reader of a third must refuse."""
+    csv = folder / "export.csv"
+    csv.write_text('"1","https://x.com/a/status/1","2024-01-01 00:00:00","hi","1"\n')
+    x_zip = folder / "x.zip"
+    with zipfile.ZipFile(x_zip, "w") as packed:
+        packed.writestr("data/tweets.js", "window.YTD.tweets.part0 = []")
+    return [csv, x_zip]
 
 
 def one_line_refusal(read: Callable[[], object]) -> str:

@@ -54,6 +54,7 @@ import numpy.typing as npt
 
 from mcpkit.archive.errors import ImportFormatError
 from mcpkit.archive.importers.base import ReadLimits, ReadSummary, export_post, utc_timestamp
+from mcpkit.archive.importers.export_file import magic_kind
 from mcpkit.archive.importers.html_text import is_shortened_url
 from mcpkit.archive.posts import Media, Post
 
@@ -268,16 +269,10 @@ class _Blocks:
 
 
 def _describe(head: bytes) -> str:
-    kinds = {
-        b"PK\x03\x04": "a zip archive",
-        b"\x1f\x8b": "a gzip file",
-        b"{": "JSON",
-        b"\x89PNG": "a PNG image",
-    }
-    for magic, kind in kinds.items():
+    for magic, kind in ((b"PK\x03\x04", "a zip archive"), (b"\x1f\x8b", "a gzip file"), (b"{", "JSON")):
         if head.startswith(magic):
             return kind
-    return "something else" if head else "an empty file"
+    return magic_kind(head) or ("something else" if head else "an empty file")
 
 
 # -- text -----------------------------------------------------------------------------------------

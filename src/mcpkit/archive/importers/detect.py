@@ -20,6 +20,7 @@ from typing import Any
 
 from mcpkit.archive.errors import ImportFormatError
 from mcpkit.archive.importers.base import ExportReader, ReadLimits, TwilogCsvReader, sniff_twilog_csv
+from mcpkit.archive.importers.export_file import magic_kind
 
 __all__ = ["EXPECTED", "FORMATS", "Format", "describe", "detect", "open_reader"]
 
@@ -95,19 +96,6 @@ def open_reader(path: Path, limits: ReadLimits | None = None) -> ExportReader:
     return detect(path).open(Path(path), limits or ReadLimits())
 
 
-_MAGIC: tuple[tuple[bytes, str], ...] = (
-    (b"\x89PNG", "a PNG image"),
-    (b"\xff\xd8\xff", "a JPEG image"),
-    (b"GIF8", "a GIF image"),
-    (b"%PDF", "a PDF document"),
-    (b"SQLite format 3", "an SQLite database"),
-    (b"7z\xbc\xaf", "a 7-Zip archive"),
-    (b"Rar!", "a RAR archive"),
-    (b"BZh", "a bzip2 file"),
-    (b"\xfd7zXZ", "an xz file"),
-)
-
-
 def describe(path: Path) -> str:
     """What ``path`` is, in a few words, for the line that refuses it."""
     path = Path(path)
@@ -120,9 +108,9 @@ def describe(path: Path) -> str:
             head = raw.read(512)
     except OSError as exc:
         return f"a file that cannot be read ({exc.strerror or exc})"
-    for magic, what in _MAGIC:
-        if head.startswith(magic):
-            return what
+    known = magic_kind(head)
+    if known is not None:
+        return known
     if head.startswith(b"PK\x03\x04"):
         return _describe_zip(path)
     if head.startswith(b"\x1f\x8b"):
@@ -185,4 +173,4 @@ def _is_text(path: Path) -> bool:
         return False
     if not head or b"\x00" in head or head.startswith(b"PK\x03\x04"):
         return False
-    return not any(head.startswith(magic) for magic, _ in _MAGIC)
+    return magic_kind(head) is None

@@ -29,9 +29,11 @@ from mcpkit.archive.errors import ImportFormatError
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_LINE_BYTES",
+    "MAGIC",
     "ExportFile",
     "ReadLimits",
     "detect_encoding",
+    "magic_kind",
     "open_export",
 ]
 
@@ -136,18 +138,28 @@ def detect_encoding(sample: bytes, *, truncated: bool) -> str:
     return "cp932" if encoding in _JAPANESE_LEGACY else best.encoding
 
 
+MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"%PDF", "a PDF document"),
+    (b"SQLite format 3", "an SQLite database"),
+    (b"7z\xbc\xaf", "a 7-Zip archive"),
+    (b"Rar!", "a RAR archive"),
+    (b"BZh", "a bzip2 file"),
+    (b"\xfd7zXZ", "an xz file"),
+)
+"""First bytes of files people give ``import`` by mistake, and what to call them in the line
+that refuses them (zip and gzip are read, not refused, so they are not here)."""
+
+
+def magic_kind(head: bytes) -> str | None:
+    """What :data:`MAGIC` calls a file starting with ``head``; None when it is none of them."""
+    return next((what for magic, what in MAGIC if head.startswith(magic)), None)
+
+
 def _binary_description(sample: bytes) -> str:
-    kinds = {
-        b"\x89PNG": "a PNG image",
-        b"\xff\xd8\xff": "a JPEG image",
-        b"GIF8": "a GIF image",
-        b"%PDF": "a PDF document",
-        b"SQLite format 3": "an SQLite database",
-    }
-    for magic, kind in kinds.items():
-        if sample.startswith(magic):
-            return f"expected a Twilog CSV export, found {kind}"
-    return "expected a Twilog CSV export, found binary data"
+    return f"expected a Twilog CSV export, found {magic_kind(sample) or 'binary data'}"
 
 
 @dataclass

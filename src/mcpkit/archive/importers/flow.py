@@ -257,12 +257,7 @@ def _write(
     tally = PostTally()
     records = 0
     for item in batches:
-        batch = item.batch
-        if item.repeats:
-            batch.check = sorted({*batch.check, *item.repeats})
-        if batch.users:
-            store.add_users(conn, batch.users)
-        tally.add(*writer.write_posts(batch), item.repeats)
+        tally.write(store, conn, item.batch, item.repeats, writer.write_posts)
         records += item.records
         if progress is not None:
             done, total = reader.position() if isinstance(reader, Progressive) else (0, 0)

@@ -18,11 +18,12 @@ from __future__ import annotations
 import contextlib
 import gc
 import queue
+import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import TypeVar
 
-from mcpkit.archive.store import UpsertCounts
+from mcpkit.archive.store import PostBatch, Store, UpsertCounts
 
 __all__ = ["PostTally", "no_cyclic_gc", "produced"]
 
@@ -114,6 +115,22 @@ class PostTally:
         self.updated = 0
         self.unchanged = 0
         self._unchanged_ids: set[int] = set()
+
+    def write(
+        self,
+        store: Store,
+        conn: sqlite3.Connection,
+        batch: PostBatch,
+        repeats: list[int],
+        write: Callable[[PostBatch], tuple[UpsertCounts, list[int]]],
+    ) -> None:
+        """Write ``batch`` with ``write`` (a :class:`PostWriter` method) and count it; its
+        repeats are looked up with it, the users it names first are stored first."""
+        if repeats:
+            batch.check = sorted({*batch.check, *repeats})
+        if batch.users:
+            store.add_users(conn, batch.users)
+        self.add(*write(batch), repeats)
 
     def add(self, counts: UpsertCounts, unchanged: Iterable[int], repeats: Iterable[int] = ()) -> None:
         """Count one written batch: its counts, the ids it left unchanged, its repeats."""

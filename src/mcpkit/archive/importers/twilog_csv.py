@@ -345,14 +345,9 @@ def _write(
         summary.malformed_rows += item.malformed_rows
         if progress is not None:
             progress("read", item.position, total)
-        batch = item.batch
-        if item.repeats:
-            batch.check = sorted({*batch.check, *item.repeats})
-        if batch.users:
-            store.add_users(conn, batch.users)
-        tally.add(*writer.write(batch), item.repeats)
+        tally.write(store, conn, item.batch, item.repeats, writer.write)
         summary.new, summary.updated, summary.unchanged = tally.new, tally.updated, tally.unchanged
-        written += len(batch.rows)
+        written += len(item.batch.rows)
         if progress is not None:  # the number of posts is known at the end; until then, by bytes
             estimate = written * total // item.position if item.position else written
             progress("write", written, max(written, estimate))

@@ -26,15 +26,12 @@ import dataclasses
 
 from mcpkit.archive.posts import Media, Post, kind_of, log_type_of_kind
 
-__all__ = ["is_cut", "merge_media", "merge_posts", "normalized", "stored_kind"]
+__all__ = ["EXPORT_FIELDS", "is_cut", "merge_media", "merge_posts", "normalized", "stored_kind"]
 
 _KIND_RANK = {"reply": 5, "quote": 5, "post": 4, "repost": 3, "bookmark": 2, "like": 1}
 _ELLIPSIS = "…"
 
-_PLAIN_FIELDS = (
-    "user",
-    "timestamp",
-    "url",
+EXPORT_FIELDS = (
     "source_id",
     "account",
     "reply_to",
@@ -44,6 +41,8 @@ _PLAIN_FIELDS = (
     "content_warning",
     "lang",
 )
+"""The text fields an export fills beside Twilog's six (columns of ``posts`` of the same name)."""
+_PLAIN_FIELDS = ("user", "timestamp", "url", *EXPORT_FIELDS)
 
 
 def normalized(post: Post, account: str = "") -> Post:

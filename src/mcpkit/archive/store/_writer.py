@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, overload
 
 from mcpkit.archive.posts import Media, Post, fold, timestamp_epoch, twilog_kind
-from mcpkit.archive.store._merge import merge_posts, normalized, stored_kind
+from mcpkit.archive.store._merge import EXPORT_FIELDS, merge_posts, normalized, stored_kind
 
 __all__ = [
     "BULK_HASHSIZE",
@@ -48,14 +48,7 @@ POST_COLUMNS = (
     "log_type",
     "platform",
     "kind",
-    "source_id",
-    "account",
-    "reply_to",
-    "thread_root",
-    "quote_of",
-    "repost_of",
-    "content_warning",
-    "lang",
+    *EXPORT_FIELDS,
     "has_media",
 )
 """Every column of ``posts``, in the order :meth:`PostWriter.write_posts` writes them."""
@@ -63,8 +56,8 @@ _HAS_MEDIA = POST_COLUMNS.index("has_media")
 _FULL_UPDATE = f"UPDATE posts SET {', '.join(f'{c} = ?' for c in POST_COLUMNS[1:])} WHERE post_id = ?"
 _READ_COLUMNS = (
     "p.post_id, coalesce(u.name, ''), p.timestamp, p.url, p.content, p.log_type, p.platform, p.kind, "
-    "p.source_id, p.account, p.reply_to, p.thread_root, p.quote_of, p.repost_of, p.content_warning, "
-    "p.lang, p.has_media"
+    + "".join(f"p.{name}, " for name in EXPORT_FIELDS)
+    + "p.has_media"
 )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import mimetypes
 import zipfile
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
@@ -93,37 +93,33 @@ def build_app(
             return JSONResponse({"error": str(exc)}, status_code=400)
         return page(request, "error.html", {"title": "Bad request", "message": str(exc)}, status=400)
 
-    async def search(request: Request, json: bool = False) -> Response:
-        try:
-            state = state_of(request)
-        except ValidationError as exc:
-            return bad_request(request, exc, json)
-        data = await views.search(state)
-        if json:
-            return JSONResponse(data)
-        return page(request, "search.html", {"data": data, "s": state, "title": state.q or "Search"})
+    def state_page(
+        view: Callable[[PageState], Awaitable[dict[str, Any]]],
+        template: str,
+        title: Callable[[PageState, dict[str, Any]], str],
+    ) -> Callable[..., Awaitable[Response]]:
+        """A page of the page state in the URL (search, timeline, on this day): its data as
+        JSON, or rendered by ``template``; a state that does not parse is a 400 either way."""
 
-    async def timeline(request: Request, json: bool = False) -> Response:
-        try:
-            state = state_of(request)
-        except ValidationError as exc:
-            return bad_request(request, exc, json)
-        data = await views.timeline(state)
-        if json:
-            return JSONResponse(data)
-        return page(request, "timeline.html", {"data": data, "s": state, "title": "Timeline"})
+        async def handler(request: Request, json: bool = False) -> Response:
+            try:
+                state = state_of(request)
+            except ValidationError as exc:
+                return bad_request(request, exc, json)
+            data = await view(state)
+            if json:
+                return JSONResponse(data)
+            return page(request, template, {"data": data, "s": state, "title": title(state, data)})
 
-    async def on_this_day(request: Request, json: bool = False) -> Response:
-        try:
-            state = state_of(request)
-        except ValidationError as exc:
-            return bad_request(request, exc, json)
-        data = await views.on_this_day(state, today())
-        if json:
-            return JSONResponse(data)
-        return page(
-            request, "on_this_day.html", {"data": data, "s": state, "title": f"On this day: {data['day']}"}
-        )
+        return handler
+
+    search = state_page(views.search, "search.html", lambda state, _: state.q or "Search")
+    timeline = state_page(views.timeline, "timeline.html", lambda *_: "Timeline")
+    on_this_day = state_page(
+        lambda state: views.on_this_day(state, today()),
+        "on_this_day.html",
+        lambda _, data: f"On this day: {data['day']}",
+    )
 
     async def post(request: Request, json: bool = False) -> Response:
         raw = request.path_params["post_id"]
