@@ -334,6 +334,10 @@ def test_post_page_thread_quote_and_picture(served: Served) -> None:
     assert status == 200 and headers["content-type"] == "image/png" and body == png_bytes()
     quote = served.json("/api/post/2004")
     assert quote["quoted"]["id"] == "2001"
+    page = served.html("/post/2004")
+    section = page[page.index('aria-labelledby="quoted-title"') :]
+    assert '<h2 id="quoted-title">Quoted post</h2>' in section and "A walk in Kyoto, part 1 of 3" in section
+    assert "reposted-title" not in page  # a quote reposts nothing
     assert served.get("/api/post/999999")[0] == 404
 
 

@@ -530,18 +530,13 @@ class XArchiveReader:
         try:
             self._read_notes()
             self._first_pass()
-            for name in self._tweet_files:
-                for number, item in enumerate(self._items(name), 1):
-                    post = self._tweet_item(item, name, number)
-                    if post is not None:
-                        self._summary.kinds[post.kind] += 1
-                        yield post
-            for name in self._like_files:
-                for number, item in enumerate(self._items(name), 1):
-                    post = self._like_item(item, name, number)
-                    if post is not None:
-                        self._summary.kinds[post.kind] += 1
-                        yield post
+            for files, read in ((self._tweet_files, self._tweet_item), (self._like_files, self._like_item)):
+                for name in files:
+                    for number, item in enumerate(self._items(name), 1):
+                        post = read(item, name, number)
+                        if post is not None:
+                            self._summary.kinds[post.kind] += 1
+                            yield post
             self._read = self._total
         finally:
             self._source.close()
