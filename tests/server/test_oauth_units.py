@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mcpkit.server import HttpOptions, OAuthOptions, TokenRefused
+from mcpkit.server import HttpOptions, OAuthOptions, TokenRefusedError
 from mcpkit.server._oauth import _same_resource, challenge, metadata_paths
 
 OPTIONS = OAuthOptions(
@@ -20,7 +20,7 @@ OPTIONS = OAuthOptions(
 
 @given(st.text())
 def test_any_refusal_reason_makes_one_latin1_header_whose_description_reads_back(reason: str) -> None:
-    header = challenge(OPTIONS, TokenRefused(reason))
+    header = challenge(OPTIONS, TokenRefusedError(reason))
     header.encode("latin-1")
     assert "\n" not in header and "\r" not in header
     found = re.search(r'error_description="((?:[^"\\]|\\.)*)"', header)

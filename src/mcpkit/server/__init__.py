@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from mcpkit.server._extras import PromptArgumentSpec, PromptSpec, ResourceSpec
     from mcpkit.server._filters import ToolFilter
     from mcpkit.server._http import Authorize, HttpOptions, HttpRefusal, serve_http
-    from mcpkit.server._oauth import OAuthOptions, OAuthVerifier, TokenRefused
+    from mcpkit.server._oauth import OAuthOptions, OAuthVerifier, TokenRefusedError
     from mcpkit.server._options import LIST_METHODS, ServerOptions
     from mcpkit.server._plain_calls import answer_line, is_request_id, json_object, plain_request, response
     from mcpkit.server._runner import serve
@@ -69,7 +69,7 @@ _WHERE = {
     "serve_http": "._http",
     "OAuthOptions": "._oauth",
     "OAuthVerifier": "._oauth",
-    "TokenRefused": "._oauth",
+    "TokenRefusedError": "._oauth",
     "LIST_METHODS": "._options",
     "ServerOptions": "._options",
     "answer_line": "._plain_calls",
@@ -106,7 +106,7 @@ __all__ = [
     "ResourceSpec",
     "SdkServer",
     "ServerOptions",
-    "TokenRefused",
+    "TokenRefusedError",
     "ToolDefinitionError",
     "ToolFilter",
     "accepts_json_and_events",

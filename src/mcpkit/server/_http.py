@@ -26,7 +26,7 @@ from mcpkit._sdk import authenticated_user, stdio_line_refused
 from mcpkit.server._oauth import (
     OAuthOptions,
     OAuthVerifier,
-    TokenRefused,
+    TokenRefusedError,
     challenge,
     metadata_document,
     metadata_paths,
@@ -141,7 +141,7 @@ def _oauth_check(options: OAuthOptions) -> Callable[[Scope, str, Send], Awaitabl
             return None
         try:
             access = await verifier.check(value)
-        except TokenRefused as exc:
+        except TokenRefusedError as exc:
             logger.info("refused a token: %s", exc)
             answer = challenge(options, exc) if exc.status in (401, 403) else None
             await _refuse(send, exc.status, f"Token refused: {exc}.", answer)

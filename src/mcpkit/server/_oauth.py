@@ -33,11 +33,13 @@ from urllib.parse import urlsplit
 
 import anyio
 
+from mcpkit.errors import McpkitError
+
 if TYPE_CHECKING:
     import httpx2
     from mcp.server.auth.provider import AccessToken
 
-__all__ = ["OAuthOptions", "OAuthVerifier", "TokenRefused", "challenge", "metadata_paths"]
+__all__ = ["OAuthOptions", "OAuthVerifier", "TokenRefusedError", "challenge", "metadata_paths"]
 
 logger = logging.getLogger("mcpkit.server")
 
@@ -162,7 +164,7 @@ def metadata_document(options: OAuthOptions) -> bytes:
     return document.model_dump_json(exclude_none=True).encode()
 
 
-class TokenRefused(Exception):
+class TokenRefusedError(McpkitError):
     """A request's token is not accepted: the HTTP status, the OAuth error code and one line."""
 
     def __init__(self, message: str, *, status: int = 401, error: str | None = "invalid_token") -> None:
@@ -177,7 +179,7 @@ def _quoted(text: str) -> str:
     return "".join(c if 0x20 <= ord(c) < 0x7F else "?" for c in safe)
 
 
-def challenge(options: OAuthOptions, refused: TokenRefused | None = None) -> str:
+def challenge(options: OAuthOptions, refused: TokenRefusedError | None = None) -> str:
     """The ``WWW-Authenticate`` value: where the metadata is, and why a token was refused.
 
     Without a token there is no error code (RFC 6750 section 3.1): the client was only told
@@ -256,7 +258,7 @@ class OAuthVerifier:
         try:
             response = await self._client().get(url, headers={"accept": "application/json"})
         except httpx2.HTTPError as exc:
-            raise TokenRefused(
+            raise TokenRefusedError(
                 f"cannot reach the authorization server at {url}: {exc}", status=503, error=None
             ) from None
         if response.status_code != 200:
@@ -288,7 +290,7 @@ class OAuthVerifier:
                 continue
             self._metadata = found
             return found
-        raise TokenRefused(
+        raise TokenRefusedError(
             f"no authorization server metadata for {issuer} ({'; '.join(tried)})", status=503, error=None
         )
 
@@ -305,7 +307,7 @@ class OAuthVerifier:
                 await self._fetch_keys()
                 found = self._pick(kid, alg)
         if found is None:
-            raise TokenRefused(
+            raise TokenRefusedError(
                 f"the token is signed with key {kid!r}, which the authorization server does not publish"
             )
         return found
@@ -321,13 +323,13 @@ class OAuthVerifier:
 
         uri = (await self.metadata()).get("jwks_uri")
         if not uri:
-            raise TokenRefused(
+            raise TokenRefusedError(
                 "the authorization server publishes no keys (jwks_uri), so JWTs cannot be checked"
             )
         try:
             document = await self._get_json(str(uri))
         except LookupError as exc:
-            raise TokenRefused(
+            raise TokenRefusedError(
                 f"cannot read the authorization server's keys: {exc}", status=503, error=None
             ) from None
         self._keys_fetched_at = time.monotonic()
@@ -345,26 +347,26 @@ class OAuthVerifier:
     # -- tokens -----------------------------------------------------------------------------------
 
     async def check(self, token: str) -> AccessToken:
-        """The token's grant when this resource accepts it; :class:`TokenRefused` saying why not."""
+        """The token's grant when this resource accepts it; :class:`TokenRefusedError` saying why not."""
         token = token.strip()
         if not token:
-            raise TokenRefused("the Authorization header carries no token")
+            raise TokenRefusedError("the Authorization header carries no token")
         metadata = await self.metadata()
         if _looks_like_jwt(token) and metadata.get("jwks_uri"):
             access = await self._check_jwt(token)
         elif self.options.client_id and metadata.get("introspection_endpoint"):
             access = await self._introspect(token, str(metadata["introspection_endpoint"]))
         elif not _looks_like_jwt(token):
-            raise TokenRefused(
+            raise TokenRefusedError(
                 "the token is no JWT, and this server has no client to introspect it (--oauth-client-id)"
             )
         else:
-            raise TokenRefused(
+            raise TokenRefusedError(
                 "the authorization server publishes no keys (jwks_uri), so JWTs cannot be checked"
             )
         missing = [s for s in self.options.scopes if s not in access.scopes]
         if missing:
-            raise TokenRefused(
+            raise TokenRefusedError(
                 f"the token lacks the scope {' '.join(missing)}", status=403, error="insufficient_scope"
             )
         return access
@@ -373,7 +375,7 @@ class OAuthVerifier:
         """The SDK's ``TokenVerifier`` interface: the grant, or ``None`` when refused."""
         try:
             return await self.check(token)
-        except TokenRefused as exc:
+        except TokenRefusedError as exc:
             logger.info("token refused: %s", exc)
             return None
 
@@ -383,10 +385,10 @@ class OAuthVerifier:
         try:
             header = jwt.get_unverified_header(token)
         except jwt.PyJWTError:
-            raise TokenRefused("the token is no readable JWT") from None
+            raise TokenRefusedError("the token is no readable JWT") from None
         alg = str(header.get("alg"))
         if alg not in _ASYMMETRIC_ALGS:
-            raise TokenRefused(f"the token is signed with {alg}, which this server does not accept")
+            raise TokenRefusedError(f"the token is signed with {alg}, which this server does not accept")
         key = await self._key(header.get("kid"), alg)
         try:
             claims = jwt.decode(
@@ -398,17 +400,17 @@ class OAuthVerifier:
                 options={"verify_aud": False, "require": ["exp", "iss"]},
             )
         except jwt.ExpiredSignatureError:
-            raise TokenRefused("the token has expired") from None
+            raise TokenRefusedError("the token has expired") from None
         except jwt.ImmatureSignatureError:
-            raise TokenRefused("the token is not valid yet") from None
+            raise TokenRefusedError("the token is not valid yet") from None
         except jwt.InvalidIssuerError:
-            raise TokenRefused(f"the token was not issued by {self.options.issuer}") from None
+            raise TokenRefusedError(f"the token was not issued by {self.options.issuer}") from None
         except jwt.InvalidSignatureError:
-            raise TokenRefused(
+            raise TokenRefusedError(
                 "the token's signature does not match the authorization server's key"
             ) from None
         except jwt.PyJWTError as exc:
-            raise TokenRefused(f"the token is not valid: {exc}") from None
+            raise TokenRefusedError(f"the token is not valid: {exc}") from None
         return self._grant(token, claims)
 
     async def _introspect(self, token: str, endpoint: str) -> AccessToken:
@@ -422,11 +424,11 @@ class OAuthVerifier:
                 headers={"accept": "application/json"},
             )
         except httpx2.HTTPError as exc:
-            raise TokenRefused(
+            raise TokenRefusedError(
                 f"cannot reach the introspection endpoint {endpoint}: {exc}", status=503, error=None
             ) from None
         if response.status_code != 200:
-            raise TokenRefused(
+            raise TokenRefusedError(
                 f"the introspection endpoint answered HTTP {response.status_code} (is the client id right?)",
                 status=503,
                 error=None,
@@ -434,18 +436,18 @@ class OAuthVerifier:
         try:
             claims = response.json()
         except ValueError:
-            raise TokenRefused(
+            raise TokenRefusedError(
                 "the introspection endpoint answered no JSON", status=503, error=None
             ) from None
         if not isinstance(claims, dict) or claims.get("active") is not True:
-            raise TokenRefused(
+            raise TokenRefusedError(
                 "the authorization server says the token is not active (expired, revoked or unknown)"
             )
         if "iss" in claims and str(claims["iss"]).rstrip("/") != self.options.issuer.rstrip("/"):
-            raise TokenRefused(f"the token was not issued by {self.options.issuer}")
+            raise TokenRefusedError(f"the token was not issued by {self.options.issuer}")
         exp = claims.get("exp")
         if isinstance(exp, (int, float)) and exp + self.options.leeway < time.time():
-            raise TokenRefused("the token has expired")
+            raise TokenRefusedError("the token has expired")
         return self._grant(token, claims)
 
     def _grant(self, token: str, claims: Mapping[str, Any]) -> AccessToken:
@@ -457,7 +459,9 @@ class OAuthVerifier:
         mine = next((a for a in audiences if _same_resource(a, self.options.resource)), None)
         if mine is None:
             named = ", ".join(audiences) if audiences else "no audience"
-            raise TokenRefused(f"the token is for {named}, not for this server ({self.options.resource})")
+            raise TokenRefusedError(
+                f"the token is for {named}, not for this server ({self.options.resource})"
+            )
         exp = claims.get("exp")
         return AccessToken(
             token=token,

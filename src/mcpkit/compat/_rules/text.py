@@ -97,8 +97,10 @@ def required_description(**meta: Any) -> Rule:
     return Rule(check=check, adapt="none: a description cannot be invented", **meta)
 
 
-FINDABLE_WORDS = 5
-"""Fewer words than this cannot say what a tool does and when to use it."""
+FINDABLE_WORDS = 4
+"""Fewer words than this cannot say what a tool does and when to use it. Four, because a short
+description that says something beside the name ("Convert time between timezones", the real
+time server's) is found by a search; three-word ones rarely say more than the name."""
 
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 _STOPWORDS = frozenset(
