@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 
 from mcpkit.archive.importers.json_stream import (
     JsonCursor,
-    JsonInvalid,
+    JsonInvalidError,
     JsonStreamError,
-    JsonTooLong,
-    JsonTruncated,
+    JsonTooLongError,
+    JsonTruncatedError,
 )
 
 JSON_VALUE = st.recursive(
@@ -90,11 +90,11 @@ def test_a_value_cut_anywhere_is_refused(items: list[object], chunk: int, data: 
 @pytest.mark.parametrize(
     ("text", "error"),
     [
-        ('["' + "x" * 500 + '"]', JsonTooLong),  # cut by the limit, valid
-        ("[" + "1" * 500 + "]", JsonTooLong),  # a number longer than the limit
-        ('[{"a": 1,, "' + "x" * 500 + '"}]', JsonInvalid),  # broken long before the limit
-        ('[{"a": "unterminated', JsonTruncated),
-        ("[tru", JsonTruncated),
+        ('["' + "x" * 500 + '"]', JsonTooLongError),  # cut by the limit, valid
+        ("[" + "1" * 500 + "]", JsonTooLongError),  # a number longer than the limit
+        ('[{"a": 1,, "' + "x" * 500 + '"}]', JsonInvalidError),  # broken long before the limit
+        ('[{"a": "unterminated', JsonTruncatedError),
+        ("[tru", JsonTruncatedError),
     ],
 )
 def test_what_a_bad_value_is_called(text: str, error: type[JsonStreamError]) -> None:

@@ -24,12 +24,14 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from mcpkit.archive.errors import ArchiveError
+
 __all__ = [
     "JsonCursor",
-    "JsonInvalid",
+    "JsonInvalidError",
     "JsonStreamError",
-    "JsonTooLong",
-    "JsonTruncated",
+    "JsonTooLongError",
+    "JsonTruncatedError",
 ]
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")
@@ -48,7 +50,7 @@ def _cut(text: str, exc: json.JSONDecodeError) -> bool:
     return len(rest) < 5 and any(literal.startswith(rest) for literal in _LITERALS)
 
 
-class JsonStreamError(Exception):
+class JsonStreamError(ArchiveError):
     """A value the cursor could not decode; ``reason`` is the decoder's message."""
 
     def __init__(self, reason: str) -> None:
@@ -56,15 +58,15 @@ class JsonStreamError(Exception):
         self.reason = reason
 
 
-class JsonTruncated(JsonStreamError):
+class JsonTruncatedError(JsonStreamError):
     """The text ends inside a value."""
 
 
-class JsonTooLong(JsonStreamError):
+class JsonTooLongError(JsonStreamError):
     """A value longer than the cursor's ``max_value`` characters."""
 
 
-class JsonInvalid(JsonStreamError):
+class JsonInvalidError(JsonStreamError):
     """Text that is not JSON where a value should be."""
 
 
@@ -128,17 +130,17 @@ class JsonCursor:
     def value(self) -> Any:
         """Decode the value at the cursor and move past it."""
         if not self.peek():
-            raise JsonTruncated("the text ends where a value should start")
+            raise JsonTruncatedError("the text ends where a value should start")
         while True:
             try:
                 value, end = _JSON.raw_decode(self._buffer, self._pos)
             except json.JSONDecodeError as exc:
                 cut = _cut(self._buffer, exc)
                 if len(self._buffer) - self._pos > self.max_value:
-                    raise (JsonTooLong if cut else JsonInvalid)(exc.msg) from None
+                    raise (JsonTooLongError if cut else JsonInvalidError)(exc.msg) from None
                 if self.fill():
                     continue
-                raise (JsonTruncated if cut else JsonInvalid)(exc.msg) from None
+                raise (JsonTruncatedError if cut else JsonInvalidError)(exc.msg) from None
             if (
                 isinstance(value, int | float)
                 and (end == len(self._buffer) or self._buffer[end] not in _AFTER_NUMBER)
@@ -146,7 +148,7 @@ class JsonCursor:
             ):
                 continue  # a number cut by the buffer's end ("1" of "12", "0." of "0.5") goes on
             if end - self._pos > self.max_value:
-                raise JsonTooLong(f"a value of {end - self._pos:,} characters")
+                raise JsonTooLongError(f"a value of {end - self._pos:,} characters")
             self._pos = end
             return value
 

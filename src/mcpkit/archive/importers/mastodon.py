@@ -56,7 +56,12 @@ from urllib.parse import urlsplit
 from mcpkit.archive.errors import ImportFormatError
 from mcpkit.archive.importers.base import DIRECT_MESSAGE, ReadLimits, ReadSummary, export_post, utc_timestamp
 from mcpkit.archive.importers.html_text import html_to_text
-from mcpkit.archive.importers.json_stream import JsonCursor, JsonInvalid, JsonTooLong, JsonTruncated
+from mcpkit.archive.importers.json_stream import (
+    JsonCursor,
+    JsonInvalidError,
+    JsonTooLongError,
+    JsonTruncatedError,
+)
 from mcpkit.archive.posts import Media, Post
 
 __all__ = [
@@ -154,14 +159,14 @@ class JsonCollection:
     def _value(self) -> Any:
         try:
             return self._cursor.value()
-        except JsonTruncated:
+        except JsonTruncatedError:
             raise self._truncated() from None
-        except JsonTooLong:
+        except JsonTooLongError:
             raise ImportFormatError(
                 f"{self._name}: a value longer than {self._cursor.max_value:,} characters near line "
                 f"{self._cursor.line()}; this is not a Mastodon archive's JSON"
             ) from None
-        except JsonInvalid as exc:
+        except JsonInvalidError as exc:
             raise ImportFormatError(f"{self._name}: not valid JSON ({exc.reason})") from None
 
     def _found(self) -> str:

@@ -47,7 +47,12 @@ import numpy.typing as npt
 
 from mcpkit.archive.errors import ImportFormatError
 from mcpkit.archive.importers.base import EARLIER_VERSION, ReadLimits, ReadSummary, export_post, utc_timestamp
-from mcpkit.archive.importers.json_stream import JsonCursor, JsonStreamError, JsonTooLong, JsonTruncated
+from mcpkit.archive.importers.json_stream import (
+    JsonCursor,
+    JsonStreamError,
+    JsonTooLongError,
+    JsonTruncatedError,
+)
 from mcpkit.archive.posts import Media, Post, user_from_url
 
 __all__ = ["FORMAT", "XArchiveReader", "open_reader", "sniff"]
@@ -330,7 +335,7 @@ class _Member:
     def _decode(self, cursor: JsonCursor) -> Any:
         try:
             return cursor.value()
-        except JsonTooLong:
+        except JsonTooLongError:
             raise ImportFormatError(
                 f"{self.where}: expected items of at most {self._max_item:,} characters, found a longer one "
                 f"at line {cursor.line()} (raise --max-line-bytes if this is a real export)"
@@ -338,7 +343,7 @@ class _Member:
         except JsonStreamError as exc:
             raise ImportFormatError(
                 f"{self.where}: expected a JSON item at line {cursor.line()}, found {exc.reason}"
-                + (" (truncated?)" if isinstance(exc, JsonTruncated) else "")
+                + (" (truncated?)" if isinstance(exc, JsonTruncatedError) else "")
             ) from None
 
     @staticmethod
