@@ -183,7 +183,8 @@ def test_a_text_file_that_is_no_twilog_csv_gets_the_csv_readers_reason(tmp_path:
     path = tmp_path / "people.csv"
     path.write_text("name,age\nalice,30\n")
     with pytest.raises(
-        ImportFormatError, match=r"expected a Twilog CSV export .* found expected 5 fields, got 2"
+        ImportFormatError,
+        match=r"expected a Twilog CSV export .* found a row that is not one \(expected 5 fields, got 2\)",
     ):
         detect(path).open(path, ReadLimits())
 

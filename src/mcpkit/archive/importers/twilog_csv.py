@@ -253,7 +253,7 @@ def check_export(path: Path, limits: ReadLimits | None = None) -> str:
     shown = ", ".join(repr(f[:20]) for f in (first or [])[:6])
     raise ImportFormatError(
         f"{path}: expected a Twilog CSV export (5 fields: post_id, url, timestamp, content, "
-        f"log_type), found {reasons[0]}" + (f" in the first row: {shown}" if shown else "")
+        f"log_type), found a row that is not one ({reasons[0]})" + (f": {shown}" if shown else "")
     )
 
 
