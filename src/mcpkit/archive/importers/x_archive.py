@@ -29,6 +29,7 @@ leading @mentions and the quote's trailing link the note leaves out put back.
 
 from __future__ import annotations
 
+import abc
 import codecs
 import contextlib
 import datetime as dt
@@ -112,27 +113,31 @@ _FIRST_SNOWFLAKE = 10**15
 # -- the files of an export, zipped or not ------------------------------------------------------
 
 
-class _Source:
-    """An export's files by their name below the archive root (``data/tweets.js``)."""
+class _Source(abc.ABC):
+    """An export's files by their name below the archive root (``data/tweets.js``), whether
+    the export is a zip (:class:`_ZipSource`) or an unpacked folder (:class:`_DirSource`)."""
 
     label: str
 
+    @abc.abstractmethod
     def names(self) -> Iterable[str]:
-        raise NotImplementedError
+        """Every file's name below the root."""
 
+    @abc.abstractmethod
     def size(self, name: str) -> int:
-        raise NotImplementedError
+        """The file's size in bytes (uncompressed)."""
 
+    @abc.abstractmethod
     def open(self, name: str) -> IO[bytes]:
-        raise NotImplementedError
+        """The file's bytes, as a stream."""
 
     def inside(self, name: str) -> str:
         """Where the file is inside the path given (a zip's member name, a folder's relative
         path): what a media path must say for the web app to find the file."""
         return name
 
-    def close(self) -> None:
-        pass
+    def close(self) -> None:  # noqa: B027 - a folder holds nothing open; a zip overrides it
+        """Release what the source holds open."""
 
 
 class _ZipSource(_Source):
