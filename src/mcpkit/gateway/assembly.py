@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import mcp_types
 from mcp.server.context import ServerRequestContext
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 
 from mcpkit import __version__
 from mcpkit.server import LIST_METHODS, SdkServer, sdk_errors
@@ -89,6 +90,10 @@ def assemble(gateway: Gateway, in_flight: InFlight) -> SdkServer:
     )
     # Not the constructor's on_roots_list_changed, which warns that roots leave the spec in
     # 2026-07-28: today's clients use them, and a server behind the gateway asks for them.
+    # A parked call's requestState is sealed: bound to the tool, its arguments and the caller,
+    # expiring with the wait for an answer (mcpkit.gateway.asking).
+    security = RequestStateSecurity.ephemeral(ttl=gateway.asking.answer_seconds)
+    server.middleware.append(RequestStateBoundary(security, default_audience=gateway.config.name))
     server.add_notification_handler(
         "notifications/roots/list_changed", mcp_types.NotificationParams, relay.roots_changed
     )

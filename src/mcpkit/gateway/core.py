@@ -12,6 +12,7 @@ valid result, errors are one line.
 * :class:`~mcpkit.gateway.routing.RoutingTable`: public names and the view per profile set;
 * :class:`~mcpkit.gateway.pipeline.CallPipeline`: every ``tools/call``, from every front;
 * :class:`~mcpkit.gateway.relay.ClientRelay`: who is asking, and all that is not a call;
+* :class:`~mcpkit.gateway.asking.Asking`: a server's questions to a 2026 client's parked call;
 * :class:`~mcpkit.gateway.router.ResourceRouter`: prompts, resources, completions;
 * :func:`~mcpkit.gateway.assembly.assemble`: the SDK server with exactly those handlers.
 """
@@ -30,6 +31,7 @@ from mcp.server.context import ServerRequestContext
 
 from mcpkit.client import ClientHandlers
 from mcpkit.gateway import metatools, overflow
+from mcpkit.gateway.asking import Asking
 from mcpkit.gateway.assembly import InFlight, assemble
 from mcpkit.gateway.clients import profiles_for
 from mcpkit.gateway.config import GatewayConfig
@@ -69,14 +71,18 @@ class Gateway:
         except OSError as exc:
             raise GatewayConfigError(f"overflow_dir {config.overflow_dir}: {exc.strerror or exc}") from None
         self.pipeline = CallPipeline(self.downstreams, cap)
+        self.asking = Asking(self.pipeline, answer_seconds=config.call_timeout)
         self._in_flight = InFlight()
         self._servers: weakref.WeakSet[SdkServer] = weakref.WeakSet()
-        handlers = ClientHandlers(
-            sampling=self.relay.asker("sampling/createMessage", "sampling"),
-            elicitation=self.relay.asker("elicitation/create", "elicitation"),
-            roots_from=self.relay.roots,
-        )
+        sampling = self.relay.asker("sampling/createMessage", "sampling")
+        elicitation = self.relay.asker("elicitation/create", "elicitation")
         for name, server in config.servers.items():
+            # A server's questions go to the 2026 client whose call it serves, else as before.
+            handlers = ClientHandlers(
+                sampling=self.asking.handler(name, "sampling/createMessage", sampling),
+                elicitation=self.asking.handler(name, "elicitation/create", elicitation),
+                roots_from=self.asking.handler(name, "roots/list", self.relay.roots),
+            )
             self.downstreams[name] = Downstream(
                 server,
                 config,
@@ -90,6 +96,7 @@ class Gateway:
 
     async def start(self, tg: anyio.abc.TaskGroup) -> None:
         """Start every downstream at once; return when each has answered or failed."""
+        self.asking.start(tg)  # parked calls of 2026 clients outlive their requests, in tg
         for downstream in self.downstreams.values():
             tg.start_soon(downstream.run)
         for downstream in self.downstreams.values():
@@ -132,6 +139,11 @@ class Gateway:
 
     async def call_tool(self, ctx: Ctx, params: mcp_types.CallToolRequestParams) -> Any:
         view = await self.routing.view_async(self.relay.profiles_of(ctx))
+        if self.asking.parks(ctx, params):  # a 2026 client that may be asked, or its retry
+            outcome = await self.asking.call(ctx, view, params)
+            if isinstance(outcome, mcp_types.InputRequiredResult):
+                return outcome
+            return mcp_types.CallToolResult.model_validate(outcome)
         token = self.relay.progress_token(ctx)
         try:
             raw = await self.pipeline.call(view, params.name, dict(params.arguments or {}), token)

@@ -1,0 +1,280 @@
+"""Input requests across eras: a server's question put to whichever client's call it belongs to.
+
+A server on the 2025 handshake asks its client mid-call (``elicitation/create``,
+``sampling/createMessage``, ``roots/list``) and waits for the answer. A client on the 2026-07-28
+wire cannot be asked that way: its request has no channel back, so a server answers the call
+with an ``InputRequiredResult`` (the questions, and a ``requestState``) and the client retries
+the same call with its answers. The gateway joins the two:
+
+* a 2026 client's call that may be asked (the client declared elicitation, sampling or roots)
+  is *parked*: the downstream call runs in the gateway's own task group, outliving the front
+  request; a question the downstream puts meanwhile answers the front request with an
+  ``InputRequiredResult`` whose ``requestState`` names the parked call (sealed by the SDK's
+  :class:`~mcp.server.request_state.RequestStateBoundary`: bound to the tool, its arguments
+  and the caller, and expiring); the retry carries the answers to the waiting downstream
+  and waits for its next question or its final result, which is what the retry returns;
+* every other call keeps the old way (:meth:`~mcpkit.gateway.relay.ClientRelay.asker`: the
+  gateway's one client on stdio, a refusal over stateless HTTP).
+
+Nothing is kept without bound: at most :data:`MAX_PARKED` calls wait at once (one more runs
+unparked, so its server's questions are refused as before), a question not answered within
+``answer_seconds`` is answered ``cancel`` (elicitation: a form left unanswered) or refused, so the
+downstream's tool finishes, and a finished call whose client never came back is dropped after
+``answer_seconds`` too. A ``requestState`` is good only on the gateway process that made it
+(a replica behind a balancer does not know another's parked calls: the retry gets one line
+saying to call again).
+
+Which call a question belongs to: the handshake wire says nothing of it on stdio (the request
+carries no reference to the call it serves), so a question is put to the one parked call in
+flight on the server that asks. When several parked calls wait on one server at once the
+gateway cannot tell them apart and refuses the question in one line, which an ``ask`` helper
+reads as "could not ask" rather than guess and show one user another's form.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import secrets
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+import anyio.abc
+import mcp_types
+from mcp.server.context import ServerRequestContext
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import BaseModel, ValidationError
+
+from mcpkit.gateway import answers, metatools
+from mcpkit.gateway.pipeline import CallPipeline
+from mcpkit.gateway.views import View
+from mcpkit.jsonrpc import JsonRpcError
+
+logger = logging.getLogger("mcpkit.gateway")
+
+Ctx = ServerRequestContext[Any, Any]
+WireHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+
+MAX_PARKED = 256
+"""Parked calls at once; beyond it a call runs as on the handshake wire (its questions refused)."""
+
+ASKED_OF: dict[str, str] = {
+    "elicitation/create": "elicitation",
+    "sampling/createMessage": "sampling",
+    "roots/list": "roots",
+}
+"""The server-to-client requests, and the client capability each needs."""
+
+
+@dataclass
+class Question:
+    """One question a downstream asked, waiting for the front client's answer."""
+
+    method: str
+    params: dict[str, Any]
+    answer: dict[str, Any] | None = None
+    answered: anyio.Event = field(default_factory=anyio.Event)
+
+
+@dataclass
+class Parked:
+    """A 2026 client's call whose downstream call outlives the front request that started it."""
+
+    key: str
+    server: str
+    capabilities: frozenset[str]
+    questions: dict[str, Question] = field(default_factory=dict)
+    result: dict[str, Any] | None = None
+    collected: anyio.Event = field(default_factory=anyio.Event)
+    changed: anyio.Event = field(default_factory=anyio.Event)
+    _keys: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+
+    def moved(self) -> None:
+        self.changed.set()
+        self.changed = anyio.Event()
+
+    def open(self) -> dict[str, Question]:
+        return {k: q for k, q in self.questions.items() if q.answer is None}
+
+    async def ask(self, method: str, params: dict[str, Any], seconds: float) -> dict[str, Any]:
+        """The front client's answer to ``method`` (``answer_seconds`` at most)."""
+        capability = ASKED_OF[method]
+        if capability not in self.capabilities:
+            return _unasked(method, f"the client of this gateway does not accept {capability} requests")
+        try:
+            request = mcp_types.InputRequiredResult.model_validate(
+                {"inputRequests": {"q": {"method": method, "params": params}}}, by_name=False
+            )
+        except ValidationError as exc:
+            problem = exc.errors()[0]
+            raise JsonRpcError(
+                mcp_types.INVALID_PARAMS,
+                f"the gateway cannot pass this {method} on to a 2026-07-28 client: "
+                f"{problem.get('msg')} at {problem.get('loc')}",
+            ) from None
+        assert request.input_requests is not None
+        question = Question(method, _wire(request.input_requests["q"])["params"])
+        key = f"q{next(self._keys)}"
+        self.questions[key] = question
+        self.moved()
+        with anyio.move_on_after(seconds):
+            await question.answered.wait()
+        if question.answer is None:
+            self.questions.pop(key, None)
+            if method == "elicitation/create":  # shown, never answered: as a dismissed form
+                return {"action": "cancel"}
+            return _unasked(method, f"the client did not answer within {seconds:g} s")
+        return question.answer
+
+    def answer(self, responses: Mapping[str, Any]) -> None:
+        """The retry's answers, each to the question of its key (others ignored)."""
+        for key, response in responses.items():
+            question = self.questions.get(key)
+            if question is None or question.answer is not None:
+                continue
+            question.answer = _wire(response)
+            question.answered.set()
+        self.moved()
+
+
+class Asking:
+    """Parked calls of 2026 clients, and the per-server handlers that put questions to them."""
+
+    def __init__(self, pipeline: CallPipeline, answer_seconds: float) -> None:
+        self._pipeline = pipeline
+        self.answer_seconds = answer_seconds
+        self._parked: dict[str, Parked] = {}
+        self._waiting: dict[str, list[Parked]] = {}
+        self._tg: anyio.abc.TaskGroup | None = None
+
+    def start(self, tg: anyio.abc.TaskGroup) -> None:
+        """Parked calls run in ``tg`` (the gateway's own, alive as long as it serves)."""
+        self._tg = tg
+
+    @property
+    def parked(self) -> int:
+        """Calls parked now (for tests and status: the count never grows without bound)."""
+        return len(self._parked)
+
+    # -- the downstream side ----------------------------------------------------------------
+
+    def handler(self, server: str, method: str, fallback: WireHandler) -> WireHandler:
+        """``server``'s ``method`` requests: to its parked call when one waits, else ``fallback``."""
+
+        async def ask(params: dict[str, Any]) -> dict[str, Any]:
+            waiting = self._waiting.get(server) or []
+            if not waiting:
+                return await fallback(params)
+            if len(waiting) > 1:
+                return _unasked(
+                    method,
+                    f"{len(waiting)} calls to {server} wait for their clients at once; the gateway "
+                    "cannot tell which one this question belongs to",
+                )
+            return await waiting[0].ask(method, params, self.answer_seconds)
+
+        return ask
+
+    # -- the front side ---------------------------------------------------------------------
+
+    def parks(self, ctx: Ctx, params: mcp_types.CallToolRequestParams) -> bool:
+        """Whether this call is a 2026 client's retry or may be asked (and can be parked)."""
+        if ctx.protocol_version not in MODERN_PROTOCOL_VERSIONS or self._tg is None:
+            return False
+        return params.request_state is not None or bool(_capabilities(ctx))
+
+    async def call(
+        self, ctx: Ctx, view: View, params: mcp_types.CallToolRequestParams
+    ) -> dict[str, Any] | mcp_types.InputRequiredResult:
+        """A 2026 client's call: its result, or the questions its server asked meanwhile."""
+        if params.request_state is not None:
+            parked = self._parked.get(params.request_state)
+            if parked is None:
+                return answers.failure(
+                    f"{params.name}: the call this answers is no longer waiting (answered, timed out, "
+                    "or made on another gateway process); call the tool again."
+                )
+            parked.answer(params.input_responses or {})
+            return await self._outcome(parked)
+        arguments = dict(params.arguments or {})
+        server = _server_of(self._pipeline, view, params.name, arguments)
+        if server is None or len(self._parked) >= MAX_PARKED or self._tg is None:
+            return await self._pipeline.call(view, params.name, arguments)
+        parked = Parked(secrets.token_urlsafe(24), server, _capabilities(ctx))
+        self._parked[parked.key] = parked
+        self._tg.start_soon(self._run, parked, view, params.name, arguments)
+        return await self._outcome(parked)
+
+    async def _run(self, parked: Parked, view: View, name: str, arguments: dict[str, Any]) -> None:
+        waiting = self._waiting.setdefault(parked.server, [])
+        waiting.append(parked)
+        try:
+            try:
+                parked.result = await self._pipeline.call(view, name, arguments)
+            except Exception as exc:  # never a traceback to the client: one line, logged in full
+                logger.exception("tools/call %s failed inside the gateway", name)
+                parked.result = answers.failure(
+                    f"The gateway failed on {name}: {type(exc).__name__}: {exc}"[:500]
+                )
+            finally:
+                waiting.remove(parked)
+                if not waiting:
+                    self._waiting.pop(parked.server, None)
+            parked.moved()
+            with anyio.move_on_after(self.answer_seconds):  # the client comes back for the result
+                await parked.collected.wait()
+        finally:
+            self._parked.pop(parked.key, None)
+
+    async def _outcome(self, parked: Parked) -> dict[str, Any] | mcp_types.InputRequiredResult:
+        while True:
+            changed = parked.changed
+            if parked.result is not None:
+                parked.collected.set()
+                return parked.result
+            questions = parked.open()
+            if questions:
+                return mcp_types.InputRequiredResult.model_validate(
+                    {
+                        "inputRequests": {
+                            k: {"method": q.method, "params": q.params} for k, q in questions.items()
+                        },
+                        "requestState": parked.key,
+                    },
+                    by_name=False,
+                )
+            await changed.wait()
+
+
+def _capabilities(ctx: Ctx) -> frozenset[str]:
+    """The client capabilities of ``ctx`` that a server's question can need."""
+    declared = ctx.session.client_capabilities
+    if declared is None:
+        return frozenset()
+    return frozenset(c for c in ASKED_OF.values() if getattr(declared, c, None) is not None)
+
+
+def _server_of(pipeline: CallPipeline, view: View, name: str, arguments: Mapping[str, Any]) -> str | None:
+    """The downstream a call of ``name`` goes to (a meta-tool's ``call_tool`` too), if any."""
+    entry = pipeline.route(view, name)
+    if entry is None and view.meta and name == metatools.CALL:
+        entry = view.entries.get(str(arguments.get("name") or ""))
+    return entry.route.server if entry is not None else None
+
+
+def _wire(value: Any) -> dict[str, Any]:
+    if isinstance(value, BaseModel):
+        return value.model_dump(by_alias=True, mode="json", exclude_none=True)
+    return dict(value)
+
+
+def _unasked(method: str, why: str) -> dict[str, Any]:
+    """What a downstream hears when its question could not be put: an empty root list (as a
+    client with no roots says), else a refusal in one line (an ``ask`` helper reads it as
+    "could not ask" and goes on as its arguments say)."""
+    logger.info("%s not put to the client: %s", method, why)
+    if method == "roots/list":
+        return {"roots": []}
+    raise JsonRpcError(mcp_types.INVALID_REQUEST, why)
