@@ -71,6 +71,7 @@ from mcpkit.client._trace import (
     redact_headers,
     secrets_of,
 )
+from mcpkit.client._tracecontext import RequestSpans
 from mcpkit.client._wire import CallToolResult, InitializeResult, ListToolsResult, Result, Tool
 from mcpkit.errors import (
     CallError,
@@ -174,6 +175,7 @@ class Session:
         self._tools: list[Tool] | None = None
         self._inflight = 0
         self._http_guard: HttpGuard | None = None
+        self._spans = RequestSpans()  # each request a span: under the caller's, or this session's trace
 
     # ----- lifecycle -------------------------------------------------------------------
 
@@ -646,10 +648,14 @@ class Session:
         self._inflight += 1
         try:
             if seconds is None:
-                return await link.dispatcher.send_raw_request(method, params, link.options(None))
+                with self._spans.around(params):
+                    return await link.dispatcher.send_raw_request(method, params, link.options(None))
             # The SDK's own clock starts only once the request is written; this scope bounds
             # the write too (a server that stops reading no longer holds a caller for ever).
-            with anyio.CancelScope(deadline=deadline or anyio.current_time() + seconds) as scope:
+            with (
+                anyio.CancelScope(deadline=deadline or anyio.current_time() + seconds) as scope,
+                self._spans.around(params),
+            ):
                 return await link.dispatcher.send_raw_request(method, params, link.options(seconds))
             assert scope.cancelled_caught
             if transport is not None:
@@ -693,7 +699,7 @@ class Session:
         if raw is None or raw.closed:
             return None
         seconds = self.timeout if isinstance(timeout, _Unset) else timeout
-        return raw.send(method, params, answer, seconds)
+        return raw.send(method, self._spans.meta_for(params), answer, seconds)
 
     def cancel_raw(self, request_id: int, reason: str | None = None) -> bool:
         """Cancel a request from :meth:`send_raw` on the server; its ``answer`` is not called.
