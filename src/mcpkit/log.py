@@ -3,15 +3,31 @@
 stdout is the MCP stdio channel, so nothing may ever log there. The level is a value: the CLIs
 read ``MCPKIT_LOG`` (:func:`mcpkit.cli_kit.log_level`) and pass it, so a program that embeds a
 server decides its own logging and no variable changes it behind its back.
+
+Trace context: a request whose ``_meta`` carries a W3C ``traceparent`` (SEP-414; the SDK's
+server middleware reads it into OpenTelemetry's current context for the request's handler)
+has its trace id and span id on every record written while it is handled::
+
+    2026-11-25 05:40:01,123 INFO mcpkit.server [trace_id=0af7...319c span_id=b7ad...3331]: tools/call probe
+
+so one call can be followed by its trace id through a gateway into a downstream server's log.
+The ids come from OpenTelemetry's API, which the SDK depends on; no tracing SDK or exporter is
+needed for them (the API's no-op tracer keeps the caller's ids current), and with one
+installed the ids are those of the server's own span. Fast paths that answer a request
+without the SDK's middleware enter its context with :func:`continue_trace`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
-from typing import TextIO
+from collections.abc import Iterator
+from typing import Any, TextIO
 
 ENV_LOG = "MCPKIT_LOG"
+FORMAT = "%(asctime)s %(levelname)s %(name)s%(trace)s: %(message)s"
+"""The line every mcpkit command writes; ``%(trace)s`` is empty outside a traced request."""
 
 
 class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
@@ -42,6 +58,77 @@ def setup_logging(level_name: str = "warning") -> None:
     root = logging.getLogger()
     if not any(getattr(h, "_mcpkit", False) for h in root.handlers):
         handler = _StderrHandler()
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        handler.addFilter(TraceFields())
+        handler.setFormatter(logging.Formatter(FORMAT))
         root.addHandler(handler)
     root.setLevel(level)
+
+
+def current_trace_ids() -> tuple[str, str] | None:
+    """The trace id (32 hex digits) and span id (16) of the request being handled, or None.
+
+    Read from OpenTelemetry's current context; when OpenTelemetry was never imported nothing
+    can have set one, and nothing is imported here (a command that never loads the SDK pays
+    nothing per record)."""
+    trace = sys.modules.get("opentelemetry.trace")
+    if trace is None:
+        return None
+    context = trace.get_current_span().get_span_context()
+    if not context.is_valid:
+        return None
+    return format(context.trace_id, "032x"), format(context.span_id, "016x")
+
+
+class TraceFields(logging.Filter):
+    """Puts ``trace_id`` and ``span_id`` (empty outside a traced request) and ``trace`` (their
+    `` [trace_id=... span_id=...]`` for :data:`FORMAT`) on every record it sees; never drops one.
+
+    A handler filter rather than a logger's: records of every logger (the SDK's, a tool's own,
+    one written from a worker thread, which carries the request's context) pass the handler.
+    A program with its own handlers adds it to them to get the same fields."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        ids = current_trace_ids()
+        if ids is None:
+            record.trace_id = record.span_id = record.trace = ""
+        else:
+            record.trace_id, record.span_id = ids
+            record.trace = f" [trace_id={ids[0]} span_id={ids[1]}]"
+        return True
+
+
+@contextlib.contextmanager
+def continue_trace(meta: Any) -> Iterator[None]:
+    """Handle a request in the trace its ``_meta`` names, as the SDK's server middleware does
+    for the requests it dispatches: for a fast path that answers a request itself (the
+    gateway's stdio lane and HTTP hot path), so its log records and the requests it sends on
+    carry the caller's trace. A missing, malformed or non-object ``_meta`` or ``traceparent``
+    changes nothing: trace context is a hint, never a reason to fail a call."""
+    context = _extracted(meta)
+    if context is None:
+        yield
+        return
+    from opentelemetry import context as otel_context
+
+    token = otel_context.attach(context)
+    try:
+        yield
+    finally:
+        otel_context.detach(token)
+
+
+def _extracted(meta: Any) -> Any:
+    """The OpenTelemetry context ``meta`` carries, or None (the SDK's rule: a carrier that is
+    absent, malformed or holds no valid ``traceparent`` gives none)."""
+    if not isinstance(meta, dict) or "traceparent" not in meta:
+        return None
+    from opentelemetry import trace
+    from opentelemetry.propagate import extract
+
+    try:
+        context = extract(meta)
+    except Exception:  # any carrier value: the propagator's errors are not part of its contract
+        return None
+    if not trace.get_current_span(context).get_span_context().is_valid:
+        return None
+    return context
