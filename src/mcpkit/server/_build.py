@@ -322,6 +322,7 @@ class McpkitServer:
     async def _call_tool(self, ctx: Ctx, params: mcp_types.CallToolRequestParams) -> mcp_types.CallToolResult:
         self._in_flight += 1
         self._idle = anyio.Event() if self._in_flight == 1 else self._idle
+        logger.debug("tools/call %s", params.name)  # with the caller's trace id (mcpkit.log)
         try:
             return await self.call(params.name, params.arguments, self._tool_context(ctx, params.name))
         finally:
