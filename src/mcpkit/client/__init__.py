@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from mcpkit.client._session import Session, connect
     from mcpkit.client._signals import SignalledError, run_command
     from mcpkit.client._spawn import spawn
+    from mcpkit.client._tasks import TasksExtension
     from mcpkit.client._trace import Tracer, tracer_for
     from mcpkit.client._wire import CallToolResult, InitializeResult, ListToolsResult, Result, Tool
     from mcpkit.errors import (
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
     )
 
 _WHERE: dict[str, str] = {
+    "TasksExtension": "._tasks",
     "ServerConfig": "._config",
     "ServerConfigError": "._config",
     "default_config_path": "._config",
@@ -115,6 +117,7 @@ __all__ = [
     "Session",
     "SessionOptions",
     "SignalledError",
+    "TasksExtension",
     "Tool",
     "ToolError",
     "Tracer",

@@ -583,9 +583,17 @@ class Session:
         *,
         timeout: float | _Unset | None = UNSET,
         raise_on_error: bool | None = None,
+        task: bool = False,
     ) -> Outcome:
-        """Call a tool. Raises ToolError on an ``isError`` result unless ``raise_on_error=False``."""
-        raw = await self.request("tools/call", {"name": tool, "arguments": dict(args or {})}, timeout=timeout)
+        """Call a tool. Raises ToolError on an ``isError`` result unless ``raise_on_error=False``.
+
+        ``task``: ask a server that takes tasks to run the call as one. A task answer (asked for,
+        or sent by a 2026 server) is polled to its result within the same ``timeout``, and
+        cancelled on the server when the caller gives up (see :mod:`mcpkit.client._tasks`)."""
+        from mcpkit.client._tasks import call_tool
+
+        seconds = self.timeout if isinstance(timeout, _Unset) else timeout
+        raw = await call_tool(self, {"name": tool, "arguments": dict(args or {})}, seconds, task=task)
         outcome = Outcome.from_raw(raw)
         if outcome.is_error and (self.raise_on_error if raise_on_error is None else raise_on_error):
             raise ToolError(tool, outcome)

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from mcpkit.server._runner import serve
     from mcpkit.server._signals import wait_for_stop_signal
     from mcpkit.server._stdin import claimed_stdin
+    from mcpkit.server._tasks import TASKS_EXTENSION, TaskStore
 
 _WHERE = {
     "ArgumentError": "._arguments",
@@ -86,6 +87,8 @@ _WHERE = {
     "serve": "._runner",
     "wait_for_stop_signal": "._signals",
     "claimed_stdin": "._stdin",
+    "TASKS_EXTENSION": "._tasks",
+    "TaskStore": "._tasks",
 }
 
 __all__ = [
@@ -93,6 +96,7 @@ __all__ = [
     "SDK_DEFAULT_VERSION",
     "SDK_HANDSHAKE_VERSIONS",
     "SDK_MAX_REQUEST_BODY",
+    "TASKS_EXTENSION",
     "Answer",
     "ArgumentError",
     "Authorize",
@@ -106,6 +110,7 @@ __all__ = [
     "ResourceSpec",
     "SdkServer",
     "ServerOptions",
+    "TaskStore",
     "TokenRefusedError",
     "ToolDefinitionError",
     "ToolFilter",

@@ -34,6 +34,8 @@ from mcpkit.server._ask import elicitor
 from mcpkit.server._errors import sdk_errors
 from mcpkit.server._extras import PromptSpec, ResourceSpec
 from mcpkit.server._options import ServerOptions
+from mcpkit.server._tasks import TaskStore
+from mcpkit.server._tasks import install as install_tasks
 from mcpkit.tools import ToolContext, ToolSpec
 from mcpkit.tools._context import takes_context
 
@@ -135,6 +137,8 @@ class SdkServer(Server[Any]):
         self.add_request_handler("server/discover", mcp_types.RequestParams, self._discover)
         self._bus: Any = None
         self._listen: Any = None
+        # The 2025 wire's ``tasks`` capability, set when tasks are served (see :mod:`._tasks`).
+        self.task_capability: mcp_types.ServerTasksCapability | None = None
         if self.changing:
             self._bus, self._listen = sdk.listen_handler()
             self.add_request_handler(
@@ -170,6 +174,8 @@ class SdkServer(Server[Any]):
         caps = super().get_capabilities(
             notification_options, experimental_capabilities, extensions, protocol_version=protocol_version
         )
+        if self.task_capability is not None:  # the 2026 sieve drops it; the extension says it there
+            caps = caps.model_copy(update={"tasks": self.task_capability})
         if protocol_version not in sdk.SDK_MODERN_VERSIONS:
             return caps
         update: dict[str, Any] = {}
@@ -263,6 +269,17 @@ class McpkitServer:
                 hints=self.options.list_hints(changing={"tools"} if tools_change else set()),
                 changing={"tools"} if tools_change else (),
                 **handlers,
+            )
+
+        self.tasks: TaskStore | None = None
+        if any(t.tasks for t in self.tools):
+            self.tasks = TaskStore()
+            install_tasks(
+                self.lowlevel,
+                self.tasks,
+                is_task_tool=lambda name: name in self._compiled and self._compiled[name].spec.tasks,
+                run_tool=self.call,
+                context_of=self._tool_context,
             )
 
     @property

@@ -63,6 +63,10 @@ class ToolSpec:
     output_schema: Mapping[str, Any] | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
     needs_context: bool = False
+    tasks: bool = False
+    """The tool may run as a task (the tasks extension): a client that asks gets a task at once
+    and polls it; every other client gets the ordinary, held-open call. Served by
+    :mod:`mcpkit.server` (``execution.taskSupport: "optional"`` in the definition)."""
 
     @classmethod
     def with_context(cls, handler: ContextHandler[C], **definition: Any) -> ToolSpec:
@@ -121,6 +125,8 @@ class ToolSpec:
             out["title"] = self.title
         if self.output_schema is not None:
             out["outputSchema"] = copy.deepcopy(dict(self.output_schema))
+        if self.tasks:
+            out["execution"] = {"taskSupport": "optional"}
         if self.meta:  # e.g. an MCP App's ``{"ui": {"resourceUri": ...}}``
             out["_meta"] = copy.deepcopy(dict(self.meta))
         return out

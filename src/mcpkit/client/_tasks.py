@@ -1,0 +1,177 @@
+"""Following a task to its result: poll ``tasks/get`` at the server's pace, then ``tasks/result``.
+
+A server may answer a long ``tools/call`` with a task (see :mod:`mcpkit.server._tasks`): on the
+2025-11-25 wire when the call asked for one (``params.task``), on 2026-07-28 when the client
+declared the extension ``io.modelcontextprotocol/tasks``. The caller still wants one result, so
+this module turns the task back into it: it waits the ``pollInterval`` the server suggests
+between polls (bounded, so a server cannot make a client spin or sleep for an hour), and when
+the caller gives up (its deadline passes, or its scope is cancelled) it sends ``tasks/cancel``
+so the work does not go on for nobody.
+
+One loop serves both of mcpkit's clients: :meth:`mcpkit.client.Session.call` (raw dicts, through
+:func:`call_tool`) and the SDK's ``mcp.Client`` (through :class:`TasksExtension`, the SDK's own
+hook for an extension's result shape).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, cast
+
+import anyio
+import mcp_types
+from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
+from pydantic import TypeAdapter
+
+from mcpkit.errors import CallTimeoutError
+
+if TYPE_CHECKING:
+    from mcpkit.client._session import Session
+
+logger = logging.getLogger("mcpkit.client")
+
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+TERMINAL = frozenset({"completed", "failed", "cancelled"})
+MIN_POLL_SECONDS = 0.05
+MAX_POLL_SECONDS = 30.0
+DEFAULT_POLL_SECONDS = 1.0
+CANCEL_SECONDS = 5.0
+"""How long a ``tasks/cancel`` sent on the way out may take (it runs shielded from the
+cancellation that caused it)."""
+
+Request = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+"""Sends one request (method, params) and returns its raw result."""
+
+
+def is_task(raw: Any) -> bool:
+    """Whether a ``tools/call`` answer is a task rather than the tool's result."""
+    return (
+        isinstance(raw, Mapping)
+        and isinstance(raw.get("task"), Mapping)
+        and "content" not in raw
+        and raw.get("resultType", "task") == "task"
+    )
+
+
+def poll_seconds(task: Mapping[str, Any]) -> float:
+    """The server's ``pollInterval`` in seconds, kept between 50 ms and 30 s (1 s without one)."""
+    interval = task.get("pollInterval")
+    if isinstance(interval, bool) or not isinstance(interval, (int, float)) or not math.isfinite(interval):
+        return DEFAULT_POLL_SECONDS
+    return min(max(interval / 1000, MIN_POLL_SECONDS), MAX_POLL_SECONDS)
+
+
+async def follow(
+    request: Request,
+    task: Mapping[str, Any],
+    *,
+    on_status: Callable[[Mapping[str, Any]], Any] | None = None,
+) -> dict[str, Any]:
+    """Poll ``task`` until it ends and return its ``tasks/result`` (a raw ``CallToolResult``).
+
+    Leaving early, by cancellation or an exception, cancels the task on the server first."""
+    task_id = str(task.get("taskId"))
+    finished = False
+    try:
+        current: Mapping[str, Any] = task
+        while current.get("status") not in TERMINAL:
+            await anyio.sleep(poll_seconds(current))
+            current = await request("tasks/get", {"taskId": task_id})
+            if on_status is not None:
+                on_status(current)
+        result = await request("tasks/result", {"taskId": task_id})
+        finished = True
+        return result
+    finally:
+        if not finished:
+            await _cancel_quietly(request, task_id)
+
+
+async def _cancel_quietly(request: Request, task_id: str) -> None:
+    with anyio.CancelScope(shield=True), anyio.move_on_after(CANCEL_SECONDS):
+        try:
+            await request("tasks/cancel", {"taskId": task_id})
+        except Exception as exc:  # already finished, expired or the connection is gone: nothing to stop
+            logger.debug("tasks/cancel %s not accepted: %s", task_id, exc)
+
+
+def offers_tasks(capabilities: Mapping[str, Any]) -> bool:
+    """Whether a server's (2025) capabilities take task-augmented ``tools/call``."""
+    tasks = capabilities.get("tasks")
+    requests = tasks.get("requests") if isinstance(tasks, Mapping) else None
+    tools = requests.get("tools") if isinstance(requests, Mapping) else None
+    return isinstance(tools, Mapping) and isinstance(tools.get("call"), Mapping)
+
+
+async def call_tool(
+    session: Session, params: dict[str, Any], seconds: float | None, *, task: bool
+) -> dict[str, Any]:
+    """``tools/call`` through ``session`` under one deadline of ``seconds``, asking for a task
+    when ``task`` and the server takes them, and following a task answer to its result.
+
+    Raises :class:`~mcpkit.errors.CallTimeoutError` when the deadline passes while the task
+    runs (the task is cancelled on the server first)."""
+    if task and offers_tasks(session.capabilities):
+        params = {**params, "task": {}}
+    deadline = None if seconds is None else anyio.current_time() + seconds
+    raw: dict[str, Any] = dict(await session.request("tools/call", params, timeout=seconds))
+    if not is_task(raw):
+        return raw
+
+    async def request(method: str, body: dict[str, Any]) -> dict[str, Any]:
+        left = None if deadline is None else max(deadline - anyio.current_time(), 0.001)
+        return dict(await session.request(method, body, timeout=left))
+
+    with anyio.CancelScope(deadline=math.inf if deadline is None else deadline) as scope:
+        return await follow(request, raw["task"])
+    assert scope.cancelled_caught and seconds is not None
+    raise CallTimeoutError("tools/call", seconds)
+
+
+# -- the SDK's client ----------------------------------------------------------------------
+
+
+class TaskCreated(mcp_types.Result):
+    """A 2026 ``tools/call`` answer that is a task (``resultType: "task"``)."""
+
+    result_type: Literal["task"] = "task"
+    task: mcp_types.Task
+
+
+_RAW = TypeAdapter(dict[str, Any])
+_REQUESTS: dict[str, Callable[[str], Any]] = {
+    "tasks/get": lambda t: mcp_types.GetTaskRequest(params=mcp_types.GetTaskRequestParams(task_id=t)),
+    "tasks/result": lambda t: mcp_types.GetTaskPayloadRequest(
+        params=mcp_types.GetTaskPayloadRequestParams(task_id=t)
+    ),
+    "tasks/cancel": lambda t: mcp_types.CancelTaskRequest(
+        params=mcp_types.CancelTaskRequestParams(task_id=t)
+    ),
+}
+
+
+class TasksExtension(ClientExtension):
+    """The tasks extension for the SDK's ``mcp.Client(extensions=[TasksExtension()])``: the
+    client declares it, and a task answer is followed to its ``CallToolResult``, which is what
+    ``client.call_tool`` returns, as if the call had been held open."""
+
+    identifier = TASKS_EXTENSION
+
+    def claims(self) -> Sequence[ResultClaim[Any]]:
+        return (ResultClaim(result_type="task", model=TaskCreated, resolve=self._resolve),)
+
+    async def _resolve(self, created: TaskCreated, ctx: ClaimContext) -> mcp_types.CallToolResult:
+        async def request(method: str, body: dict[str, Any]) -> dict[str, Any]:
+            sent = _REQUESTS[method](str(body["taskId"]))
+            # A raw dict: the SDK validates no result of a method it does not know, and the
+            # loop reads only a few keys (mypy's bound on the result type is a Result model).
+            answer: dict[str, Any] = await ctx.session.send_request(
+                sent, cast(Any, _RAW), request_read_timeout_seconds=ctx.read_timeout_seconds
+            )
+            return answer
+
+        task = created.task.model_dump(by_alias=True, mode="json", exclude_none=True)
+        raw = await follow(request, task)
+        return mcp_types.CallToolResult.model_validate(raw, by_name=False)

@@ -1,0 +1,387 @@
+"""Tasks: a long tool call answered at once with a task that the client polls.
+
+Why: an archive embed or a Redmine bulk change held one ``tools/call`` open for minutes; a
+proxy's idle timeout, a client's own request timeout or a dropped HTTP stream then lost the
+result although the work went on. With tasks the call returns a task id straight away, the work
+runs in the background, and the client asks ``tasks/get`` (status, progress), ``tasks/result``
+(the final ``CallToolResult``) or ``tasks/cancel``.
+
+Both eras are served by one store:
+
+- 2025-11-25: the ``tasks`` capability (``requests.tools.call``, ``list``, ``cancel``); a client
+  asks per call with ``params.task`` (``{"ttl": ms}``) on a tool whose definition says
+  ``execution.taskSupport: "optional"``.
+- 2026-07-28: the extension ``io.modelcontextprotocol/tasks``; a client that declares it in its
+  capabilities gets ``resultType: "task"`` for a task-capable tool (the server decides).
+
+The SDK (mcp 2.3.0) has the types (``mcp_types.Task`` ...) and passes a 2026 claimed
+``resultType`` through, but serves no ``tasks/*`` method and refuses a ``CreateTaskResult`` on the
+2025 wire (its ``tools/call`` sieve wants ``content``), so the task answer is made here, in a
+server middleware that owns its result. A client that did not ask gets the ordinary call.
+
+Tasks belong to the caller who made them (over HTTP, the credentials the request carried), are
+bounded in number (a full store answers the call with one line, never a queue that grows), and
+a finished task is forgotten once its TTL has passed. The work runs in a task group that the
+server's lifespan holds, so it ends with the server.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import secrets
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import anyio.abc
+import mcp_types
+
+from mcpkit import _sdk as sdk
+from mcpkit.errors import JsonRpcError
+from mcpkit.results import error_result
+from mcpkit.server._errors import sdk_errors
+from mcpkit.tools import ToolContext
+
+if TYPE_CHECKING:
+    from mcpkit.server._build import SdkServer
+
+logger = logging.getLogger("mcpkit.server")
+
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+"""The 2026-07-28 extension identifier, declared under ``capabilities.extensions``."""
+RELATED_TASK = "io.modelcontextprotocol/related-task"
+"""The ``_meta`` key that ties a ``tasks/result`` answer to its task (2025-11-25)."""
+PROGRESS_META = "mcpkit/progress"
+"""The ``_meta`` key of ``tasks/get`` carrying the handler's last progress report in numbers."""
+
+TERMINAL = frozenset({"completed", "failed", "cancelled"})
+
+RunTool = Callable[[str, Mapping[str, Any], ToolContext], Awaitable[mcp_types.CallToolResult]]
+ContextOf = Callable[[Any, str], ToolContext]
+
+
+def _now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass
+class _Task:
+    task_id: str
+    owner: str
+    tool: str
+    ttl_ms: int
+    started: float
+    created_at: str = field(default_factory=_now_iso)
+    updated_at: str = ""
+    status: str = "working"
+    message: str | None = None
+    progress: dict[str, Any] | None = None
+    result: mcp_types.CallToolResult | None = None
+    finished: float | None = None
+    scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
+    context: ToolContext | None = None
+    done: anyio.Event = field(default_factory=anyio.Event)
+
+    def __post_init__(self) -> None:
+        self.updated_at = self.updated_at or self.created_at
+
+    def touch(self) -> None:
+        self.updated_at = _now_iso()
+
+
+class TaskStore:
+    """The tasks of one server: created by task-capable tool calls, read by ``tasks/*``.
+
+    ``max_tasks`` bounds the tasks held (running or finished, not yet expired);
+    ``default_ttl_ms`` is the retention a client gets when it asks for none, ``max_ttl_ms`` the
+    most it may ask for; ``poll_interval_ms`` is suggested to pollers. ``clock`` (monotonic
+    seconds) decides expiry, so a test can move time on instead of waiting for it.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_tasks: int = 64,
+        default_ttl_ms: int = 15 * 60_000,
+        max_ttl_ms: int = 24 * 3_600_000,
+        poll_interval_ms: int = 1000,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.max_tasks = max_tasks
+        self.default_ttl_ms = default_ttl_ms
+        self.max_ttl_ms = max_ttl_ms
+        self.poll_interval_ms = poll_interval_ms
+        self.clock = clock
+        self._tasks: dict[str, _Task] = {}
+        self._groups: list[anyio.abc.TaskGroup] = []
+
+    # -- serving ---------------------------------------------------------------------------
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """Hold a task group for background work while a server runs (its lifespan enters this);
+        leaving it cancels every task still working."""
+        async with anyio.create_task_group() as tg:
+            self._groups.append(tg)
+            try:
+                yield
+            finally:
+                self._groups.remove(tg)
+                tg.cancel_scope.cancel()
+
+    @property
+    def serving(self) -> bool:
+        return bool(self._groups)
+
+    def expire(self) -> None:
+        """Forget finished tasks whose retention has passed.
+
+        Retention counts from creation, as the spec's ``ttl`` says; a task that finished after
+        its TTL had already run out is kept for one more TTL from its end (capped at a minute),
+        so a long job's result is never thrown away at the moment it appears."""
+        now = self.clock()
+        for task_id, task in list(self._tasks.items()):
+            if task.finished is None:
+                continue
+            ttl = task.ttl_ms / 1000
+            keep_until = max(task.started + ttl, task.finished + min(ttl, 60.0))
+            if now >= keep_until:
+                del self._tasks[task_id]
+
+    def start(
+        self,
+        tool: str,
+        work: Callable[[ToolContext], Awaitable[mcp_types.CallToolResult]],
+        context: ToolContext,
+        *,
+        owner: str,
+        ttl_ms: int | None,
+    ) -> _Task | str:
+        """Start ``work`` in the background as a new task; a one-line refusal when full."""
+        self.expire()
+        if not self._groups:
+            return "the server is not running a task group"
+        if len(self._tasks) >= self.max_tasks:
+            return (
+                f"Too many tasks on this server ({self.max_tasks}); wait for one to finish "
+                "or cancel one, then call again."
+            )
+        ttl = self.default_ttl_ms if ttl_ms is None else max(0, min(int(ttl_ms), self.max_ttl_ms))
+        task = _Task(
+            task_id=secrets.token_urlsafe(16), owner=owner, tool=tool, ttl_ms=ttl, started=self.clock()
+        )
+
+        async def progress(value: float, total: float | None, message: str | None) -> None:
+            task.progress = {"progress": value, "total": total, "message": message}
+            amount = f"{value:g}/{total:g}" if total is not None else f"{value:g}"
+            task.message = f"{amount}: {message}" if message else amount
+            task.touch()
+
+        # The request that made the task is answered: progress goes to the task, logs to the
+        # server's log only, and nobody is left to ask.
+        task.context = replace(context, _send_progress=progress, _log_threshold=lambda: None, _elicit=None)
+        self._tasks[task.task_id] = task
+        self._groups[-1].start_soon(self._run, task, work)
+        return task
+
+    async def _run(
+        self, task: _Task, work: Callable[[ToolContext], Awaitable[mcp_types.CallToolResult]]
+    ) -> None:
+        assert task.context is not None
+        try:
+            with task.scope:
+                result = await work(task.context)
+                if task.status == "working":
+                    task.result = result
+                    task.status = "failed" if result.is_error else "completed"
+                    task.message = _first_line(result) if result.is_error else None
+        except Exception:  # the server's call() turns handler errors into results; this is a bug
+            logger.exception("task %s (%s) failed", task.task_id, task.tool)
+            task.result = error_result(f"Tool {task.tool} failed; the server log has details.")
+            task.status, task.message = "failed", "the tool failed"
+        finally:
+            if task.status == "working":  # cancelled by the server's shutdown
+                task.status, task.message = "cancelled", "the server stopped"
+                task.context.cancelled.set()
+            task.finished = self.clock()
+            task.touch()
+            task.done.set()
+
+    def find(self, task_id: str, owner: str) -> _Task:
+        """The caller's task, or a -32602 naming the id (another caller's task is unknown too)."""
+        self.expire()
+        task = self._tasks.get(task_id)
+        if task is None or task.owner != owner:
+            raise JsonRpcError.invalid_params(f"Unknown task {task_id!r} (never created, or expired)")
+        return task
+
+    def cancel(self, task_id: str, owner: str) -> _Task:
+        task = self.find(task_id, owner)
+        if task.status in TERMINAL:
+            raise JsonRpcError.invalid_params(f"Task {task_id!r} is already {task.status}; nothing to cancel")
+        task.status, task.message = "cancelled", "cancelled by the client"
+        assert task.context is not None
+        task.context.cancelled.set()
+        task.scope.cancel()
+        task.touch()
+        return task
+
+    def listed(self, owner: str) -> list[_Task]:
+        self.expire()
+        return [t for t in self._tasks.values() if t.owner == owner]
+
+    def wire(self, task: _Task) -> dict[str, Any]:
+        """The task as ``Task`` on the wire."""
+        out: dict[str, Any] = {
+            "taskId": task.task_id,
+            "status": task.status,
+            "createdAt": task.created_at,
+            "lastUpdatedAt": task.updated_at,
+            "ttl": task.ttl_ms,
+            "pollInterval": self.poll_interval_ms,
+        }
+        if task.message:
+            out["statusMessage"] = task.message
+        return out
+
+
+def _first_line(result: mcp_types.CallToolResult) -> str:
+    for item in result.content:
+        if isinstance(item, mcp_types.TextContent) and item.text.strip():
+            return item.text.strip().splitlines()[0][:300]
+    return "the tool reported an error"
+
+
+_CREDENTIAL_WORDS = ("authorization", "cookie", "key", "token")
+
+
+def owner_of(headers: Mapping[str, str]) -> str:
+    """Who a task belongs to: a digest of the credentials the request carried (none on stdio,
+    where the one client is the owner). A second caller with other credentials, or none, cannot
+    read, list or cancel the task."""
+    held = sorted((k, v) for k, v in headers.items() if any(w in k for w in _CREDENTIAL_WORDS))
+    if not held:
+        return ""
+    return hashlib.sha256(repr(held).encode()).hexdigest()
+
+
+def _wants_task(ctx: Any, params: Mapping[str, Any]) -> tuple[bool, int | None]:
+    """Whether this ``tools/call`` asked for a task, and the TTL it asked for."""
+    if ctx.protocol_version in sdk.SDK_MODERN_VERSIONS:
+        wanted = mcp_types.ClientCapabilities(extensions={TASKS_EXTENSION: {}})
+        return bool(ctx.session.check_client_capability(wanted)), None
+    task = params.get("task")
+    if not isinstance(task, dict):
+        return False, None
+    ttl = task.get("ttl")
+    return True, ttl if isinstance(ttl, int) and not isinstance(ttl, bool) else None
+
+
+TASK_CAPABILITY = mcp_types.ServerTasksCapability(
+    list=mcp_types.TasksListCapability(),
+    cancel=mcp_types.TasksCancelCapability(),
+    requests=mcp_types.ServerTasksRequestsCapability(
+        tools=mcp_types.TasksToolsCapability(call=mcp_types.TasksCallCapability())
+    ),
+)
+"""What a server with a task-capable tool declares on the 2025 wire."""
+
+
+def install(
+    lowlevel: SdkServer,
+    store: TaskStore,
+    *,
+    is_task_tool: Callable[[str], bool],
+    run_tool: RunTool,
+    context_of: ContextOf,
+) -> None:
+    """Serve tasks on ``lowlevel``: the capability (2025) and extension (2026), the ``tasks/*``
+    methods, the ``tools/call`` middleware that answers with a task, and the lifespan that
+    holds the background work."""
+    lowlevel.extensions[TASKS_EXTENSION] = {}
+    lowlevel.task_capability = TASK_CAPABILITY
+    inner = lowlevel.lifespan
+
+    @asynccontextmanager
+    async def lifespan(server: Any) -> AsyncIterator[Any]:
+        async with store.running(), inner(server) as state:
+            yield state
+
+    lowlevel.lifespan = lifespan
+
+    def owner(ctx: Any) -> str:
+        return owner_of(_headers(ctx))
+
+    def answer(ctx: Any, result: dict[str, Any]) -> dict[str, Any]:
+        """``result`` in this request's era: 2026 results carry ``resultType`` and the server's
+        ``_meta`` stamp (a middleware's answer gets neither from the SDK); 2025 ones neither."""
+        if ctx.protocol_version in sdk.SDK_MODERN_VERSIONS:
+            meta = dict(result.get("_meta") or {})
+            meta.setdefault(mcp_types.SERVER_INFO_META_KEY, lowlevel.server_info_stamp)
+            return {**result, "resultType": result.get("resultType", "complete"), "_meta": meta}
+        return {k: v for k, v in result.items() if k != "resultType"}
+
+    async def middleware(ctx: Any, call_next: Any) -> Any:
+        params = ctx.params if isinstance(ctx.params, Mapping) else {}
+        name = params.get("name")
+        if ctx.method != "tools/call" or not isinstance(name, str) or not is_task_tool(name):
+            return await call_next(ctx)
+        wanted, ttl = _wants_task(ctx, params)
+        if not wanted or not store.serving:
+            return await call_next(ctx)
+        arguments = params.get("arguments")
+        arguments = arguments if isinstance(arguments, Mapping) else {}
+        context = context_of(ctx, name)
+
+        async def work(task_context: ToolContext) -> mcp_types.CallToolResult:
+            return await run_tool(name, arguments, task_context)
+
+        task = store.start(name, work, context, owner=owner(ctx), ttl_ms=ttl)
+        if isinstance(task, str):
+            refused = error_result(task).model_dump(by_alias=True, mode="json", exclude_none=True)
+            return answer(ctx, refused)
+        created: dict[str, Any] = {"task": store.wire(task)}
+        if ctx.protocol_version in sdk.SDK_MODERN_VERSIONS:
+            created["resultType"] = "task"
+        return answer(ctx, created)
+
+    lowlevel.middleware.append(middleware)
+
+    async def get(ctx: Any, params: mcp_types.GetTaskRequestParams) -> dict[str, Any]:
+        task = store.find(params.task_id, owner(ctx))
+        out = store.wire(task)
+        if task.progress is not None:
+            out["_meta"] = {PROGRESS_META: dict(task.progress)}
+        return out
+
+    async def result(ctx: Any, params: mcp_types.GetTaskPayloadRequestParams) -> dict[str, Any]:
+        task = store.find(params.task_id, owner(ctx))
+        await task.done.wait()
+        if task.result is None:
+            raise JsonRpcError.invalid_params(f"Task {task.task_id!r} was {task.status}: {task.message}")
+        out = task.result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        out["_meta"] = {**(out.get("_meta") or {}), RELATED_TASK: {"taskId": task.task_id}}
+        return answer(ctx, out)
+
+    async def cancel(ctx: Any, params: mcp_types.CancelTaskRequestParams) -> dict[str, Any]:
+        return store.wire(store.cancel(params.task_id, owner(ctx)))
+
+    async def listing(ctx: Any, params: mcp_types.PaginatedRequestParams) -> dict[str, Any]:
+        return {"tasks": [store.wire(t) for t in store.listed(owner(ctx))]}
+
+    lowlevel.add_request_handler("tasks/get", mcp_types.GetTaskRequestParams, sdk_errors(get))
+    lowlevel.add_request_handler("tasks/result", mcp_types.GetTaskPayloadRequestParams, sdk_errors(result))
+    lowlevel.add_request_handler("tasks/cancel", mcp_types.CancelTaskRequestParams, sdk_errors(cancel))
+    lowlevel.add_request_handler("tasks/list", mcp_types.PaginatedRequestParams, sdk_errors(listing))
+
+
+def _headers(ctx: Any) -> dict[str, str]:
+    headers = getattr(ctx.request, "headers", None)
+    if headers is None:
+        return {}
+    return {str(k).lower(): str(v) for k, v in headers.items()}
