@@ -12,16 +12,21 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import anyio
 import mcp
 import mcp_types
 import pytest
+from mcp.shared.exceptions import MCPError
 
+from mcpkit.client import ClientHandlers
+from mcpkit.gateway import Gateway, load_gateway_config
 from tests.client.procs import free_port
-from tests.gateway.support import HERE, gateway_argv, wait_port, write_config
+from tests.gateway.support import HERE, gateway_argv, gateway_session, wait_port, write_config
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 
@@ -77,3 +82,113 @@ async def test_a_2026_client_answers_a_2025_servers_question_through_the_gateway
         assert asked == ["Who is greeted by the gateway?"]
         plain = await client.call_tool("ask_echo", {"text": "x"})
         assert text(plain) == "x"
+
+
+@asynccontextmanager
+async def in_process(tmp_path: Path, gateway: dict[str, Any] | None = None) -> AsyncIterator[Gateway]:
+    """The gateway in this process (its parked calls can be counted), its downstream a real child."""
+    config = load_gateway_config(write_config(tmp_path / "gw.json", {"ask": asking()}, gateway))
+    gw = Gateway(config)
+    async with anyio.create_task_group() as tg:
+        await gw.start(tg)
+        try:
+            yield gw
+        finally:
+            gw.stop()
+            tg.cancel_scope.cancel()
+
+
+async def _until_none_parked(gw: Gateway) -> None:
+    with anyio.fail_after(60):
+        while gw.asking.parked:
+            await anyio.sleep(0.02)
+
+
+@pytest.mark.parametrize(("action", "said"), [("decline", "decline"), ("cancel", "cancel")])
+async def test_a_2026_clients_no_reaches_the_server(tmp_path: Path, action: str, said: str) -> None:
+    async with in_process(tmp_path) as gw:
+        callback = answering(action, None, [])
+        async with mcp.Client(gw.lowlevel(), mode="2026-07-28", elicitation_callback=callback) as client:
+            result = await client.call_tool("ask_greet", {})
+        assert text(result) == said
+        await _until_none_parked(gw)
+
+
+async def test_a_2026_client_that_cannot_be_asked_gets_the_unasked_answer(tmp_path: Path) -> None:
+    async with in_process(tmp_path) as gw:
+        async with mcp.Client(gw.lowlevel(), mode="2026-07-28") as client:
+            result = await client.call_tool("ask_greet", {})
+        assert text(result) == "unasked"
+        assert gw.asking.parked == 0
+
+
+async def test_an_abandoned_question_is_cancelled_and_its_call_forgotten(tmp_path: Path) -> None:
+    """The client takes the InputRequiredResult and never retries: the downstream's question is
+    answered cancel after the wait (here the gateway's 2 s call timeout), its call ends, nothing
+    stays parked, and the old requestState is refused in one line."""
+    async with (
+        in_process(tmp_path, {"call_timeout": 2}) as gw,
+        mcp.Client(
+            gw.lowlevel(), mode="2026-07-28", elicitation_callback=answering("accept", "x", [])
+        ) as client,
+    ):
+        first = await client.session.call_tool("ask_greet", {}, allow_input_required=True)
+        assert isinstance(first, mcp_types.InputRequiredResult)
+        assert first.request_state and first.input_requests
+        (request,) = first.input_requests.values()
+        assert request.method == "elicitation/create"
+        assert gw.asking.parked == 1
+        await _until_none_parked(gw)
+        with pytest.raises(MCPError) as refused:
+            await client.session.call_tool(
+                "ask_greet",
+                {},
+                input_responses={
+                    k: mcp_types.ElicitResult(action="accept", content={"name": "x"})
+                    for k in first.input_requests
+                },
+                request_state=first.request_state,
+                allow_input_required=True,
+            )
+        assert refused.value.error.code == mcp_types.INVALID_PARAMS
+
+
+async def test_a_forged_request_state_is_refused(tmp_path: Path) -> None:
+    async with in_process(tmp_path) as gw:
+        async with mcp.Client(
+            gw.lowlevel(), mode="2026-07-28", elicitation_callback=answering("accept", "x", [])
+        ) as client:
+            with pytest.raises(MCPError) as refused:
+                await client.session.call_tool(
+                    "ask_greet", {}, request_state="v1.forged", allow_input_required=True
+                )
+        assert refused.value.error.code == mcp_types.INVALID_PARAMS
+        assert gw.asking.parked == 0
+
+
+async def test_a_2025_client_on_stdio_answers_a_2025_servers_question(tmp_path: Path) -> None:
+    config = write_config(tmp_path / "gw.json", {"ask": asking()})
+    asked: list[dict[str, Any]] = []
+
+    async def elicit(params: dict[str, Any]) -> dict[str, Any]:
+        asked.append(params)
+        return {"action": "accept", "content": {"name": "Grace"}}
+
+    async with gateway_session(config, handlers=ClientHandlers(elicitation=elicit)) as session:
+        result = await session.request("tools/call", {"name": "ask_greet", "arguments": {"by": "stdio"}})
+    assert text_of(result) == "hello Grace"
+    assert [a["message"] for a in asked] == ["Who is greeted by stdio?"]
+
+
+async def test_a_2025_client_on_stateless_http_is_not_asked(gateway_url: str) -> None:
+    """Stateless HTTP has no way back to a handshake client: the tool hears "unasked"."""
+    async with mcp.Client(
+        gateway_url, mode="legacy", elicitation_callback=answering("accept", "x", [])
+    ) as client:
+        assert client.protocol_version == "2025-11-25"
+        result = await client.call_tool("ask_greet", {})
+    assert text(result) == "unasked"
+
+
+def text_of(result: Any) -> str:
+    return "".join(c.get("text", "") for c in result["content"]) if isinstance(result, dict) else text(result)

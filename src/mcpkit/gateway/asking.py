@@ -25,9 +25,9 @@ downstream's tool finishes, and a finished call whose client never came back is 
 saying to call again).
 
 Which call a question belongs to: the handshake wire says nothing of it on stdio (the request
-carries no reference to the call it serves), so a question is put to the one parked call in
-flight on the server that asks. When several parked calls wait on one server at once the
-gateway cannot tell them apart and refuses the question in one line, which an ``ask`` helper
+carries no reference to the call it serves), so a question is put to the parked call on the
+server that asks when it is the only call running there. When other calls run on that server
+at once the gateway cannot tell them apart and refuses the question in one line, which an ``ask`` helper
 reads as "could not ask" rather than guess and show one user another's form.
 """
 
@@ -48,6 +48,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ValidationError
 
 from mcpkit.gateway import answers, metatools
+from mcpkit.gateway.downstream import Downstream
 from mcpkit.gateway.pipeline import CallPipeline
 from mcpkit.gateway.views import View
 from mcpkit.jsonrpc import JsonRpcError
@@ -142,8 +143,11 @@ class Parked:
 class Asking:
     """Parked calls of 2026 clients, and the per-server handlers that put questions to them."""
 
-    def __init__(self, pipeline: CallPipeline, answer_seconds: float) -> None:
+    def __init__(
+        self, pipeline: CallPipeline, downstreams: Mapping[str, Downstream], answer_seconds: float
+    ) -> None:
         self._pipeline = pipeline
+        self._downstreams = downstreams
         self.answer_seconds = answer_seconds
         self._parked: dict[str, Parked] = {}
         self._waiting: dict[str, list[Parked]] = {}
@@ -167,11 +171,12 @@ class Asking:
             waiting = self._waiting.get(server) or []
             if not waiting:
                 return await fallback(params)
-            if len(waiting) > 1:
+            running = max(len(waiting), self._downstreams[server].in_flight)
+            if running > 1:  # other calls run there too: any of them may be the one asking
                 return _unasked(
                     method,
-                    f"{len(waiting)} calls to {server} wait for their clients at once; the gateway "
-                    "cannot tell which one this question belongs to",
+                    f"{running} calls to {server} are running at once; the gateway cannot tell "
+                    "which one this question belongs to",
                 )
             return await waiting[0].ask(method, params, self.answer_seconds)
 

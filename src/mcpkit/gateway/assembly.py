@@ -91,9 +91,10 @@ def assemble(gateway: Gateway, in_flight: InFlight) -> SdkServer:
     # Not the constructor's on_roots_list_changed, which warns that roots leave the spec in
     # 2026-07-28: today's clients use them, and a server behind the gateway asks for them.
     # A parked call's requestState is sealed: bound to the tool, its arguments and the caller,
-    # expiring with the wait for an answer (mcpkit.gateway.asking).
-    security = RequestStateSecurity.ephemeral(ttl=gateway.asking.answer_seconds)
-    server.middleware.append(RequestStateBoundary(security, default_audience=gateway.config.name))
+    # expiring (mcpkit.gateway.asking). Once, where the toolkit's server has not done it already.
+    if not any(isinstance(layer, RequestStateBoundary) for layer in server.middleware):
+        security = RequestStateSecurity.ephemeral(ttl=gateway.asking.answer_seconds)
+        server.middleware.append(RequestStateBoundary(security, default_audience=gateway.config.name))
     server.add_notification_handler(
         "notifications/roots/list_changed", mcp_types.NotificationParams, relay.roots_changed
     )
