@@ -368,3 +368,49 @@ async def test_the_session_manager_binds_a_session_to_the_user_in_the_scope() ->
             same = await _post(client, listing, **{"x-who": "ada", "mcp-session-id": session})
     assert other.status_code == 404
     assert same.status_code == 200
+
+
+async def test_the_request_state_boundary_seals_state_and_hands_the_handler_its_plaintext() -> None:
+    """Assumption 15: what a handler puts in ``requestState`` leaves sealed and comes back as it was."""
+    seen: list[object] = []
+
+    async def call(ctx: Any, params: mcp_types.CallToolRequestParams) -> Any:
+        seen.append((ctx.params or {}).get("requestState"))
+        if params.request_state is None:
+            return mcp_types.InputRequiredResult(request_state="plain")
+        return mcp_types.CallToolResult(content=[mcp_types.TextContent(text="done")])
+
+    async def listing(ctx: Any, params: Any) -> mcp_types.ListToolsResult:
+        return mcp_types.ListToolsResult(tools=[mcp_types.Tool(name="t", input_schema={"type": "object"})])
+
+    server = Server("boundary", on_call_tool=call, on_list_tools=listing)
+    server.middleware.append(sdk.request_state_boundary("boundary"))
+    async with mcp.Client(server, mode="2026-07-28") as client:
+        first = await client.session.call_tool("t", {}, allow_input_required=True)
+        assert isinstance(first, mcp_types.InputRequiredResult)
+        assert first.request_state not in (None, "plain")
+        await client.session.call_tool("t", {}, request_state=first.request_state, allow_input_required=True)
+        with pytest.raises(MCPError) as refused:
+            await client.session.call_tool("t", {}, request_state="plain", allow_input_required=True)
+    assert seen == [None, "plain"] and refused.value.code == mcp_types.INVALID_PARAMS
+
+
+async def test_a_declaring_session_stamps_raw_requests_with_its_own_capabilities() -> None:
+    """Assumption 16: after adopting a discover result, ``_stamp`` puts the 2026 envelope on a raw
+    request, declaring what ``_build_capabilities`` says."""
+    declared = mcp_types.ClientCapabilities(roots=mcp_types.RootsCapability())
+    async with create_client_server_memory_streams() as (client_streams, _):
+        session = sdk.declaring_session()(*client_streams, declared=lambda version: declared)
+        session.adopt(
+            mcp_types.DiscoverResult(
+                supported_versions=["2026-07-28"], capabilities=mcp_types.ServerCapabilities()
+            )
+        )
+        opts: dict[str, Any] = {}
+        params = {"name": "t", "_meta": {"x": 1}}
+        stamped = sdk.stamp_request(session, "tools/call", params, opts)
+    meta = stamped["_meta"]
+    assert meta[mcp_types.PROTOCOL_VERSION_META_KEY] == "2026-07-28" and meta["x"] == 1
+    assert meta["io.modelcontextprotocol/clientCapabilities"] == {"roots": {}}
+    assert params == {"name": "t", "_meta": {"x": 1}}  # the caller's params are left alone
+    assert opts["headers"]["mcp-protocol-version"] == "2026-07-28"

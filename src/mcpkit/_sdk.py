@@ -50,10 +50,22 @@ the same copy.
     principal from ``scope["user"]`` when it is the SDK's ``AuthenticatedUser`` (and binds a
     session to the client id, issuer and subject it finds there), so mcpkit's own OAuth check
     puts one there for each accepted token.
+15. :func:`request_state_boundary`: the SDK's ``RequestStateBoundary`` middleware seals the
+    ``requestState`` of every ``InputRequiredResult`` a handler returns and, on the retry, hands
+    the handler's context the plaintext it minted in ``ctx.params["requestState"]`` (refusing
+    any other echo with -32602 before the handler runs); the handler's ``ctx.params`` is the
+    mapping the middleware passed on.
+16. :func:`stamp_request` and :func:`declaring_session`: a ``ClientSession`` stamps each request it sends
+    with ``_stamp(data, opts)``, which after ``adopt`` of a 2026 ``DiscoverResult`` puts the
+    ``_meta`` envelope (version, client info, capabilities) and the HTTP headers on it, and it
+    derives the capabilities it declares on that wire from ``_build_capabilities(version)``. The
+    client sends raw requests beside the SDK's typed ones, so it borrows the stamp, and it
+    declares only what its handlers answer (see :mod:`mcpkit.client._session`).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable
@@ -306,3 +318,39 @@ def authenticated_user(access: Any) -> Any:
     from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 
     return AuthenticatedUser(access)
+
+
+def request_state_boundary(audience: str) -> Any:
+    """The SDK's ``requestState`` sealing middleware under a key made for this process (a state
+    minted before a restart is refused with -32602, and the call must be made again)."""
+    from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+
+    return RequestStateBoundary(RequestStateSecurity.ephemeral(), default_audience=audience)
+
+
+def stamp_request(session: Any, method: str, params: Any, opts: Any) -> dict[str, Any]:
+    """``params`` (copied) with what ``session`` adds to each request on its negotiated wire;
+    headers go into ``opts``."""
+    copied = dict(params or {})
+    if isinstance(copied.get("_meta"), dict):
+        copied["_meta"] = dict(copied["_meta"])
+    data: dict[str, Any] = {"method": method, "params": copied}
+    session._stamp(data, opts)
+    return cast(dict[str, Any], data["params"])
+
+
+@functools.cache
+def declaring_session() -> type[Any]:
+    """The SDK's ``ClientSession``, taking ``declared=`` (version -> ``ClientCapabilities``): what
+    it declares on the 2026 wire instead of what its callbacks imply."""
+    from mcp.client.session import ClientSession
+
+    class DeclaringSession(ClientSession):
+        def __init__(self, *args: Any, declared: Callable[[str], Any], **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._declared = declared
+
+        def _build_capabilities(self, version: str) -> Any:
+            return self._declared(version)
+
+    return DeclaringSession

@@ -30,7 +30,7 @@ from mcpkit.compat import Finding, lint
 from mcpkit.errors import JsonRpcError, McpkitError
 from mcpkit.results import error_result, text_result
 from mcpkit.server._arguments import ArgumentError, ArgumentValidator
-from mcpkit.server._ask import elicitor
+from mcpkit.server._ask import elicitor, input_required_of
 from mcpkit.server._errors import sdk_errors
 from mcpkit.server._extras import PromptSpec, ResourceSpec
 from mcpkit.server._options import ServerOptions
@@ -270,6 +270,9 @@ class McpkitServer:
                 changing={"tools"} if tools_change else (),
                 **handlers,
             )
+        # A 2026 tool call that asks its user ends with a ``requestState`` (see :mod:`._ask`): the
+        # SDK's boundary seals it under a key of this process and refuses any echo it did not mint.
+        self.lowlevel.middleware.append(sdk.request_state_boundary(name))
 
         self.tasks: TaskStore | None = None
         if any(t.tasks for t in self.tools):
@@ -336,12 +339,19 @@ class McpkitServer:
                 logger.debug("tools list_changed not delivered: %s", exc)
         await self.lowlevel.publish("tools")
 
-    async def _call_tool(self, ctx: Ctx, params: mcp_types.CallToolRequestParams) -> mcp_types.CallToolResult:
+    async def _call_tool(
+        self, ctx: Ctx, params: mcp_types.CallToolRequestParams
+    ) -> mcp_types.CallToolResult | mcp_types.InputRequiredResult:
         self._in_flight += 1
         self._idle = anyio.Event() if self._in_flight == 1 else self._idle
         logger.debug("tools/call %s", params.name)  # with the caller's trace id (mcpkit.log)
         try:
             return await self.call(params.name, params.arguments, self._tool_context(ctx, params.name))
+        except BaseException as exc:
+            asked = input_required_of(exc)  # the handler asked its user a question (2026 wire)
+            if asked is None:
+                raise
+            return asked
         finally:
             self._in_flight -= 1
             if not self._in_flight:
