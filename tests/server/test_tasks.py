@@ -1,0 +1,226 @@
+"""Tasks on toolkit servers, over streamable HTTP: a task-capable tool answers a client that asks
+with a task (2025: ``params.task``; 2026: the ``io.modelcontextprotocol/tasks`` extension), whose
+progress ``tasks/get`` shows, whose result ``tasks/result`` gives, which ``tasks/cancel`` stops and
+which expires after its TTL; every other client gets the ordinary result. Clients are real: the
+SDK's ``mcp.Client`` and mcpkit's own ``Session``."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import mcp
+import pytest
+
+from mcpkit.client import Session, TasksExtension, connect
+from mcpkit.jsonrpc import JsonRpcError
+from mcpkit.server import TASKS_EXTENSION, McpkitServer, ServerOptions, build_server
+from mcpkit.tools import ToolContext, ToolSpec
+from mcpkit.tools import params as p
+
+pytestmark = pytest.mark.anyio
+
+GUARD = 30  # seconds: a guard against a hang, never a wait for something to happen
+
+
+class Work:
+    """A long tool whose end the test decides: it reports progress, then waits for ``go``."""
+
+    def __init__(self) -> None:
+        self.go = anyio.Event()
+        self.saw_cancel = anyio.Event()
+
+    async def handler(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        await ctx.progress(1, 2, "half way")
+        try:
+            await self.go.wait()
+        finally:
+            if ctx.cancelled.is_set():
+                self.saw_cancel.set()
+        return f"done {args.get('n', 0)}"
+
+    def spec(self) -> ToolSpec:
+        return ToolSpec(
+            name="long_job",
+            description="Run a long job in steps and report how far it got.",
+            input_schema=p.object_schema({"n": p.integer("A number to echo back.")}),
+            handler=self.handler,
+            read_only=True,
+            tasks=True,
+        )
+
+
+async def _quick(args: dict[str, Any]) -> str:
+    return "quick"
+
+
+QUICK = ToolSpec(
+    name="quick",
+    description="Answer at once.",
+    input_schema=p.object_schema(),
+    handler=_quick,
+    read_only=True,
+)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@asynccontextmanager
+async def serving(*tools: ToolSpec) -> AsyncIterator[tuple[McpkitServer, str]]:
+    port = _free_port()
+    server = build_server(
+        "tasks", "1", list(tools), options=ServerOptions().with_http(port=port, stateless=True)
+    )
+    if server.tasks is not None:
+        server.tasks.poll_interval_ms = 50
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(server.run_http)
+        with anyio.fail_after(GUARD):
+            while True:
+                try:
+                    stream = await anyio.connect_tcp("127.0.0.1", port)
+                except OSError:
+                    await anyio.sleep(0.02)
+                    continue
+                await stream.aclose()
+                break
+        yield server, f"http://127.0.0.1:{port}/mcp"
+        tg.cancel_scope.cancel()
+
+
+async def _until(session: Session, task_id: str, done: Any) -> dict[str, Any]:
+    """Poll ``tasks/get`` until ``done(task)`` holds (under the guard)."""
+    with anyio.fail_after(GUARD):
+        while True:
+            task = dict(await session.request("tasks/get", {"taskId": task_id}))
+            if done(task):
+                return task
+            await anyio.sleep(0.02)
+
+
+async def test_a_2025_task_shows_progress_then_gives_its_result() -> None:
+    work = Work()
+    async with serving(work.spec(), QUICK) as (server, url), connect(url) as session:
+        assert session.capabilities["tasks"]["requests"] == {"tools": {"call": {}}}
+        listed = {t["name"]: t for t in await session.list_tools()}
+        assert listed["long_job"]["execution"] == {"taskSupport": "optional"}
+        assert "execution" not in listed["quick"]
+
+        created = dict(
+            await session.request(
+                "tools/call", {"name": "long_job", "arguments": {"n": 7}, "task": {"ttl": 60000}}
+            )
+        )
+        task = created["task"]
+        assert task["status"] == "working" and task["ttl"] == 60000 and task["pollInterval"] == 50
+        seen = await _until(session, task["taskId"], lambda t: "statusMessage" in t)
+        assert seen["statusMessage"] == "1/2: half way"
+        assert seen["_meta"]["mcpkit/progress"] == {"progress": 1, "total": 2, "message": "half way"}
+
+        work.go.set()
+        result = dict(await session.request("tasks/result", {"taskId": task["taskId"]}))
+        assert result["content"] == [{"type": "text", "text": "done 7"}]
+        assert result["_meta"]["io.modelcontextprotocol/related-task"] == {"taskId": task["taskId"]}
+        assert (await _until(session, task["taskId"], lambda t: True))["status"] == "completed"
+        listing = dict(await session.request("tasks/list", {}))
+        assert [t["taskId"] for t in listing["tasks"]] == [task["taskId"]]
+
+
+async def test_cancel_stops_the_work_and_the_handler_sees_it() -> None:
+    work = Work()
+    async with serving(work.spec()) as (server, url), connect(url) as session:
+        created = dict(await session.request("tools/call", {"name": "long_job", "arguments": {}, "task": {}}))
+        task_id = created["task"]["taskId"]
+        await _until(session, task_id, lambda t: "statusMessage" in t)
+        cancelled = dict(await session.request("tasks/cancel", {"taskId": task_id}))
+        assert cancelled["status"] == "cancelled"
+        with anyio.fail_after(GUARD):
+            await work.saw_cancel.wait()
+        with pytest.raises(JsonRpcError, match="already cancelled"):
+            await session.request("tasks/cancel", {"taskId": task_id})
+        with pytest.raises(JsonRpcError, match="was cancelled"):
+            await session.request("tasks/result", {"taskId": task_id})
+
+
+async def test_a_finished_task_expires_after_its_ttl() -> None:
+    work = Work()
+    work.go.set()
+    now = [1000.0]
+    async with serving(work.spec()) as (server, url), connect(url) as session:
+        assert server.tasks is not None
+        server.tasks.clock = lambda: now[0]
+        created = dict(
+            await session.request("tools/call", {"name": "long_job", "arguments": {}, "task": {"ttl": 5000}})
+        )
+        task_id = created["task"]["taskId"]
+        await session.request("tasks/result", {"taskId": task_id})
+        now[0] += 4.9
+        assert (await _until(session, task_id, lambda t: True))["status"] == "completed"
+        now[0] += 0.2
+        with pytest.raises(JsonRpcError, match="Unknown task"):
+            await session.request("tasks/get", {"taskId": task_id})
+
+
+async def test_a_full_store_refuses_in_one_line_and_other_callers_cannot_see_a_task() -> None:
+    work = Work()
+    async with serving(work.spec()) as (server, url):
+        assert server.tasks is not None
+        server.tasks.max_tasks = 1
+        async with connect(url, headers={"Authorization": "Bearer one"}) as mine:
+            created = dict(
+                await mine.request("tools/call", {"name": "long_job", "arguments": {}, "task": {}})
+            )
+            refused = dict(
+                await mine.request("tools/call", {"name": "long_job", "arguments": {}, "task": {}})
+            )
+            assert refused["isError"] is True
+            assert refused["content"][0]["text"].startswith("Too many tasks on this server (1)")
+            async with connect(url, headers={"Authorization": "Bearer two"}) as theirs:
+                with pytest.raises(JsonRpcError, match="Unknown task"):
+                    await theirs.request("tasks/get", {"taskId": created["task"]["taskId"]})
+                assert dict(await theirs.request("tasks/list", {}))["tasks"] == []
+            work.go.set()
+            result = dict(await mine.request("tasks/result", {"taskId": created["task"]["taskId"]}))
+            assert result["content"][0]["text"] == "done 0"
+
+
+async def test_clients_that_do_not_ask_get_the_plain_result_on_both_eras() -> None:
+    work = Work()
+    work.go.set()
+    async with serving(work.spec()) as (server, url):
+        async with mcp.Client(url, mode="legacy") as legacy:
+            plain = await legacy.call_tool("long_job", {"n": 1})
+            assert plain.content[0].text == "done 1"  # type: ignore[union-attr]
+        async with mcp.Client(url, mode="auto", cache=None) as modern:
+            assert modern.protocol_version == "2026-07-28"
+            assert modern.server_capabilities.extensions == {TASKS_EXTENSION: {}}
+            plain = await modern.call_tool("long_job", {"n": 2})
+            assert plain.content[0].text == "done 2"  # type: ignore[union-attr]
+
+
+async def test_a_2026_client_with_the_extension_gets_a_task_and_follows_it() -> None:
+    work = Work()
+    async with serving(work.spec()) as (server, url):
+        async with mcp.Client(url, mode="auto", cache=None, extensions=[TasksExtension()]) as modern:
+            claimed = await modern.session.call_tool("long_job", {"n": 3}, allow_claimed=True)
+            assert claimed.result_type == "task"
+            work.go.set()
+            followed = await modern.call_tool("long_job", {"n": 4})
+            assert followed.content[0].text == "done 4"  # type: ignore[union-attr]
+            assert followed.meta is not None and "io.modelcontextprotocol/related-task" in followed.meta
+
+
+async def test_a_server_without_task_tools_declares_no_tasks() -> None:
+    server = build_server("plain", "1", [QUICK], options=ServerOptions())
+    assert server.tasks is None
+    caps = server.capabilities()
+    assert "tasks" not in caps and "extensions" not in caps
+    async with mcp.Client(server.lowlevel, mode="auto", cache=None) as modern:
+        assert not modern.server_capabilities.extensions
