@@ -26,6 +26,7 @@ from urllib.parse import parse_qs
 import anyio
 
 from mcpkit.gateway import answers
+from mcpkit.log import continue_trace
 from mcpkit.server import (
     SDK_DEFAULT_VERSION,
     SDK_HANDSHAKE_VERSIONS,
@@ -141,7 +142,8 @@ async def _answer(
             tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
             try:
                 view = await gateway.routing.view_async(profiles)
-                result = await gateway.pipeline.call(view, name, arguments)
+                with continue_trace(params.get("_meta")):  # the downstream call: a child span of the client's
+                    result = await gateway.pipeline.call(view, name, arguments)
             except Exception as exc:  # never a traceback to the client: one line, logged in full
                 logger.exception("tools/call %s failed inside the gateway", name)
                 result = answers.failure(f"The gateway failed on {name}: {type(exc).__name__}: {exc}"[:500])

@@ -31,6 +31,7 @@ import anyio
 
 from mcpkit.client import RawAnswer
 from mcpkit.gateway import answers
+from mcpkit.log import continue_trace
 from mcpkit.results import scrub_surrogates
 from mcpkit.server import answer_line, is_request_id, json_object, plain_request, response
 
@@ -161,11 +162,12 @@ class StdioFastLane:
         key = _key(request_id)
         if key in self._calls:
             return False  # an id still in flight, reused: the SDK's path deals with the client's error
-        sent = downstream.send_raw(
-            "tools/call",
-            {"name": entry.route.tool, "arguments": arguments},
-            partial(self._answered, request_id, entry),
-        )
+        with continue_trace(params.get("_meta")):  # the downstream call: a child span of the client's
+            sent = downstream.send_raw(
+                "tools/call",
+                {"name": entry.route.tool, "arguments": arguments},
+                partial(self._answered, request_id, entry),
+            )
         if sent is None:
             return False
         # Registered after the send: the send does not yield, and the answer is read by
