@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -143,6 +144,53 @@ def test_coverage_weighs_rare_trigrams_above_common_ones() -> None:
     hits = ranking.text_hits(fts(texts), "fts_content", "wombat thing", len(texts))
     share = dict(zip(hits.post_ids.tolist(), hits.coverage.tolist(), strict=True))
     assert share[21] > share[22] > 0  # "wombat" is rarer than "thing"
+
+
+_WORDS = st.sampled_from(["cat", "wombat", "らーめん", "coffee", "東京タワー", "thing", "sat", "xyz"])
+
+
+@given(
+    query=st.lists(_WORDS, min_size=1, max_size=4).map(" ".join),
+    posts=st.lists(st.lists(_WORDS, max_size=5).map(" ".join), min_size=1, max_size=30),
+    gate=st.sampled_from([0.0, 0.3, ranking.TEXT_GATE, 0.8]),
+    limit=st.integers(1, 6),
+    budget=st.sampled_from([0, 10**6]),
+    odd_only=st.booleans(),
+)
+def test_the_gated_best_posts_are_the_full_rankings_head(
+    query: str, posts: list[str], gate: float, limit: int, budget: int, odd_only: bool
+) -> None:
+    """However the text side reads the index (every doclist, the rarest trigrams first and
+    the others looked up for their posts, or the newest posts holding every trigram when the
+    rare side is over the read budget), its answer is the head of the full ranking."""
+    conn = fts(posts)
+    full = ranking.text_hits(conn, "fts_content", query, len(posts))
+    wanted = [
+        (int(i), float(c))
+        for i, c in zip(full.post_ids, full.coverage, strict=True)
+        if c >= gate and (not odd_only or i % 2)
+    ][:limit]
+
+    def accept(ids: np.ndarray) -> np.ndarray:
+        return (ids % 2 == 1) if odd_only else np.ones(len(ids), dtype=bool)
+
+    with mock.patch.object(ranking, "READ_BUDGET", budget):
+        got = ranking.text_hits(
+            conn,
+            "fts_content",
+            query,
+            len(posts),
+            gate=gate,
+            limit=limit,
+            accept=accept,
+            doc_freqs=ranking.DocFreqs(),
+            generation=1,
+        )
+    assert got.post_ids.tolist() == [i for i, _ in wanted]
+    assert got.coverage.tolist() == pytest.approx([c for _, c in wanted], abs=1e-6)
+    texts = {i + 1: text for i, text in enumerate(posts)}
+    assert got.coverage_of(texts[i] for i, _ in wanted) == pytest.approx([c for _, c in wanted], abs=1e-6)
+    assert full.coverage_of(texts.values()) == pytest.approx(full.coverage_for(list(texts)), abs=1e-6)
 
 
 def test_fusion_puts_rows_first_in_both_rankings_first() -> None:

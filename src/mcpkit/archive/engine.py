@@ -184,6 +184,7 @@ class Engine:
         self._lock = threading.RLock()
         self.scans = ScanIndexes(index_min_rows)
         self._hubs: dict[Path, HubScores] = {}
+        self._doc_freqs = hybrid.DocFreqs()
 
     @classmethod
     def open(
@@ -491,16 +492,30 @@ class Engine:
         short = hybrid.brevity(texts[int(i)]["content"] if int(i) in texts else "" for i in space.ids[rows])
         hubs = self.hub_scores(space).for_rows(space, rows)
         vector_rows = hybrid.hub_rerank(rows, scores, hubs, short, pool)
-        hits = hybrid.text_hits(self.store.reader, "fts_content", parsed.vector_text, len(space))
-        rows = space.rows_of(hits.post_ids[hits.coverage >= hybrid.TEXT_GATE])
-        rows = rows[rows >= 0]
-        text_rows = (rows if mask is None else rows[mask[rows]])[:pool]
+
+        def accept(post_ids: IntArray) -> BoolArray:
+            found = space.rows_of(post_ids)
+            passed = found >= 0
+            return passed if mask is None else passed & mask[np.maximum(found, 0)]
+
+        hits = hybrid.text_hits(
+            self.store.reader,
+            "fts_content",
+            parsed.vector_text,
+            len(space),
+            gate=hybrid.TEXT_GATE,
+            limit=pool,
+            accept=accept,
+            doc_freqs=self._doc_freqs,
+            generation=self.store.generation(),
+        )
+        text_rows = space.rows_of(hits.post_ids)
         fused = hybrid.fuse(len(space), vector_rows, text_rows)
         found = self._walk(_Ranking(space, scores=fused), wanted, parsed.text_filter, "content")
         found_rows = space.rows_of([r["post"]["post_id"] for r in found])
         cosines = space.read_rows(found_rows) @ query
         similarities = hybrid.hub_adjusted(cosines, [r["post"]["content"] for r in found])
-        coverage = hits.coverage_for([r["post"]["post_id"] for r in found])
+        coverage = hits.coverage_of(r["post"]["content"] for r in found)
         hybrid.annotate(found, similarities, coverage, hybrid.calibration_for(space.model))
         return found
 

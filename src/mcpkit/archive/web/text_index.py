@@ -45,6 +45,7 @@ import numpy.typing as npt
 
 from mcpkit.archive.posts import fold
 from mcpkit.archive.query import TextFilter
+from mcpkit.archive.ranking import doclist, vocabulary
 from mcpkit.archive.store import Store, trigram_query
 from mcpkit.archive.web.queries import FACETS, BoolArray, Columns, FacetIndex, Filters, IntArray
 
@@ -64,7 +65,6 @@ MATCH_CACHE = 16
 """Queries whose checked posts are kept (per archive generation)."""
 
 _UNKNOWN, _MATCH, _MISS = 0, 1, 2
-_VOCAB = "mcpkit_web_vocab"
 _LAST_CHAR = "\U0010ffff"
 _READ_CHUNK = 500
 _TAIL_CHUNK = 50_000
@@ -116,10 +116,8 @@ def build_tails(conn: sqlite3.Connection, cols: Columns) -> Tails | None:
 
 
 def _ids(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> IntArray:
-    """The ids an SQL ``group_concat`` returns, as sorted int64 (one string crosses from SQLite
-    instead of a row per id: a third of the time for 500,000 ids)."""
-    text = conn.execute(sql, params).fetchone()[0]
-    ids = np.fromstring(text, dtype=np.int64, sep=",") if text else np.zeros(0, dtype=np.int64)
+    """The ids an SQL ``group_concat`` returns, as sorted int64 (:func:`ranking.doclist`)."""
+    ids = doclist(conn, sql, params)
     ids.sort()
     return ids
 
@@ -138,12 +136,12 @@ def long_term_ids(conn: sqlite3.Connection, terms: list[str], limit: int) -> Int
 def short_term_ids(conn: sqlite3.Connection, term: str) -> IntArray | None:
     """Ids whose folded text has ``term`` (one or two characters) in one of its trigrams
     (the trigrams starting with it, read from the vocabulary), or None past :data:`CHEAP`."""
-    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{_VOCAB} USING fts5vocab(main, fts_content, row)")
+    vocab = vocabulary(conn, "fts_content")
     grams: list[str] = []
     total = 0
     high = term + _LAST_CHAR * (3 - len(term))
     for gram, docs in conn.execute(
-        f"SELECT term, doc FROM temp.{_VOCAB} WHERE term >= ? AND term <= ?", (term, high)
+        f"SELECT term, doc FROM {vocab} WHERE term >= ? AND term <= ?", (term, high)
     ):
         total += int(docs)
         if total > CHEAP:
