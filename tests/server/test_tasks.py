@@ -107,7 +107,7 @@ async def _until(session: Session, task_id: str, done: Any) -> dict[str, Any]:
 
 async def test_a_2025_task_shows_progress_then_gives_its_result() -> None:
     work = Work()
-    async with serving(work.spec(), QUICK) as (server, url), connect(url) as session:
+    async with serving(work.spec(), QUICK) as (_server, url), connect(url) as session:
         assert session.capabilities["tasks"]["requests"] == {"tools": {"call": {}}}
         listed = {t["name"]: t for t in await session.list_tools()}
         assert listed["long_job"]["execution"] == {"taskSupport": "optional"}
@@ -135,7 +135,7 @@ async def test_a_2025_task_shows_progress_then_gives_its_result() -> None:
 
 async def test_cancel_stops_the_work_and_the_handler_sees_it() -> None:
     work = Work()
-    async with serving(work.spec()) as (server, url), connect(url) as session:
+    async with serving(work.spec()) as (_server, url), connect(url) as session:
         created = dict(await session.request("tools/call", {"name": "long_job", "arguments": {}, "task": {}}))
         task_id = created["task"]["taskId"]
         await _until(session, task_id, lambda t: "statusMessage" in t)
@@ -194,7 +194,7 @@ async def test_a_full_store_refuses_in_one_line_and_other_callers_cannot_see_a_t
 async def test_clients_that_do_not_ask_get_the_plain_result_on_both_eras() -> None:
     work = Work()
     work.go.set()
-    async with serving(work.spec()) as (server, url):
+    async with serving(work.spec()) as (_server, url):
         async with mcp.Client(url, mode="legacy") as legacy:
             plain = await legacy.call_tool("long_job", {"n": 1})
             assert plain.content[0].text == "done 1"  # type: ignore[union-attr]
@@ -207,14 +207,16 @@ async def test_clients_that_do_not_ask_get_the_plain_result_on_both_eras() -> No
 
 async def test_a_2026_client_with_the_extension_gets_a_task_and_follows_it() -> None:
     work = Work()
-    async with serving(work.spec()) as (server, url):
-        async with mcp.Client(url, mode="auto", cache=None, extensions=[TasksExtension()]) as modern:
-            claimed = await modern.session.call_tool("long_job", {"n": 3}, allow_claimed=True)
-            assert claimed.result_type == "task"
-            work.go.set()
-            followed = await modern.call_tool("long_job", {"n": 4})
-            assert followed.content[0].text == "done 4"  # type: ignore[union-attr]
-            assert followed.meta is not None and "io.modelcontextprotocol/related-task" in followed.meta
+    async with (
+        serving(work.spec()) as (_server, url),
+        mcp.Client(url, mode="auto", cache=None, extensions=[TasksExtension()]) as modern,
+    ):
+        claimed = await modern.session.call_tool("long_job", {"n": 3}, allow_claimed=True)
+        assert claimed.result_type == "task"
+        work.go.set()
+        followed = await modern.call_tool("long_job", {"n": 4})
+        assert followed.content[0].text == "done 4"  # type: ignore[union-attr]
+        assert followed.meta is not None and "io.modelcontextprotocol/related-task" in followed.meta
 
 
 async def test_a_server_without_task_tools_declares_no_tasks() -> None:

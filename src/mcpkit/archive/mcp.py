@@ -16,6 +16,7 @@ account wrote and carry mcpkit's post fields.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,7 @@ from mcpkit.tools import Handler, ToolContext, ToolSpec, params
 if TYPE_CHECKING:
     from mcp.types import CallToolResult
 
+    from mcpkit.archive.api import ArchiveAPI
     from mcpkit.server import McpkitServer, ServerOptions
 
 SERVER_NAME = "mcpkit-archive"
@@ -202,6 +204,10 @@ class ArchiveTools:
 
     def specs(self) -> list[ToolSpec]:
         return tool_specs(self)
+
+
+class EmbedStoppedError(McpkitError):
+    """An embed call stopped between batches because its caller cancelled it."""
 
 
 HEARTBEAT_SECONDS = 1.0
@@ -380,22 +386,83 @@ def tool_specs(tools: ArchiveTools) -> list[ToolSpec]:
     ]
 
 
+async def embed(api: ArchiveAPI, args: dict[str, Any], ctx: ToolContext) -> str:
+    """Embed the posts of a space that have no vector yet (what ``mcpkit archive embed`` does),
+    in a worker thread, reporting each committed batch as progress. A cancelled call stops
+    after the batch in hand; what was committed stays, so a later call goes on from there."""
+    from mcpkit.archive.embedders import DEFAULT_MODEL
+    from mcpkit.archive.embedding import embed_missing
+
+    engine, space = api.engine, str(args.get("space") or "content")
+    existing = engine.space(space)
+
+    def run() -> str:
+        embedder = engine.embedder_for(existing.model if existing is not None else DEFAULT_MODEL)
+
+        def progress(done: int, total: int) -> None:
+            if ctx.cancelled.is_set():
+                raise EmbedStoppedError(f"embed {space} cancelled after {done} of {total} posts")
+            anyio.from_thread.run(ctx.progress, done, total or None, f"embedded {done} of {total}")
+
+        summary = embed_missing(engine.store, space, embedder, progress=progress)
+        return (
+            f"{summary.space}: {summary.embedded} embedded, {summary.already} already, "
+            f"{summary.empty} empty after stripping ({summary.model})"
+        )
+
+    return await anyio.to_thread.run_sync(run)
+
+
+def embed_spec(api: ArchiveAPI) -> ToolSpec:
+    """The ``embed`` tool: a long write, so it runs as a task for clients that take tasks."""
+    from mcpkit.archive.settings import SPACES
+
+    return ToolSpec(
+        name="embed",
+        description=(
+            "Compute the missing search vectors of the archive, so new posts can be found by meaning.\n"
+            "Takes minutes on a large archive; reports progress and can be cancelled and resumed."
+        ),
+        input_schema=params.object_schema(
+            {"space": params.enum("Which text to embed.", list(SPACES), default="content")}
+        ),
+        handler=functools.partial(embed, api),
+        category="archive",
+        read_only=False,
+        destructive=False,
+        idempotent=True,
+        open_world=False,
+        tasks=True,
+    )
+
+
 def build_archive_mcp(
-    api: ArchiveAPIProtocol, *, websocket_url: str | None = None, options: ServerOptions | None = None
+    api: ArchiveAPIProtocol,
+    *,
+    websocket_url: str | None = None,
+    options: ServerOptions | None = None,
+    embed_tool: bool = False,
 ) -> McpkitServer:
     """The MCP server over ``api``; ``websocket_url`` names the server a remote API talks to.
 
     ``options`` are the server options the CLI built (filters, strictness, HTTP address).
+    ``embed_tool`` adds ``embed`` (an in-process API only), a task-capable long write; off by
+    default so the default list stays upstream's read-only tools.
     """
     from mcpkit.archive.web.mcp_app import AppView
     from mcpkit.server import build_server
 
+    extra: list[ToolSpec] = []
+    if embed_tool:  # imported only then: the thin wrapper over a remote API starts without it
+        from mcpkit.archive.api import ArchiveAPI
+
+        extra = [embed_spec(api)] if isinstance(api, ArchiveAPI) else []
     view = AppView(api)  # the MCP App: search results and posts as a page in clients that render apps
     tools = ArchiveTools(view.api, websocket_url=websocket_url)
     return build_server(
         SERVER_NAME,
         __version__,
-        view.tools(tools.specs()),
+        view.tools(tools.specs()) + extra,
         options=options,
         resources=view.resources(),
         instructions=(

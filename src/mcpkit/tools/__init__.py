@@ -19,7 +19,7 @@ Tool modules import from here only, so every tool looks the same::
 """
 
 from mcpkit.tools import coerce, params
-from mcpkit.tools._context import LOG_LEVELS, ToolContext
+from mcpkit.tools._context import LOG_LEVELS, ToolContext, current_context
 from mcpkit.tools._flat import flat_validator
 from mcpkit.tools._spec import ContextHandler, Handler, Provide, ToolResult, ToolSpec
 from mcpkit.tools.coerce import as_number_or_special
@@ -34,6 +34,7 @@ __all__ = [
     "ToolSpec",
     "as_number_or_special",
     "coerce",
+    "current_context",
     "flat_validator",
     "params",
 ]

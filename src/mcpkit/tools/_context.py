@@ -14,10 +14,11 @@ import inspect
 import logging
 import threading
 from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["LOG_LEVELS", "ToolContext", "takes_context"]
+__all__ = ["LOG_LEVELS", "ToolContext", "current_context", "takes_context"]
 
 logger = logging.getLogger("mcpkit.tools")
 
@@ -88,6 +89,16 @@ class ToolContext:
         threshold = self._log_threshold()
         if threshold is not None and LOG_LEVELS.index(level) >= LOG_LEVELS.index(threshold):
             await self._send_log(level, message)
+
+
+_CURRENT: ContextVar[ToolContext | None] = ContextVar("mcpkit_tool_context", default=None)
+
+
+def current_context() -> ToolContext:
+    """The running tool call's :class:`ToolContext`, for a handler bound to an application
+    context (:meth:`ToolSpec.bind`), whose second argument is that context instead: a Redmine
+    bulk change reports its progress through this one. Outside a call, a no-op context."""
+    return _CURRENT.get() or ToolContext()
 
 
 def takes_context(handler: Callable[..., Any]) -> bool:

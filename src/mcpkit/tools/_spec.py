@@ -14,7 +14,7 @@ from typing import Any, TypeVar, cast
 
 import mcp_types
 
-from mcpkit.tools._context import ToolContext
+from mcpkit.tools._context import _CURRENT, ToolContext
 
 ToolResult = mcp_types.CallToolResult | str
 """What a handler returns: a built result (see :mod:`mcpkit.results`) or plain text."""
@@ -88,7 +88,11 @@ class ToolSpec:
         handler = cast(ContextHandler[Any], self.handler)
 
         async def run(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-            return await handler(args, await provide(ctx))
+            token = _CURRENT.set(ctx)  # current_context() inside the handler
+            try:
+                return await handler(args, await provide(ctx))
+            finally:
+                _CURRENT.reset(token)
 
         return replace(self, handler=run, needs_context=False)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -57,6 +58,7 @@ from mcpkit.redmine.tools.schemas import (
 )
 from mcpkit.redmine.tools.verify import WRITE_ONLY, Change, describe_changes, side_effects, verified
 from mcpkit.results import Window, error_result
+from mcpkit.tools import current_context
 from mcpkit.tools import params as p
 
 CATEGORY = "issues"
@@ -521,7 +523,9 @@ async def move_issues(args: dict[str, Any], rc: RedmineContext) -> mcp_types.Cal
     moved: list[int] = []
     failed: list[str] = []
     effects: list[str] = []
-    for issue_id in targets:
+    progress = current_context()  # a long move runs as a task: its poller sees how far it got
+    for count, issue_id in enumerate(targets):
+        await progress.progress(count, len(targets), f"moving issue {issue_id}")
         try:
             before = await read(rc, ISSUE, issue_id)
             await rc.client.put(f"issues/{issue_id}.json", what=f"issue {issue_id}", json={"issue": change})
@@ -704,19 +708,22 @@ TOOLS = (
         ("id",),
         "write",
     ),
-    redmine_tool(
-        "move_issues",
-        "Move issues to another project, optionally changing their tracker.\n"
-        "The answer names any issue that did not move and why.",
-        {
-            "ids": p.array(ident("Issue number"), "Issue numbers to move", min_items=1),
-            "project": p.string("Target project number or identifier"),
-            "tracker_id": p.string("Tracker to use in the target project, by number or name"),
-        },
-        move_issues,
-        CATEGORY,
-        ("ids", "project"),
-        "idempotent",
+    replace(  # a bulk change: a task for clients that take tasks, progress per issue
+        redmine_tool(
+            "move_issues",
+            "Move issues to another project, optionally changing their tracker.\n"
+            "The answer names any issue that did not move and why.",
+            {
+                "ids": p.array(ident("Issue number"), "Issue numbers to move", min_items=1),
+                "project": p.string("Target project number or identifier"),
+                "tracker_id": p.string("Tracker to use in the target project, by number or name"),
+            },
+            move_issues,
+            CATEGORY,
+            ("ids", "project"),
+            "idempotent",
+        ),
+        tasks=True,
     ),
     delete_tool(
         ISSUE,
