@@ -60,7 +60,9 @@ the same copy.
     ``_meta`` envelope (version, client info, capabilities) and the HTTP headers on it, and it
     derives the capabilities it declares on that wire from ``_build_capabilities(version)``. The
     client sends raw requests beside the SDK's typed ones, so it borrows the stamp, and it
-    declares only what its handlers answer (see :mod:`mcpkit.client._session`).
+    declares only what its handlers answer (see :mod:`mcpkit.client._session`). The SDK's era
+    negotiation (``mcp.client._probe.negotiate_auto``) probes with ``send_discover`` and falls back
+    on the session's ``initialize()``, which this subclass routes to the client's own handshake.
 """
 
 from __future__ import annotations
@@ -68,7 +70,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, cast
 
 import mcp_types
@@ -342,15 +344,36 @@ def stamp_request(session: Any, method: str, params: Any, opts: Any) -> dict[str
 @functools.cache
 def declaring_session() -> type[Any]:
     """The SDK's ``ClientSession``, taking ``declared=`` (version -> ``ClientCapabilities``): what
-    it declares on the 2026 wire instead of what its callbacks imply."""
+    it declares on the 2026 wire instead of what its callbacks imply; and ``handshake=``, the
+    caller's own ``initialize`` for the SDK's era negotiation to fall back on. It keeps the raw
+    ``server/discover`` answer in ``discovered``."""
     from mcp.client.session import ClientSession
 
     class DeclaringSession(ClientSession):
-        def __init__(self, *args: Any, declared: Callable[[str], Any], **kwargs: Any) -> None:
+        def __init__(
+            self,
+            *args: Any,
+            declared: Callable[[str], Any],
+            handshake: Callable[[], Awaitable[Any]] | None = None,
+            **kwargs: Any,
+        ) -> None:
             super().__init__(*args, **kwargs)
             self._declared = declared
+            self._handshake = handshake
+            self.discovered: dict[str, Any] | None = None
+            """The last ``server/discover`` answer exactly as received."""
 
         def _build_capabilities(self, version: str) -> Any:
             return self._declared(version)
+
+        async def send_discover(self, version: str) -> dict[str, Any]:
+            raw = await super().send_discover(version)
+            self.discovered = dict(raw)
+            return raw
+
+        async def initialize(self) -> Any:
+            if self._handshake is None:
+                return await super().initialize()
+            return await self._handshake()
 
     return DeclaringSession

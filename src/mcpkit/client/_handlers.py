@@ -49,6 +49,9 @@ class ClientHandlers:
     ``notifications/roots/list_changed`` through :meth:`Session.notify` when they change.
     ``sampling``: ``sampling/createMessage`` params -> CreateMessageResult (default: refused).
     ``elicitation``: ``elicitation/create`` params -> ElicitResult (default: refused).
+    On the 2026-07-28 wire the same handlers answer the input requests a server embeds in an
+    ``InputRequiredResult`` (see :meth:`mcpkit.client.Session.answer_input`), so a gateway that
+    forwards them to its own client does so on both eras with one handler.
     A handler that raises :class:`mcpkit.jsonrpc.JsonRpcError` refuses with that code and message.
     """
 
@@ -57,10 +60,25 @@ class ClientHandlers:
     elicitation: WireHandler | None = None
     roots_from: WireHandler | None = None
 
-    def capabilities(self) -> dict[str, Any]:
-        """The client capabilities to declare in ``initialize`` (always all three)."""
-        changes = self.roots_from is not None
-        return {"roots": {"listChanged": changes}, "sampling": {}, "elicitation": {"form": {}, "url": {}}}
+    def capabilities(self, stateless: bool = False) -> dict[str, Any]:
+        """The client capabilities to declare: in ``initialize`` always all three; on the 2026-07-28
+        wire (``stateless``) roots, and sampling and elicitation only with a handler.
+
+        Why the eras differ: a server that asks a 2025 client gets the refusal as an error to its
+        own request and goes on without the answer (mcpkit's ``ask`` reads it as "unasked"); on
+        2026 the question comes back inside the call's result, and a refused input request ends
+        the whole call at the client. Declaring there only what is answered lets the server take
+        its no-client path instead (a destructive tool keeps ``confirm: true``)."""
+        elicitation: dict[str, Any] = {"elicitation": {"form": {}, "url": {}}}
+        if not stateless:
+            changes = self.roots_from is not None
+            return {"roots": {"listChanged": changes}, "sampling": {}, **elicitation}
+        declared: dict[str, Any] = {"roots": {}}
+        if self.sampling is not None:
+            declared["sampling"] = {}
+        if self.elicitation is not None:
+            declared.update(elicitation)
+        return declared
 
     def root_list(self) -> list[dict[str, str]]:
         out = []

@@ -26,6 +26,11 @@ DEFAULT_MAX_BODY = 64 * 1024 * 1024
 """Largest HTTP response body read (bytes): a runaway server cannot fill the client's memory."""
 
 Restart = Literal["never", "on-failure"]
+Protocol = Literal["auto", "2026-07-28", "2025-11-25"]
+PROTOCOLS: tuple[str, ...] = ("auto", "2026-07-28", "2025-11-25")
+"""``auto``: the stateless wire (2026-07-28) where the server offers it through ``server/discover``,
+the ``initialize`` handshake otherwise; a version: that wire only (2025-11-25 offers the newest
+handshake revision; the server may answer with an older one)."""
 NotificationHandler = Callable[[str, dict[str, Any]], Awaitable[None]]
 """Receives each server notification (``notifications/tools/list_changed``, progress, log)."""
 HungHandler = Callable[["Session"], None]
@@ -49,7 +54,9 @@ class SessionOptions:
     and elicitation requests; ``client_info`` is the ``clientInfo`` sent in ``initialize``
     (default: mcpkit's own); ``on_notification`` receives every server notification as
     ``(method, params)``; ``on_hung`` is told when a stdio server stops reading its stdin
-    (a supervisor restarts it).
+    (a supervisor restarts it). ``protocol`` picks the wire (:data:`PROTOCOLS`); the library
+    default stays the handshake, which every server speaks and on which relays (the gateway)
+    and ``mcpkit check`` still rely for notifications; the CLIs default to ``auto``.
     """
 
     timeout: float | None = DEFAULT_TIMEOUT
@@ -67,7 +74,10 @@ class SessionOptions:
     client_info: Mapping[str, Any] | None = None
     on_notification: NotificationHandler | None = None
     on_hung: HungHandler | None = None
+    protocol: Protocol = "2025-11-25"
 
     def __post_init__(self) -> None:
+        if self.protocol not in PROTOCOLS:
+            raise ValueError(f"protocol must be one of {', '.join(PROTOCOLS)}, not {self.protocol!r}")
         if self.restart not in ("never", "on-failure"):
             raise ValueError(f"restart must be 'never' or 'on-failure', not {self.restart!r}")

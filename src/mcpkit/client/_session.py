@@ -33,17 +33,21 @@ import anyio
 import anyio.abc
 import httpx2
 import mcp_types
-from mcp.client.session import ClientSession
+from mcp.client._input_required import InputRequiredRoundsExceededError, run_input_required_driver
+from mcp.client._probe import negotiate_auto
+from mcp.client.session import ClientRequestContext
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.dispatcher import CallOptions
 from mcp.shared.exceptions import MCPError
 from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
 from mcp.shared.jsonrpc_dispatcher import JSONRPCDispatcher
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
+from mcp_types.methods import is_input_required
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError as PydanticValidationError
 
 from mcpkit import __version__
+from mcpkit import _sdk as sdk
 from mcpkit._sdk import SDK_JSON_PARSE_PREFIX, SDK_SSE_TOO_LARGE, is_sdk_closed, is_sdk_timeout
 from mcpkit.client._config import ServerConfig, resolve_target
 from mcpkit.client._handlers import ClientHandlers
@@ -103,15 +107,26 @@ class _Link:
         self.kind = kind
         self.transport = transport
         self.dispatcher: JSONRPCDispatcher[Any] | None = None
-        self.client: ClientSession | None = None
+        self.client: Any = None  # the SDK's ClientSession (see _sdk.declaring_session)
         self.init: dict[str, Any] = {}
+        self.discover: dict[str, Any] | None = None
+        """The ``server/discover`` answer on a stateless (2026-07-28) link, else None."""
+        self.stateless: str | None = None
+        """The stateless revision this link speaks, or None on the handshake wire."""
         self.init_seconds = 0.0
         self.stop = anyio.Event()
         self.finished = anyio.Event()
 
     @property
     def version(self) -> str:
+        if self.stateless is not None:
+            return self.stateless
         return str(self.init.get("protocolVersion", LATEST_HANDSHAKE_VERSION))
+
+    @property
+    def hello(self) -> dict[str, Any]:
+        """What the server said of itself: its ``initialize`` or its ``server/discover`` answer."""
+        return self.discover if self.discover is not None else self.init
 
     def options(self, timeout: float | None) -> CallOptions:
         opts: CallOptions = {}
@@ -120,6 +135,16 @@ class _Link:
         if timeout is not None:
             opts["timeout"] = timeout
         return opts
+
+    def prepare(
+        self, method: str, params: Mapping[str, Any] | None, timeout: float | None
+    ) -> tuple[Mapping[str, Any] | None, CallOptions]:
+        """``params`` and call options as this link's wire wants them: on the stateless wire every
+        request carries the ``_meta`` envelope (version, client info, capabilities) the SDK stamps."""
+        opts = self.options(timeout)
+        if self.stateless is None or self.client is None:
+            return params, opts
+        return sdk.stamp_request(self.client, method, params, opts), opts
 
 
 class Session:
@@ -254,16 +279,18 @@ class Session:
                         read = TracedReadStream(read, self._tracer, self.server.name)
                         write = TracedWriteStream(write, self._tracer, self.server.name)
                     link.dispatcher = JSONRPCDispatcher(read, write)
-                    link.client = ClientSession(
+                    link.client = sdk.declaring_session()(
                         dispatcher=link.dispatcher,
                         client_info=mcp_types.Implementation.model_validate(self.client_info),
                         list_roots_callback=self.handlers.list_roots,
                         sampling_callback=self.handlers.create_message,
                         elicitation_callback=self.handlers.elicit,
                         message_handler=self._message_handler,
+                        declared=self._declared,
+                        handshake=lambda: self._initialize(link),
                     )
                     await stack.enter_async_context(link.client)
-                    await self._initialize(link)
+                    await self._negotiate(link)
                 except Exception as exc:
                     # Raised here it would leave wrapped in the transport's task-group error;
                     # unwind the transport first, then raise it plain below.
@@ -362,6 +389,44 @@ class Session:
             ) as http_streams,
         ):
             yield http_streams
+
+    def _declared(self, version: str) -> mcp_types.ClientCapabilities:
+        """The capabilities this client declares on ``version``'s wire (see :class:`ClientHandlers`)."""
+        stateless = version in MODERN_PROTOCOL_VERSIONS
+        return mcp_types.ClientCapabilities.model_validate(self.handlers.capabilities(stateless))
+
+    async def _negotiate(self, link: _Link) -> None:
+        """Pick the wire as ``options.protocol`` says: the handshake, the stateless wire, or (``auto``)
+        the SDK's own negotiation: ``server/discover`` first, the handshake when the server
+        shows no stateless revision."""
+        protocol = self.options.protocol
+        if protocol in HANDSHAKE_PROTOCOL_VERSIONS:
+            await self._initialize(link)
+            return
+        started = time.perf_counter()
+        with anyio.fail_after(self.connect_timeout):
+            if protocol == "auto":
+                await negotiate_auto(link.client)
+            else:
+                await self._discover(link)
+        if link.client.discover_result is None:
+            return  # the handshake ran (auto fell back to it): _initialize kept its answer
+        link.init_seconds = time.perf_counter() - started
+        link.discover = dict(link.client.discovered or {})
+        link.stateless = link.client.protocol_version
+
+    async def _discover(self, link: _Link) -> None:
+        """``server/discover`` only (``--protocol 2026-07-28``): a server without it is refused in one line."""
+        try:
+            await link.client.discover()
+        except (MCPError, RuntimeError, PydanticValidationError) as exc:
+            if isinstance(exc, MCPError) and (_http_error(exc) is not None or is_sdk_closed(exc)):
+                raise
+            why = exc.message if isinstance(exc, MCPError) else str(exc).splitlines()[0]
+            raise ConnectError(
+                f"{self.server.name}: the server does not offer the stateless 2026-07-28 wire "
+                f"(server/discover: {why}); use protocol auto or 2025-11-25"
+            ) from None
 
     async def _initialize(self, link: _Link) -> None:
         """Handshake with raw dicts (``mcpkit check`` grades the exact answer), then let the SDK adopt it."""
@@ -481,8 +546,19 @@ class Session:
 
     @property
     def initialize_result(self) -> InitializeResult:
-        """The server's ``initialize`` result exactly as received."""
+        """The server's ``initialize`` result exactly as received (empty on the stateless wire)."""
         return cast(InitializeResult, self._live().init)
+
+    @property
+    def discover_result(self) -> Result | None:
+        """The server's ``server/discover`` result exactly as received, on the stateless wire; else None."""
+        return self._live().discover
+
+    @property
+    def stateless(self) -> bool:
+        """Whether this session speaks the stateless wire (2026-07-28): no handshake, no
+        server-to-client requests, input requests inside results."""
+        return self._live().stateless is not None
 
     @property
     def protocol_version(self) -> str:
@@ -490,22 +566,26 @@ class Session:
 
     @property
     def server_info(self) -> dict[str, Any]:
-        info = self._live().init.get("serverInfo")
+        link = self._live()
+        info = link.init.get("serverInfo")
+        if link.discover is not None:  # the stateless wire names the server in _meta (optional)
+            meta = link.discover.get("_meta")
+            info = meta.get(mcp_types.SERVER_INFO_META_KEY) if isinstance(meta, dict) else None
         return info if isinstance(info, dict) else {}
 
     @property
     def capabilities(self) -> dict[str, Any]:
-        caps = self._live().init.get("capabilities")
+        caps = self._live().hello.get("capabilities")
         return caps if isinstance(caps, dict) else {}
 
     @property
     def instructions(self) -> str | None:
-        text = self._live().init.get("instructions")
+        text = self._live().hello.get("instructions")
         return text if isinstance(text, str) else None
 
     @property
     def init_seconds(self) -> float:
-        """Seconds the ``initialize`` request took (spawn time not included)."""
+        """Seconds the ``initialize`` (or ``server/discover``) exchange took (spawn time not included)."""
         return self._live().init_seconds
 
     @property
@@ -587,13 +667,19 @@ class Session:
     ) -> Outcome:
         """Call a tool. Raises ToolError on an ``isError`` result unless ``raise_on_error=False``.
 
+        A 2026 server that needs its user's input first is answered through ``handlers`` and the
+        call retried (:meth:`answer_input`), as ``elicitation/create`` is answered on 2025.
+
         ``task``: ask a server that takes tasks to run the call as one. A task answer (asked for,
         or sent by a 2026 server) is polled to its result within the same ``timeout``, and
         cancelled on the server when the caller gives up (see :mod:`mcpkit.client._tasks`)."""
         from mcpkit.client._tasks import call_tool
 
         seconds = self.timeout if isinstance(timeout, _Unset) else timeout
-        raw = await call_tool(self, {"name": tool, "arguments": dict(args or {})}, seconds, task=task)
+        params = {"name": tool, "arguments": dict(args or {})}
+        raw = await call_tool(self, params, seconds, task=task)
+        if is_input_required(raw):
+            raw = await self.answer_input("tools/call", params, raw, timeout=timeout)
         outcome = Outcome.from_raw(raw)
         if outcome.is_error and (self.raise_on_error if raise_on_error is None else raise_on_error):
             raise ToolError(tool, outcome)
@@ -653,18 +739,19 @@ class Session:
         assert link.dispatcher is not None
         transport = link.transport
         mark = transport.mark() if transport is not None else 0
+        params, opts = link.prepare(method, params, seconds)
         self._inflight += 1
         try:
             if seconds is None:
                 with self._spans.around(params):
-                    return await link.dispatcher.send_raw_request(method, params, link.options(None))
+                    return await link.dispatcher.send_raw_request(method, params, opts)
             # The SDK's own clock starts only once the request is written; this scope bounds
             # the write too (a server that stops reading no longer holds a caller for ever).
             with (
                 anyio.CancelScope(deadline=deadline or anyio.current_time() + seconds) as scope,
                 self._spans.around(params),
             ):
-                return await link.dispatcher.send_raw_request(method, params, link.options(seconds))
+                return await link.dispatcher.send_raw_request(method, params, opts)
             assert scope.cancelled_caught
             if transport is not None:
                 transport.expired(mark)
@@ -685,6 +772,67 @@ class Session:
         finally:
             self._inflight -= 1
 
+    async def answer_input(
+        self,
+        method: str,
+        params: Mapping[str, Any],
+        result: Mapping[str, Any],
+        *,
+        timeout: float | _Unset | None = UNSET,
+    ) -> Result:
+        """Finish a request whose ``result`` asks for input (a 2026 ``InputRequiredResult``): answer
+        each input request through this session's :class:`ClientHandlers` (elicitation, sampling,
+        roots), retry ``method`` with ``params`` plus the answers and the server's ``requestState``,
+        and repeat until the server gives its final result, which is returned raw.
+
+        The SDK's own loop drives it (``mcp.client._input_required``: the rounds are capped, and a
+        state-only answer is retried after a short wait); ``timeout`` bounds each round, not the
+        time a user takes to answer. A handler's refusal raises :class:`JsonRpcError` with its
+        code and message; a server that keeps asking past the cap raises :class:`CallError`.
+        :meth:`request` never does this: a relay that forwards the question to its own client
+        takes the ``InputRequiredResult`` from there as it came.
+        """
+        link = self._live()
+        client = link.client
+        try:
+            first = mcp_types.InputRequiredResult.model_validate(result, by_name=False)
+        except PydanticValidationError as exc:
+            problem = exc.errors()[0]
+            raise CallError(
+                f"{self.server.name}: {method} asked for input in a malformed result: "
+                f"{problem.get('msg')} at {problem.get('loc')}"
+            ) from None
+        base = {k: v for k, v in params.items() if k not in ("inputResponses", "requestState")}
+
+        async def dispatch(key: str, request: Any) -> Any:
+            meta = request.params.meta if request.params is not None else None
+            return await client.dispatch_input_request(
+                ClientRequestContext(session=client, request_id=key, meta=meta), request
+            )
+
+        async def retry(responses: Mapping[str, Any] | None, state: str | None) -> Any:
+            again = dict(base)
+            if responses:
+                again["inputResponses"] = {
+                    key: answer.model_dump(by_alias=True, mode="json", exclude_none=True)
+                    for key, answer in responses.items()
+                }
+            if state is not None:
+                again["requestState"] = state
+            raw = await self.request(method, again, timeout=timeout)
+            if is_input_required(raw):
+                return mcp_types.InputRequiredResult.model_validate(raw, by_name=False)
+            return raw
+
+        try:
+            return cast(Result, await run_input_required_driver(first, dispatch=dispatch, retry=retry))
+        except InputRequiredRoundsExceededError as exc:
+            raise CallError(
+                f"{self.server.name}: {method} still asked for input after {exc.max_rounds} rounds of answers"
+            ) from None
+        except MCPError as exc:  # a handler refused an input request: the call ends with its word
+            raise JsonRpcError(exc.code, exc.message, exc.data) from None
+
     def send_raw(
         self,
         method: str,
@@ -696,12 +844,15 @@ class Session:
         """Send a request beside the SDK session, for a relay: its answer, or the error
         :meth:`request` would raise, goes to ``answer`` (called once, from the reader).
 
-        It is written at once, never waited for. Only a live stdio connection takes one;
-        None means nothing was sent (HTTP, not connected yet, restarting, closing, or the
-        server's stdin is backed up): use :meth:`request`. See :mod:`mcpkit.client._raw`.
+        It is written at once, never waited for. Only a live stdio connection on the handshake
+        wire takes one; None means nothing was sent (HTTP, the stateless wire, whose requests
+        carry the SDK's envelope, not connected yet, restarting, closing, or the server's stdin
+        is backed up): use :meth:`request`. See :mod:`mcpkit.client._raw`.
         """
         link = self._link
         if link is None or link.stop.is_set() or self._dead is not None or link.transport is None:
+            return None
+        if link.stateless is not None:
             return None
         raw = link.transport.raw
         if raw is None or raw.closed:
@@ -717,8 +868,15 @@ class Session:
         return raw.cancel(request_id, reason) if raw is not None else False
 
     async def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
+        """Send a notification; on the stateless wire, which defines none from client to server
+        (cancellation is the dispatcher's own), it is dropped."""
         link = await self._usable_link(self.timeout)
         assert link.dispatcher is not None
+        if link.stateless is not None:
+            logger.debug(
+                "%s: %s not sent: the stateless wire has no client notifications", self.server.name, method
+            )
+            return
         await link.dispatcher.notify(method, params, link.options(None))
 
     async def _usable_link(self, timeout: float | None) -> _Link:
