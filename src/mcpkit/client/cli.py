@@ -33,6 +33,8 @@ from mcpkit.client.target_cli import (
     EnvOpt,
     HeaderOpt,
     MaxBodyOpt,
+    ProtocolChoice,
+    ProtocolOpt,
     ServerOpt,
     TimeoutOpt,
     TraceOpt,
@@ -64,6 +66,7 @@ def run_session(
     timeout: float | None,
     body: Callable[[Session], Awaitable[T]],
     max_body_mb: float = 64.0,
+    protocol: ProtocolChoice = ProtocolChoice.auto,
 ) -> T:
     """Open a session, run ``body`` in it, and turn client errors into exit code 1."""
     quiet_logs(trace)
@@ -73,6 +76,7 @@ def run_session(
             timeout=timeout,
             tracer=open_tracer(trace),
             max_body=int(max_body_mb * 1024 * 1024) if max_body_mb > 0 else None,
+            protocol=protocol.value,
         )
         async with Session(target, options) as session:
             return await body(session)
@@ -102,10 +106,13 @@ def tools_command(
     trace: TraceOpt = None,
     timeout: TimeoutOpt = None,
     max_body: MaxBodyOpt = 64.0,
+    protocol: ProtocolOpt = ProtocolChoice.auto,
 ) -> None:
     """List a server's tools, e.g. mcpkit tools -- uvx mcp-server-time."""
     target = build_target(url, server, config, command or [], header, env)
-    found = run_session(target, trace, timeout or DEFAULT_TIMEOUT, lambda s: s.list_tools(), max_body)
+    found = run_session(
+        target, trace, timeout or DEFAULT_TIMEOUT, lambda s: s.list_tools(), max_body, protocol
+    )
     if as_json:
         print_json(found)
         return
@@ -138,6 +145,7 @@ def call_command(
     trace: TraceOpt = None,
     timeout: TimeoutOpt = None,
     max_body: MaxBodyOpt = 64.0,
+    protocol: ProtocolOpt = ProtocolChoice.auto,
 ) -> None:
     """Call one tool and print its text, e.g. mcpkit call get_current_time timezone=UTC -- uvx mcp-server-time."""
     pairs, command = split_pairs(rest or [])
@@ -162,7 +170,7 @@ def call_command(
         return outcome.raw
 
     try:
-        raw = run_session(target, trace, timeout or DEFAULT_TIMEOUT, body, max_body)
+        raw = run_session(target, trace, timeout or DEFAULT_TIMEOUT, body, max_body, protocol)
     except ValidationError as exc:
         usage(str(exc))
     from mcpkit.client._outcome import Outcome
@@ -186,10 +194,11 @@ def shell_command(
     trace: TraceOpt = None,
     timeout: TimeoutOpt = None,
     max_body: MaxBodyOpt = 64.0,
+    protocol: ProtocolOpt = ProtocolChoice.auto,
 ) -> None:
     """Interactive session: list, call TOOL {json} or TOOL key=value, history, quit."""
     target = build_target(url, server, config, command or [], header, env)
-    run_session(target, trace, timeout or DEFAULT_TIMEOUT, _shell, max_body)
+    run_session(target, trace, timeout or DEFAULT_TIMEOUT, _shell, max_body, protocol)
 
 
 SHELL_HELP = """commands:

@@ -12,6 +12,7 @@ import re
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -42,6 +43,23 @@ MaxBodyOpt = Annotated[
     float, typer.Option("--max-body", help="Largest HTTP response body read, in MB (default 64).")
 ]
 
+
+class ProtocolChoice(StrEnum):
+    """Which wire a client speaks: the stateless one where offered, or one revision only."""
+
+    auto = "auto"
+    stateless = "2026-07-28"
+    handshake = "2025-11-25"
+
+
+ProtocolOpt = Annotated[
+    ProtocolChoice,
+    typer.Option(
+        "--protocol",
+        help="auto: the stateless 2026-07-28 wire where the server offers it, else the 2025-11-25 handshake.",
+    ),
+]
+
 _KV = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*=")
 
 
@@ -50,6 +68,8 @@ __all__ = [
     "EnvOpt",
     "HeaderOpt",
     "MaxBodyOpt",
+    "ProtocolChoice",
+    "ProtocolOpt",
     "ServerOpt",
     "TimeoutOpt",
     "TraceOpt",
