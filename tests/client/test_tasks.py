@@ -1,0 +1,140 @@
+"""mcpkit's client following tasks: ``Session.call(task=True)`` asks a server that takes tasks for
+one and polls it to the tool's result within the call's one deadline; when the deadline passes or
+the caller is cancelled, the task is cancelled on the server (its handler sees it), so no work
+goes on for nobody. The server is a toolkit server in the test's process (its task store is
+read directly); the Redmine end-to-end test drives a real subprocess."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import anyio
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mcpkit.client import CallTimeoutError, SessionOptions, connect
+from mcpkit.client._tasks import MAX_POLL_SECONDS, MIN_POLL_SECONDS, is_task, poll_seconds
+from mcpkit.server import McpkitServer, ServerOptions, build_server
+from mcpkit.tools import ToolContext, ToolSpec
+from mcpkit.tools import params as p
+
+pytestmark = pytest.mark.anyio
+
+GUARD = 60.0
+
+
+class Job:
+    def __init__(self) -> None:
+        self.go = anyio.Event()
+        self.started = anyio.Event()
+        self.saw_cancel = anyio.Event()
+
+    async def handler(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        self.started.set()
+        await ctx.progress(1, 2, "half way")
+        try:
+            await self.go.wait()
+        finally:
+            if ctx.cancelled.is_set():
+                self.saw_cancel.set()
+        return "finished"
+
+    def server(self) -> McpkitServer:
+        spec = ToolSpec(
+            name="job",
+            description="Run a job and say when it finished.",
+            input_schema=p.object_schema(),
+            handler=self.handler,
+            read_only=True,
+            tasks=True,
+        )
+        server = build_server("jobs", "1", [spec], options=ServerOptions())
+        assert server.tasks is not None
+        server.tasks.poll_interval_ms = 20
+        return server
+
+
+def _statuses(server: McpkitServer) -> list[str]:
+    assert server.tasks is not None
+    return [t.status for t in server.tasks.listed("")]
+
+
+async def test_a_task_call_is_polled_to_the_tools_result() -> None:
+    job = Job()
+    server = job.server()
+    async with connect(server, SessionOptions(timeout=GUARD)) as session:
+        async with anyio.create_task_group() as tg:
+
+            async def call() -> None:
+                outcome = await session.call("job", {}, task=True)
+                assert outcome.text == "finished"
+
+            tg.start_soon(call)
+            with anyio.fail_after(GUARD):
+                await job.started.wait()
+            assert _statuses(server) == ["working"], "the call became a task"
+            job.go.set()
+        assert _statuses(server) == ["completed"]
+
+
+async def test_a_call_without_task_is_held_open_as_before() -> None:
+    job = Job()
+    job.go.set()
+    server = job.server()
+    async with connect(server, SessionOptions(timeout=GUARD)) as session:
+        assert (await session.call("job", {})).text == "finished"
+        assert _statuses(server) == []
+
+
+async def test_a_deadline_passing_cancels_the_task_on_the_server() -> None:
+    job = Job()
+    server = job.server()
+    async with connect(server, SessionOptions(timeout=GUARD)) as session:
+        with pytest.raises(CallTimeoutError):
+            await session.call("job", {}, task=True, timeout=0.3)
+        with anyio.fail_after(GUARD):
+            await job.saw_cancel.wait()
+        assert _statuses(server) == ["cancelled"]
+
+
+async def test_a_cancelled_caller_cancels_the_task_on_the_server() -> None:
+    job = Job()
+    server = job.server()
+    async with connect(server, SessionOptions(timeout=GUARD)) as session:
+        async with anyio.create_task_group() as tg:
+            store = server.tasks
+            assert store is not None
+            polled = anyio.Event()
+            find = store.find
+
+            def watched(task_id: str, owner: str) -> Any:  # the client holds the task once it polls
+                polled.set()
+                return find(task_id, owner)
+
+            store.find = watched  # type: ignore[method-assign]
+            tg.start_soon(functools.partial(session.call, "job", {}, task=True))
+            with anyio.fail_after(GUARD):
+                await polled.wait()
+            tg.cancel_scope.cancel()
+        with anyio.fail_after(GUARD):
+            await job.saw_cancel.wait()
+        assert _statuses(server) == ["cancelled"]
+
+
+@given(st.one_of(st.none(), st.booleans(), st.text(), st.floats(allow_nan=True), st.integers()))
+def test_the_poll_interval_is_the_servers_within_bounds(interval: Any) -> None:
+    seconds = poll_seconds({"pollInterval": interval})
+    assert MIN_POLL_SECONDS <= seconds <= MAX_POLL_SECONDS
+    usable = isinstance(interval, (int, float)) and not isinstance(interval, bool) and interval == interval
+    if usable and 50 <= interval <= 30_000:
+        assert seconds == interval / 1000
+
+
+def test_only_a_task_answer_is_taken_for_a_task() -> None:
+    task = {"taskId": "t", "status": "working"}
+    assert is_task({"task": task}) and is_task({"task": task, "resultType": "task"})
+    assert not is_task({"content": [], "task": task})
+    assert not is_task({"task": task, "resultType": "complete"})
+    assert not is_task({"content": [{"type": "text", "text": "x"}]}) and not is_task(None)
