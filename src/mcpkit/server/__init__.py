@@ -43,7 +43,14 @@ if TYPE_CHECKING:
     from mcpkit.server._runner import serve
     from mcpkit.server._signals import wait_for_stop_signal
     from mcpkit.server._stdin import claimed_stdin
-    from mcpkit.server._tasks import TASKS_EXTENSION, TaskStore
+    from mcpkit.server._tasks import (
+        TASKS_EXTENSION,
+        TaskStore,
+        declare_tasks,
+        task_answer,
+        task_owner,
+        task_requested,
+    )
 
 _WHERE = {
     "ArgumentError": "._arguments",
@@ -89,6 +96,10 @@ _WHERE = {
     "claimed_stdin": "._stdin",
     "TASKS_EXTENSION": "._tasks",
     "TaskStore": "._tasks",
+    "declare_tasks": "._tasks",
+    "task_answer": "._tasks",
+    "task_owner": "._tasks",
+    "task_requested": "._tasks",
 }
 
 __all__ = [
@@ -124,6 +135,7 @@ __all__ = [
     "confirm",
     "confirming",
     "connection_of",
+    "declare_tasks",
     "default_options",
     "is_local_host",
     "is_request_id",
@@ -134,6 +146,9 @@ __all__ = [
     "serve",
     "serve_http",
     "set_default_options",
+    "task_answer",
+    "task_owner",
+    "task_requested",
     "wait_for_stop_signal",
 ]
 

@@ -270,8 +270,9 @@ def owner_of(headers: Mapping[str, str]) -> str:
     return hashlib.sha256(repr(held).encode()).hexdigest()
 
 
-def _wants_task(ctx: Any, params: Mapping[str, Any]) -> tuple[bool, int | None]:
-    """Whether this ``tools/call`` asked for a task, and the TTL it asked for."""
+def task_requested(ctx: Any, params: Mapping[str, Any]) -> tuple[bool, int | None]:
+    """Whether this ``tools/call`` asked for a task, and the TTL it asked for (2025 only: a
+    2026 client that declared the extension takes a task wherever the server offers one)."""
     if ctx.protocol_version in sdk.SDK_MODERN_VERSIONS:
         wanted = mcp_types.ClientCapabilities(extensions={TASKS_EXTENSION: {}})
         return bool(ctx.session.check_client_capability(wanted)), None
@@ -292,6 +293,28 @@ TASK_CAPABILITY = mcp_types.ServerTasksCapability(
 """What a server with a task-capable tool declares on the 2025 wire."""
 
 
+def declare_tasks(lowlevel: SdkServer) -> None:
+    """Declare tasks on both eras: the ``tasks`` capability (2025), the extension (2026)."""
+    lowlevel.extensions[TASKS_EXTENSION] = {}
+    lowlevel.task_capability = TASK_CAPABILITY
+
+
+def task_owner(ctx: Any) -> str:
+    """Who owns the tasks a request makes or reads (see :func:`owner_of`)."""
+    return owner_of(_headers(ctx))
+
+
+def task_answer(lowlevel: SdkServer, ctx: Any, result: dict[str, Any]) -> dict[str, Any]:
+    """``result`` in this request's era, for a middleware that answers itself (the SDK adds
+    nothing to such an answer): 2026 results carry ``resultType`` and the server's ``_meta``
+    stamp; 2025 results carry neither."""
+    if ctx.protocol_version in sdk.SDK_MODERN_VERSIONS:
+        meta = dict(result.get("_meta") or {})
+        meta.setdefault(mcp_types.SERVER_INFO_META_KEY, lowlevel.server_info_stamp)
+        return {**result, "resultType": result.get("resultType", "complete"), "_meta": meta}
+    return {k: v for k, v in result.items() if k != "resultType"}
+
+
 def install(
     lowlevel: SdkServer,
     store: TaskStore,
@@ -303,8 +326,7 @@ def install(
     """Serve tasks on ``lowlevel``: the capability (2025) and extension (2026), the ``tasks/*``
     methods, the ``tools/call`` middleware that answers with a task, and the lifespan that
     holds the background work."""
-    lowlevel.extensions[TASKS_EXTENSION] = {}
-    lowlevel.task_capability = TASK_CAPABILITY
+    declare_tasks(lowlevel)
     inner = lowlevel.lifespan
 
     @asynccontextmanager
@@ -314,24 +336,17 @@ def install(
 
     lowlevel.lifespan = lifespan
 
-    def owner(ctx: Any) -> str:
-        return owner_of(_headers(ctx))
+    owner = task_owner
 
     def answer(ctx: Any, result: dict[str, Any]) -> dict[str, Any]:
-        """``result`` in this request's era: 2026 results carry ``resultType`` and the server's
-        ``_meta`` stamp (a middleware's answer gets neither from the SDK); 2025 ones neither."""
-        if ctx.protocol_version in sdk.SDK_MODERN_VERSIONS:
-            meta = dict(result.get("_meta") or {})
-            meta.setdefault(mcp_types.SERVER_INFO_META_KEY, lowlevel.server_info_stamp)
-            return {**result, "resultType": result.get("resultType", "complete"), "_meta": meta}
-        return {k: v for k, v in result.items() if k != "resultType"}
+        return task_answer(lowlevel, ctx, result)
 
     async def middleware(ctx: Any, call_next: Any) -> Any:
         params = ctx.params if isinstance(ctx.params, Mapping) else {}
         name = params.get("name")
         if ctx.method != "tools/call" or not isinstance(name, str) or not is_task_tool(name):
             return await call_next(ctx)
-        wanted, ttl = _wants_task(ctx, params)
+        wanted, ttl = task_requested(ctx, params)
         if not wanted or not store.serving:
             return await call_next(ctx)
         arguments = params.get("arguments")
