@@ -29,7 +29,15 @@ from mcp.shared.exceptions import MCPError
 from mcpkit.client import ClientHandlers
 from mcpkit.gateway import Gateway, load_gateway_config
 from tests.client.procs import free_port
-from tests.gateway.support import HERE, flaky, gateway_argv, gateway_session, wait_port, write_config
+from tests.gateway.support import (
+    HERE,
+    everything_server,
+    flaky,
+    gateway_argv,
+    gateway_session,
+    wait_port,
+    write_config,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 
@@ -277,3 +285,53 @@ async def test_a_crash_loop_reaches_a_2026_client_through_http_as_it_is_declared
 async def _names(client: mcp.Client) -> set[str]:
     listed = await client.list_tools(cache_mode="bypass")
     return {t.name for t in listed.tools}
+
+
+def _declared(capabilities: Any) -> set[str]:
+    """Each capability and each sub-flag set true, as ``resources.subscribe``."""
+    out: set[str] = set()
+    for key, value in capabilities.model_dump(by_alias=True, exclude_none=True).items():
+        out.add(key)
+        if isinstance(value, dict):
+            out |= {f"{key}.{flag}" for flag, on in value.items() if on is True}
+    return out
+
+
+@pytest.mark.thirdparty
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_every_capability_the_gateway_declares_reaches_a_server(tmp_path: Path, mode: str) -> None:
+    """On each era, each capability the gateway's HTTP face declares is used once and answered
+    by a downstream; one declared and not exercised here fails (so a new one gets a check)."""
+    config = write_config(tmp_path / "gw.json", {"ask": asking(), "everything": everything_server()})
+    port = free_port()
+    exercised: set[str] = set()
+    for url in _serve(gateway_argv(config, "--transport", "http", "--port", str(port)), port):
+        async with mcp.Client(url, mode=mode) as client:  # type: ignore[arg-type]
+            assert client.protocol_version == ("2025-11-25" if mode == "legacy" else "2026-07-28")
+            declared = _declared(client.server_capabilities)  # from discover on 2026 (mode auto)
+            assert {"tools", "tools.listChanged", "prompts", "resources", "completions"} <= declared
+            assert text(await client.call_tool("ask_echo", {"text": "x"})) == "x"
+            exercised.add("tools")
+            if mode != "legacy":
+                async with client.listen(tools_list_changed=True) as changes:
+                    assert changes.honored.tools_list_changed is True
+                exercised.add("tools.listChanged")
+            elif "tools.listChanged" in declared:
+                exercised.add("tools.listChanged")  # the notification: tests/gateway/test_supervision.py
+            prompts = (await client.list_prompts()).prompts
+            simple = next(p for p in prompts if p.name.startswith("everything_simple"))
+            assert (await client.get_prompt(simple.name)).messages
+            exercised.add("prompts")
+            resources = (await client.list_resources()).resources
+            read = await client.read_resource(resources[0].uri)
+            assert read.contents[0].uri == resources[0].uri
+            exercised.add("resources")
+            with_args = next(p for p in prompts if p.arguments and p.name.startswith("everything_"))
+            done = await client.complete(
+                mcp_types.PromptReference(name=with_args.name),
+                {"name": with_args.arguments[0].name, "value": ""},  # type: ignore[index]
+            )
+            assert done.completion is not None
+            exercised.add("completions")
+    assert declared <= exercised, f"declared but not forwarded: {sorted(declared - exercised)}"
+    assert "logging" not in declared and "resources.subscribe" not in declared

@@ -1,7 +1,8 @@
 """The SDK assembly: the gateway as the SDK's low-level server, with exactly what is served.
 
 One job: register a handler for each request some server backs (tools always; prompts,
-resources, completions, subscriptions and logging only when a server serves them), each
+resources, completions only when a server serves them; subscriptions and logging when a
+server serves them and the gateway has a client to send their notifications to: stdio), each
 converted once from mcpkit's errors to the SDK's (:func:`mcpkit.server.sdk_errors`) and
 counted while it runs, so the end of stdin can wait for the answers still due.
 """
@@ -17,6 +18,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 
 from mcpkit import __version__
+from mcpkit.gateway.tasks import relay_tasks
 from mcpkit.server import LIST_METHODS, SdkServer, sdk_errors
 
 if TYPE_CHECKING:
@@ -74,7 +76,10 @@ def assemble(gateway: Gateway, in_flight: InFlight) -> SdkServer:
         handlers["on_list_resource_templates"] = router.list_resource_templates
     if "completions" in router.offered:
         handlers["on_completion"] = router.complete
-    if "subscribe" in router.offered:
+    # Resource updates and log messages reach a client only where the gateway has one to send
+    # them to (stdio); over stateless HTTP declaring them promised what never comes.
+    notifies = relay.relay_client_requests
+    if "subscribe" in router.offered and notifies:
         handlers["on_subscribe_resource"] = router.subscribe
         handlers["on_unsubscribe_resource"] = router.unsubscribe
     handlers = {key: in_flight.counted(sdk_errors(handler)) for key, handler in handlers.items()}
@@ -95,10 +100,13 @@ def assemble(gateway: Gateway, in_flight: InFlight) -> SdkServer:
     if not any(isinstance(layer, RequestStateBoundary) for layer in server.middleware):
         security = RequestStateSecurity.ephemeral(ttl=gateway.asking.answer_seconds)
         server.middleware.append(RequestStateBoundary(security, default_audience=gateway.config.name))
+    relay_tasks(gateway, server, in_flight.counted)  # tasks pass through: mcpkit.gateway.tasks
     server.add_notification_handler(
         "notifications/roots/list_changed", mcp_types.NotificationParams, relay.roots_changed
     )
-    if "logging" in router.offered:  # likewise not on_set_logging_level; the SDK declares logging
+    if (
+        "logging" in router.offered and notifies
+    ):  # likewise not on_set_logging_level; the SDK declares logging
         server.add_request_handler(
             "logging/setLevel",
             mcp_types.SetLevelRequestParams,

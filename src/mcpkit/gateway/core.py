@@ -103,7 +103,7 @@ class Gateway:
             await downstream.wait_settled()
         self.routing.reroute()
         await self.router.discover()
-        self.relay.relays_logging = "logging" in self.router.offered
+        self.relay.relays_logging = "logging" in self.router.offered and self.relay.relay_client_requests
         up = sum(1 for d in self.downstreams.values() if d.healthy)
         logger.info(
             "gateway %s ready: %d of %d servers up, %d tools",
@@ -174,7 +174,10 @@ class Gateway:
         return self.routing.profiles_for_query(client, profile)
 
     def serves(self, capability: str) -> bool:
-        """Whether the gateway declares ``capability`` (a server serves it, with something in it)."""
+        """Whether the gateway declares ``capability`` (a server serves it, with something in it;
+        for ``subscribe`` and ``logging``, also a client to send their notifications to)."""
+        if capability in ("subscribe", "logging") and not self.relay.relay_client_requests:
+            return False
         return capability in self.router.offered
 
     def lowlevel(self) -> SdkServer:
