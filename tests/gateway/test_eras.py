@@ -335,3 +335,32 @@ async def test_every_capability_the_gateway_declares_reaches_a_server(tmp_path: 
             exercised.add("completions")
     assert declared <= exercised, f"declared but not forwarded: {sorted(declared - exercised)}"
     assert "logging" not in declared and "resources.subscribe" not in declared
+
+
+@pytest.mark.thirdparty
+async def test_a_2026_client_answers_a_2025_servers_sampling_request(tmp_path: Path) -> None:
+    """server-everything's trigger-sampling-request asks the client's model mid-call; through
+    the gateway a 2026 client that declared sampling answers it as an input request."""
+    asked: list[Any] = []
+
+    async def model(
+        context: Any, params: mcp_types.CreateMessageRequestParams
+    ) -> mcp_types.CreateMessageResult:
+        asked.append(params)
+        return mcp_types.CreateMessageResult(
+            role="assistant",
+            content=mcp_types.TextContent(text="the client's model says hi"),
+            model="stand-in",
+        )
+
+    args = {"prompt": "say hi", "maxTokens": 20}
+    async with in_process(tmp_path, servers={"everything": everything_server()}) as gw:
+        async with mcp.Client(gw.lowlevel(), mode="2026-07-28", sampling_callback=model) as client:
+            answered = await client.call_tool("everything_trigger_sampling_request", args)
+        assert not answered.is_error, answered
+        assert "the client's model says hi" in text(answered)
+        assert len(asked) == 1
+        async with mcp.Client(gw.lowlevel(), mode="2026-07-28") as client:  # no model: refused, saying why
+            refused = await client.call_tool("everything_trigger_sampling_request", args)
+        assert "sampling" in text(refused), text(refused)
+        await _until_none_parked(gw)
