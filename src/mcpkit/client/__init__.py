@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from mcpkit.client._session import Session, connect
     from mcpkit.client._signals import SignalledError, run_command
     from mcpkit.client._spawn import spawn
-    from mcpkit.client._tasks import TasksExtension
+    from mcpkit.client._tasks import TasksExtension, is_task, offers_tasks, poll_seconds
     from mcpkit.client._trace import Tracer, tracer_for
     from mcpkit.client._wire import CallToolResult, InitializeResult, ListToolsResult, Result, Tool
     from mcpkit.errors import (
@@ -57,6 +57,9 @@ if TYPE_CHECKING:
 
 _WHERE: dict[str, str] = {
     "TasksExtension": "._tasks",
+    "is_task": "._tasks",
+    "offers_tasks": "._tasks",
+    "poll_seconds": "._tasks",
     "ServerConfig": "._config",
     "ServerConfigError": "._config",
     "default_config_path": "._config",
@@ -124,9 +127,12 @@ __all__ = [
     "connect",
     "default_config_path",
     "describe_content",
+    "is_task",
     "join_contents",
     "load_config",
+    "offers_tasks",
     "parse_config",
+    "poll_seconds",
     "resolve_target",
     "run_command",
     "spawn",

@@ -18,6 +18,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 
 from mcpkit import __version__
+from mcpkit.gateway.tasks import relay_tasks
 from mcpkit.server import LIST_METHODS, SdkServer, sdk_errors
 
 if TYPE_CHECKING:
@@ -99,6 +100,7 @@ def assemble(gateway: Gateway, in_flight: InFlight) -> SdkServer:
     if not any(isinstance(layer, RequestStateBoundary) for layer in server.middleware):
         security = RequestStateSecurity.ephemeral(ttl=gateway.asking.answer_seconds)
         server.middleware.append(RequestStateBoundary(security, default_audience=gateway.config.name))
+    relay_tasks(gateway, server, in_flight.counted)  # tasks pass through: mcpkit.gateway.tasks
     server.add_notification_handler(
         "notifications/roots/list_changed", mcp_types.NotificationParams, relay.roots_changed
     )

@@ -1,0 +1,209 @@
+"""Tasks through the gateway: a front client's task goes to the server that runs the tool.
+
+A client in front that asks for a task (``params.task`` on 2025-11-25, the extension
+``io.modelcontextprotocol/tasks`` on 2026-07-28) on a tool whose server takes tasks gets that
+server's task back; the gateway remembers which server holds each task id, and sends the
+client's ``tasks/get`` and ``tasks/cancel`` there. ``tasks/result`` waits for the task's end by
+polling the server at its own ``pollInterval`` (the gateway's calls to a server have a deadline
+that a long task outlives), then passes the result through the same checks and cap as every
+other tool result (:meth:`CallPipeline.finished`). A tool whose server does not take tasks is
+called as always, held open, whatever the client asked.
+
+The gateway declares tasks only when one of its servers does (the toolkit's rules:
+:func:`mcpkit.server.declare_tasks`), and a task belongs to the caller who made it
+(:func:`mcpkit.server.task_owner`). Calls reach this module only on the SDK's path: a request
+with ``params.task`` never takes a fast path, and 2026 requests never do.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import mcp_types
+
+from mcpkit.client import CallError, is_task, offers_tasks, poll_seconds
+from mcpkit.jsonrpc import JsonRpcError
+from mcpkit.server import (
+    SDK_HANDSHAKE_VERSIONS,
+    SdkServer,
+    declare_tasks,
+    sdk_errors,
+    task_answer,
+    task_owner,
+    task_requested,
+)
+
+if TYPE_CHECKING:
+    from mcpkit.gateway.core import Gateway
+    from mcpkit.gateway.downstream import Downstream
+    from mcpkit.gateway.views import Entry
+
+MAX_HELD = 4096
+"""Task ids remembered at once; the oldest is forgotten first (its server expires it anyway)."""
+TERMINAL = frozenset({"completed", "failed", "cancelled"})
+
+
+@dataclass(frozen=True)
+class _Held:
+    entry: Entry
+    owner: str
+
+
+class TaskRelay:
+    """The tasks the gateway's clients made, and the server each one lives on."""
+
+    def __init__(self, gateway: Gateway) -> None:
+        self.gateway = gateway
+        self._held: OrderedDict[str, _Held] = OrderedDict()
+
+    def offered(self) -> bool:
+        """Whether some server takes task-augmented tool calls."""
+        return any(offers_tasks(d.capabilities) for d in self.gateway.downstreams.values())
+
+    def _downstream(self, held: _Held) -> Downstream:
+        return self.gateway.downstreams[held.entry.route.server]
+
+    def _find(self, task_id: str, owner: str) -> _Held:
+        held = self._held.get(task_id)
+        if held is None or held.owner != owner:
+            raise JsonRpcError.invalid_params(f"Unknown task {task_id!r} (never created here, or expired)")
+        return held
+
+    def _hold(self, task_id: str, held: _Held) -> None:
+        self._held[task_id] = held
+        while len(self._held) > MAX_HELD:
+            self._held.popitem(last=False)
+
+    async def _ask(self, held: _Held, task_id: str, method: str) -> dict[str, Any]:
+        """``method`` for ``task_id`` on its server; its refusal as the client's error."""
+        try:
+            return await self._downstream(held).request(method, {"taskId": task_id})
+        except JsonRpcError as exc:
+            if exc.code == -32602:  # the server no longer knows it (expired): neither do we
+                self._held.pop(task_id, None)
+            raise
+        except CallError as exc:
+            raise JsonRpcError.internal(
+                f"Server {held.entry.route.server} did not answer {method}: {exc}"
+            ) from None
+
+    async def call(self, server: SdkServer, ctx: Any, call_next: Any, counted: Any) -> Any:
+        """A ``tools/call`` (server middleware): a task where the client asked and the tool's
+        server takes one, ``counted`` while it is sent; otherwise the gateway's ordinary call."""
+        params = ctx.params if isinstance(ctx.params, Mapping) else {}
+        name = params.get("name")
+        if ctx.method != "tools/call" or not isinstance(name, str):
+            return await call_next(ctx)
+        wanted, ttl = task_requested(ctx, params)
+        if not wanted:
+            return await call_next(ctx)
+        gateway = self.gateway
+        view = await gateway.routing.view_async(gateway.relay.profiles_of(ctx))
+        entry = gateway.pipeline.route(view, name)
+        if entry is None:
+            return await call_next(ctx)
+        downstream = gateway.downstreams[entry.route.server]
+        support = (entry.original.get("execution") or {}).get("taskSupport")
+        if not offers_tasks(downstream.capabilities) or support not in ("optional", "required"):
+            return await call_next(ctx)
+        arguments = params.get("arguments")
+        request: dict[str, Any] = {
+            "name": entry.route.tool,
+            "arguments": entry.restore(dict(arguments) if isinstance(arguments, Mapping) else {}),
+            "task": {} if ttl is None else {"ttl": ttl},
+        }
+        try:
+            raw = await counted(lambda _ctx, body: downstream.request("tools/call", body))(ctx, request)
+        except CallError as exc:
+            return task_answer(server, ctx, gateway.pipeline.failed(entry.route, exc))
+        if not is_task(raw):  # the server ran it at once after all: an ordinary result
+            return task_answer(server, ctx, gateway.pipeline.finished(entry, raw))
+        task = dict(raw["task"])
+        self._hold(str(task.get("taskId")), _Held(entry, task_owner(ctx)))
+        created: dict[str, Any] = {"task": task}
+        if ctx.protocol_version not in SDK_HANDSHAKE_VERSIONS:
+            created["resultType"] = "task"
+        return task_answer(server, ctx, created)
+
+    async def get(self, ctx: Any, params: mcp_types.GetTaskRequestParams) -> dict[str, Any]:
+        held = self._find(params.task_id, task_owner(ctx))
+        return _task_only(await self._ask(held, params.task_id, "tasks/get"))
+
+    async def cancel(self, ctx: Any, params: mcp_types.CancelTaskRequestParams) -> dict[str, Any]:
+        held = self._find(params.task_id, task_owner(ctx))
+        return _task_only(await self._ask(held, params.task_id, "tasks/cancel"))
+
+    async def result(self, ctx: Any, params: mcp_types.GetTaskPayloadRequestParams) -> dict[str, Any]:
+        task_id = params.task_id
+        held = self._find(task_id, task_owner(ctx))
+        task = await self._ask(held, task_id, "tasks/get")
+        while task.get("status") not in TERMINAL:
+            await anyio.sleep(poll_seconds(task))
+            task = await self._ask(held, task_id, "tasks/get")
+        raw = await self._ask(held, task_id, "tasks/result")
+        out = self.gateway.pipeline.finished(held.entry, raw)
+        out["_meta"] = {
+            **(out.get("_meta") or {}),
+            "io.modelcontextprotocol/related-task": {"taskId": task_id},
+        }
+        return out
+
+    async def listing(self, ctx: Any, params: mcp_types.PaginatedRequestParams) -> dict[str, Any]:
+        owner = task_owner(ctx)
+        tasks = []
+        for task_id, held in list(self._held.items()):
+            if held.owner != owner:
+                continue
+            try:
+                tasks.append(_task_only(await self._ask(held, task_id, "tasks/get")))
+            except JsonRpcError:
+                continue  # expired on its server
+        return {"tasks": tasks}
+
+
+def _task_only(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """A server's ``Task`` answer without the envelope of its own era (``resultType``, its
+    ``serverInfo`` stamp): the gateway's SDK path puts the front's on."""
+    out = {k: v for k, v in raw.items() if k != "resultType"}
+    meta = out.get("_meta")
+    if isinstance(meta, dict):
+        meta = {k: v for k, v in meta.items() if k != mcp_types.SERVER_INFO_META_KEY}
+        if meta:
+            out["_meta"] = meta
+        else:
+            out.pop("_meta")
+    return out
+
+
+_RELAYS: weakref.WeakKeyDictionary[Gateway, TaskRelay] = weakref.WeakKeyDictionary()
+
+
+def relay_tasks(gateway: Gateway, server: SdkServer, counted: Any) -> None:
+    """Serve tasks on ``server`` (one of the gateway's fronts) when some server takes them:
+    declared on both eras, the ``tools/call`` middleware, and the ``tasks/*`` methods, each
+    ``counted`` while it runs (the end of stdin waits for it). One relay per gateway, so a task
+    made on one front can be read on another."""
+    relay = _RELAYS.get(gateway)
+    if relay is None:
+        relay = _RELAYS[gateway] = TaskRelay(gateway)
+    if not relay.offered():
+        return
+    declare_tasks(server)
+
+    async def middleware(ctx: Any, call_next: Any) -> Any:
+        return await relay.call(server, ctx, call_next, counted)
+
+    server.middleware.append(middleware)
+    methods: dict[str, tuple[Any, Any]] = {
+        "tasks/get": (mcp_types.GetTaskRequestParams, relay.get),
+        "tasks/result": (mcp_types.GetTaskPayloadRequestParams, relay.result),
+        "tasks/cancel": (mcp_types.CancelTaskRequestParams, relay.cancel),
+        "tasks/list": (mcp_types.PaginatedRequestParams, relay.listing),
+    }
+    for method, (params_type, handler) in methods.items():
+        server.add_request_handler(method, params_type, counted(sdk_errors(handler)))

@@ -1,0 +1,120 @@
+"""Tasks through the gateway (real HTTP front, a real downstream process): a front client that
+asks for a task on a tool whose server takes tasks gets the server's task, follows it with
+``tasks/get`` and ``tasks/result`` through the gateway, and ``tasks/cancel`` reaches the server's
+handler; a 2026 client with the extension gets the result through its own polling; a tool whose
+server takes no tasks is called as always."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import mcp
+import pytest
+
+from mcpkit.client import Session, TasksExtension, connect
+from mcpkit.jsonrpc import JsonRpcError
+from tests.client.procs import free_port
+from tests.gateway.support import HERE, gateway_argv, wait_port, write_config
+
+pytestmark = [pytest.mark.slow, pytest.mark.anyio]
+
+GUARD = 60
+
+
+@pytest.fixture
+def gateway_url(tmp_path: Path) -> Iterator[str]:
+    server = {"command": sys.executable, "args": [str(HERE / "fixtures" / "task_server.py")]}
+    config = write_config(tmp_path / "gw.json", {"jobs": server})
+    port = free_port()
+    proc = subprocess.Popen(
+        gateway_argv(config, "--transport", "http", "--port", str(port)),
+        env={**os.environ, "MCPKIT_LOG": "warning"},
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    wait_port(port)
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+async def _until(session: Session, task_id: str, key: str) -> dict[str, object]:
+    with anyio.fail_after(GUARD):
+        while True:
+            task = dict(await session.request("tasks/get", {"taskId": task_id}))
+            if key in task:
+                return task
+            await anyio.sleep(0.02)
+
+
+async def test_a_task_passes_through_the_gateway(gateway_url: str, tmp_path: Path) -> None:
+    done = tmp_path / "done"
+    async with connect(gateway_url) as session:
+        assert session.capabilities["tasks"]["requests"] == {"tools": {"call": {}}}
+        listed = {t["name"]: t for t in await session.list_tools()}
+        assert listed["jobs_wait_for"].get("execution") == {"taskSupport": "optional"}
+        assert "execution" not in listed["jobs_echo"]
+        created = dict(
+            await session.request(
+                "tools/call", {"name": "jobs_wait_for", "arguments": {"path": str(done)}, "task": {}}
+            )
+        )
+        task_id = created["task"]["taskId"]
+        seen = await _until(session, task_id, "statusMessage")
+        assert seen["statusMessage"] == "1/2: waiting for the file" and seen["status"] == "working"
+        done.write_text("it is done")
+        result = dict(await session.request("tasks/result", {"taskId": task_id}))
+        assert result["content"] == [{"type": "text", "text": "it is done"}]
+        assert [t["taskId"] for t in dict(await session.request("tasks/list", {}))["tasks"]] == [task_id]
+        plain = dict(
+            await session.request(
+                "tools/call", {"name": "jobs_echo", "arguments": {"text": "hi"}, "task": {}}
+            )
+        )
+        assert plain["content"] == [{"type": "text", "text": "hi"}], "a tool without tasks is held open"
+
+
+async def test_cancel_reaches_the_servers_handler(gateway_url: str, tmp_path: Path) -> None:
+    never = tmp_path / "never"
+    async with connect(gateway_url) as session:
+        created = dict(
+            await session.request(
+                "tools/call", {"name": "jobs_wait_for", "arguments": {"path": str(never)}, "task": {}}
+            )
+        )
+        task_id = created["task"]["taskId"]
+        await _until(session, task_id, "statusMessage")
+        assert dict(await session.request("tasks/cancel", {"taskId": task_id}))["status"] == "cancelled"
+        marker = Path(str(never) + ".cancelled")
+        with anyio.fail_after(GUARD):
+            while not marker.exists():
+                await anyio.sleep(0.02)
+        async with connect(gateway_url, headers={"Authorization": "Bearer someone-else"}) as other:
+            with pytest.raises(JsonRpcError, match="Unknown task"):
+                await other.request("tasks/get", {"taskId": task_id})
+
+
+async def test_a_2026_client_follows_a_task_through_the_gateway(gateway_url: str, tmp_path: Path) -> None:
+    done = tmp_path / "done"
+    done.write_text("ready")
+    async with mcp.Client(gateway_url, mode="auto", cache=None, extensions=[TasksExtension()]) as modern:
+        assert modern.protocol_version == "2026-07-28"
+        assert "io.modelcontextprotocol/tasks" in (modern.server_capabilities.extensions or {})
+        claimed = await modern.session.call_tool("jobs_wait_for", {"path": str(done)}, allow_claimed=True)
+        assert claimed.result_type == "task"
+        followed = await modern.call_tool("jobs_wait_for", {"path": str(done)})
+        assert followed.content[0].text == "ready"  # type: ignore[union-attr]
+    async with mcp.Client(gateway_url, mode="legacy") as legacy:
+        plain = await legacy.call_tool("jobs_wait_for", {"path": str(done)})
+        assert plain.content[0].text == "ready"  # type: ignore[union-attr]
