@@ -26,6 +26,7 @@ from mcpkit.archive.posts import Post, fold
 from mcpkit.archive.store._merge import merge_posts, normalized
 from mcpkit.archive.store._queries import StoreQueries
 from mcpkit.archive.store._schema import DatabaseError, describe_db_error, migrate, rollback
+from mcpkit.archive.store._side_index import SHADOW_TABLES, SideIndex, scratch_path
 from mcpkit.archive.store._writer import (
     BULK_HASHSIZE,
     FTS_HASHSIZE,
@@ -61,16 +62,12 @@ class Store(StoreQueries):
         self._write_lock = threading.Lock()
         self._connections: list[sqlite3.Connection] = []
         self._conn_lock = threading.Lock()
+        self._side_copied = False  # the write connection's FTS5 tables may be stale
         if self.path.is_dir():
             raise DatabaseError(describe_db_error(self.path, OSError("is a directory")))
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._writer = self._connect()
-            self._writer.create_function("mcpkit_fold", 1, fold, deterministic=True)
-            self._writer.execute("PRAGMA journal_mode=WAL")
-            # statement journals (every multi-row INSERT keeps one) in memory, not in a temp
-            # file: they only serve to undo one statement, a crash is recovered from the WAL
-            self._writer.execute("PRAGMA temp_store=MEMORY")
+            self._writer = self._write_connection()
             self._migrate()
         except (sqlite3.Error, OSError) as exc:
             self.close()
@@ -86,6 +83,24 @@ class Store(StoreQueries):
         with self._conn_lock:
             self._connections.append(conn)
         return conn
+
+    def _write_connection(self) -> sqlite3.Connection:
+        conn = self._connect()
+        conn.create_function("mcpkit_fold", 1, fold, deterministic=True)
+        conn.execute("PRAGMA journal_mode=WAL")
+        # statement journals (every multi-row INSERT keeps one) in memory, not in a temp
+        # file: they only serve to undo one statement, a crash is recovered from the WAL
+        conn.execute("PRAGMA temp_store=MEMORY")
+        return conn
+
+    def _renew_writer(self) -> None:
+        """Replace the write connection (its FTS5 tables may cache an index that a side
+        index's copy replaced under them; see :mod:`._side_index`)."""
+        old = self._writer
+        self._writer = self._write_connection()
+        with self._conn_lock:
+            self._connections.remove(old)
+        old.close()
 
     @property
     def reader(self) -> sqlite3.Connection:
@@ -121,6 +136,10 @@ class Store(StoreQueries):
             except BaseException:
                 rollback(conn)
                 raise
+            finally:
+                if self._side_copied:
+                    self._side_copied = False
+                    self._renew_writer()
 
     def generation(self) -> int:
         return int(self.reader.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()[0])
@@ -150,19 +169,32 @@ class Store(StoreQueries):
         writer.flush()
         return counts
 
-    def post_writer(self, conn: sqlite3.Connection) -> PostWriter:
+    def post_writer(self, conn: sqlite3.Connection, side: SideIndex | None = None) -> PostWriter:
         """A :class:`PostWriter` on ``conn``; call inside :meth:`transaction`."""
-        return PostWriter(conn, self._variables)
+        return PostWriter(conn, self._variables, side)
 
     @contextmanager
     def bulk_writer(self, conn: sqlite3.Connection) -> Iterator[PostWriter]:
         """A :class:`PostWriter` for a large import, flushed when the block ends without error.
 
-        For the duration FTS5 may hold up to :data:`BULK_HASHSIZE` bytes of new terms in memory
-        (its default is 1 MB, a segment every couple of thousand posts); the table's own value
-        is put back afterwards. ``hashsize`` is an FTS5 configuration key the SQLite docs do not
-        list; where a build refuses it the import runs with the default.
+        When the text index is empty (a first import), the index is built beside the archive
+        on another thread and copied in at the end (:mod:`._side_index`); else FTS5 may hold
+        up to :data:`BULK_HASHSIZE` bytes of new terms in memory for the duration (its default
+        is 1 MB, a segment every couple of thousand posts), the table's own value put back
+        afterwards. ``hashsize`` is an FTS5 configuration key the SQLite docs do not list;
+        where a build refuses it the import runs with the default.
         """
+        side = self._side_index(conn)
+        if side is not None:
+            try:
+                writer = self.post_writer(conn, side)
+                yield writer
+                writer.flush()
+                self._side_copied = True  # from the first shadow row written, even if it fails
+                side.copy_into(conn)
+            finally:
+                side.close()
+            return
         previous = conn.execute("SELECT v FROM fts_content_config WHERE k = 'hashsize'").fetchone()
         tuned = fts_config(conn, "hashsize", BULK_HASHSIZE)
         writer = self.post_writer(conn)
@@ -170,6 +202,23 @@ class Store(StoreQueries):
         writer.flush()
         if tuned:
             fts_config(conn, "hashsize", FTS_HASHSIZE if previous is None else previous[0])
+
+    def _side_index(self, conn: sqlite3.Connection) -> SideIndex | None:
+        """A side index for ``fts_content`` when it is empty and holds its index in the
+        shadow tables the copy knows; else None."""
+        tables = {
+            str(name): str(sql)
+            for name, sql in conn.execute(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name LIKE 'fts_content%'"
+            )
+        }
+        if not all(f"fts_content_{suffix}" in tables for suffix in SHADOW_TABLES):
+            return None
+        if conn.execute("SELECT 1 FROM fts_content_docsize LIMIT 1").fetchone() is not None:
+            return None
+        return SideIndex(
+            scratch_path(self.path), "fts_content", tables["fts_content"], self._variables, BULK_HASHSIZE
+        )
 
     def write_base(self, conn: sqlite3.Connection) -> WriteBase:
         """The users and the post id range as of now; call inside :meth:`transaction`."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import itertools
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -18,6 +17,7 @@ from typing import Any, overload
 
 from mcpkit.archive.posts import Media, Post, fold, timestamp_epoch, twilog_kind
 from mcpkit.archive.store._merge import EXPORT_FIELDS, merge_posts, normalized, stored_kind
+from mcpkit.archive.store._side_index import SideIndex, insert_many
 
 __all__ = [
     "BULK_HASHSIZE",
@@ -282,12 +282,15 @@ class PostWriter:
       11.5 s, writing each leaf about once instead of twice. Its final segments (8 at 1M) answer
       as fast as after an ``optimize``, which would cost 1.5 s more. :meth:`flush` writes what
       is held; call it before the transaction commits.
+    * With a ``side`` index (:class:`~mcpkit.archive.store._side_index.SideIndex`, a first
+      import) every index entry goes there instead, built on another thread and core.
     """
 
-    def __init__(self, conn: sqlite3.Connection, variables: int) -> None:
+    def __init__(self, conn: sqlite3.Connection, variables: int, side: SideIndex | None = None) -> None:
         self._conn = conn
         self._variables = variables
         self._fts: list[tuple[int, str]] = []
+        self.side = side
 
     def write(self, batch: PostBatch) -> tuple[UpsertCounts, list[int]]:
         """Write a batch of Twilog rows (:meth:`BatchBuilder.twilog_batch`), upstream's way.
@@ -397,13 +400,8 @@ class PostWriter:
         )
         texts = [(old, new) for old, new in changes if old.content != new.content]
         if texts:
-            self.flush()  # the entry to delete may be one still held back
-            conn.executemany(
-                "INSERT INTO fts_content(fts_content, rowid, body) VALUES ('delete', ?, ?)",
+            self._reindex(
                 [(old.post_id, fold(old.content)) for old, _ in texts],
-            )
-            conn.executemany(
-                "INSERT INTO fts_content(rowid, body) VALUES (?, ?)",
                 [(new.post_id, fold(new.content)) for _, new in texts],
             )
         media = [new for old, new in changes if old.media != new.media]
@@ -436,28 +434,36 @@ class PostWriter:
         )
         changed = [i for i in indexes if old[batch.rows[i][0]] != batch.rows[i][5]]
         if changed:
-            self.flush()  # the entry to delete may be one still held back
-            conn.executemany(
-                "INSERT INTO fts_content(fts_content, rowid, body) VALUES ('delete', ?, ?)",
+            self._reindex(
                 [(batch.rows[i][0], fold(old[batch.rows[i][0]])) for i in changed],
-            )
-            conn.executemany(
-                "INSERT INTO fts_content(rowid, body) VALUES (?, ?)",
                 [(batch.rows[i][0], batch.folded[i]) for i in changed],
             )
 
+    def _reindex(self, old: list[tuple[int, str]], new: list[tuple[int, str]]) -> None:
+        """Replace the index entries ``old`` (``rowid``, folded text as indexed) by ``new``."""
+        self.flush()  # the entry to delete may be one still held back
+        if self.side is not None:
+            self.side.delete(old)
+            self.side.insert(new)
+            return
+        self._conn.executemany(
+            "INSERT INTO fts_content(fts_content, rowid, body) VALUES ('delete', ?, ?)", old
+        )
+        self._conn.executemany("INSERT INTO fts_content(rowid, body) VALUES (?, ?)", new)
+
     def flush(self) -> None:
-        """Write the held-back index entries."""
+        """Write the held-back index entries (to the side index, if any)."""
         entries, self._fts = self._fts, []
         entries.sort()  # by rowid; ids are distinct, so the texts are never compared
+        if self.side is not None:
+            if entries:
+                self.side.insert(entries)
+            return
         self._insert_many("INSERT INTO fts_content(rowid, body) VALUES ", 2, entries)
 
     def _insert_many(self, head: str, width: int, rows: Sequence[Sequence[Any]]) -> None:
         """``rows`` in multi-row statements as large as SQLite's variable limit allows."""
-        per = max(1, self._variables // width)
-        for start in range(0, len(rows), per):
-            part = rows[start : start + per]
-            self._conn.execute(_values_sql(head, width, len(part)), list(itertools.chain.from_iterable(part)))
+        insert_many(self._conn, head, width, rows, self._variables)
 
     def _insert_media(self, posts: Sequence[Post]) -> None:
         self._insert_many(
@@ -484,10 +490,3 @@ def fts_config(conn: sqlite3.Connection, key: str, value: object) -> bool:
 @functools.lru_cache(maxsize=8)
 def _insert_sql(columns: tuple[str, ...]) -> str:
     return f"INSERT INTO posts({', '.join(columns)}) VALUES "
-
-
-@functools.lru_cache(maxsize=16)
-def _values_sql(head: str, columns: int, rows: int) -> str:
-    """``head`` followed by ``rows`` groups of ``columns`` placeholders."""
-    group = "(" + ",".join("?" * columns) + ")"
-    return head + ",".join([group] * rows)
