@@ -38,7 +38,9 @@ _PYTHON_LEVELS = {
 
 Notify = Callable[..., Awaitable[None]]
 Elicit = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any] | None]]
-"""Sends ``elicitation/create`` (message, requested schema); the answer, or ``None`` if none came."""
+"""Asks the client's user (message, requested schema): ``elicitation/create`` on the 2025 wire; on
+2026-07-28 the answer from the call's retry, or the server's signal that ends this round with
+the question (see :mod:`mcpkit.server` ``ask``). The answer, or ``None`` if none came."""
 
 
 async def _nothing(*_: Any, **__: Any) -> None:
@@ -63,7 +65,7 @@ class ToolContext:
 
     @property
     def can_elicit(self) -> bool:
-        """Whether the client declared it can ask its user (``elicitation``) and can be asked now."""
+        """Whether the client declared it can fill a form for its user (``elicitation``), on either era."""
         return self._elicit is not None
 
     async def elicit(self, message: str, requested_schema: Mapping[str, Any]) -> dict[str, Any] | None:
