@@ -19,12 +19,21 @@
    Five Python and node start-ups at once need more CPU than a 2-core machine has, so the
    same is also measured against the five spawned at once without a gateway, and for the
    gateway with only the echo server (where cores are spare, as on a workstation).
+5. Beside mcp-proxy (``--parts proxy``), the most-used Python MCP proxy on PyPI, installed by
+   scripts/third-party.sh in a venv of its own (.third-party/mcp-proxy, pinned in
+   third_party/mcp-proxy.txt). mcp-proxy bridges one transport to the other, so each of its two
+   modes is set beside the gateway doing the same bridge, on the same echo server and the same
+   calls: HTTP in front of the stdio echo server (mcp-proxy's server mode, ``--port``) and stdio
+   in front of the echo server on HTTP (its client mode, ``--transport streamablehttp URL``).
+   Each round measures direct, gateway and mcp-proxy in turn (the order reversed every other
+   round); the ratios are per round, then the median.
 
 Latency rounds are paired (ABBA order, so neither side always runs on the warmer machine);
 each figure is the median over rounds. Run from the repository root:
 
     .venv/bin/python bench/gateway_overhead.py                 # short
     .venv/bin/python bench/gateway_overhead.py --calls 500 --rounds 6
+    .venv/bin/python bench/gateway_overhead.py --parts proxy      # beside mcp-proxy only
 """
 
 from __future__ import annotations
@@ -39,7 +48,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AsyncExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +61,7 @@ ECHO = ROOT / "bench" / "gateway_echo_server.py"
 FLOOR = ROOT / "bench" / "gateway_relay_floor.py"
 HTTP_FLOOR = ROOT / "bench" / "gateway_http_relay_floor.py"
 THIRD = ROOT / ".third-party"
+MCP_PROXY = THIRD / "mcp-proxy" / "bin" / "mcp-proxy"
 SAMPLE = ROOT / "src" / "mcpkit" / "archive" / "data" / "sample_twilog.csv"
 ARGS: dict[str, Any] = {"text": "hello"}
 
@@ -158,6 +168,93 @@ async def bench_http(tmp: Path, calls: int, rounds: int, work_ms: float) -> dict
         floor = ServerConfig(name="floor", url=f"http://127.0.0.1:{floor_port}/mcp", transport="http")
         bare = await paired(direct, floor, calls, rounds, work_ms)
         return {**got, "floor_p50_ms": bare["gateway_p50_ms"], "floor_ratio": bare["ratio"]}
+
+
+async def side_by_side(
+    configs: dict[str, ServerConfig], calls: int, rounds: int, work_ms: float
+) -> list[dict[str, float]]:
+    """Each round's p50 (ms) per side, the sides measured in turn (the order reversed every other round)."""
+    out: list[dict[str, float]] = []
+    async with AsyncExitStack() as stack:
+        sessions = {
+            name: await stack.enter_async_context(
+                Session(config, SessionOptions(timeout=60, connect_timeout=120))
+            )
+            for name, config in configs.items()
+        }
+        for session in sessions.values():
+            await latencies(session, 20)  # warm every side
+        for r in range(rounds):
+            order = list(sessions.items())
+            if r % 2:
+                order.reverse()
+            out.append(
+                {
+                    name: statistics.median(await latencies(session, calls, work_ms)) * 1000
+                    for name, session in order
+                }
+            )
+    return out
+
+
+def over_rounds(rounds: list[dict[str, float]], side: str, base: str | None = None) -> float:
+    """The median over rounds of ``side``'s p50, or of its per-round ratio to ``base``'s."""
+    return statistics.median(r[side] / r[base] if base else r[side] for r in rounds)
+
+
+async def bench_proxy(
+    tmp: Path, calls: int, rounds: int, work_ms: float
+) -> dict[str, list[dict[str, float]]]:
+    """The gateway and mcp-proxy bridging the same echo server, in each of mcp-proxy's two modes."""
+    if not MCP_PROXY.exists():
+        raise SystemExit(f"{MCP_PROXY} is missing: run bash scripts/third-party.sh")
+    out: dict[str, list[dict[str, float]]] = {}
+    # HTTP in front of the stdio echo server.
+    echo_port, gw_port, proxy_port = free_port(), free_port(), free_port()
+    config = write_config(
+        tmp / "proxy-stdio.json", {"echo": {"command": sys.executable, "args": [str(ECHO)]}}
+    )
+    proxy = [str(MCP_PROXY), "--log-level", "WARNING", "--host", "127.0.0.1", "--port", str(proxy_port)]
+    proxy += [sys.executable, str(ECHO)]
+    with (
+        child([sys.executable, str(ECHO), "--http", str(echo_port)], echo_port),
+        child(gateway_argv(config, "--transport", "http", "--port", str(gw_port)), gw_port),
+        child(proxy, proxy_port),
+    ):
+        out["HTTP in front of stdio"] = await side_by_side(
+            {
+                "direct": ServerConfig(
+                    name="echo", url=f"http://127.0.0.1:{echo_port}/mcp", transport="http"
+                ),
+                "gateway": ServerConfig(
+                    name="gateway", url=f"http://127.0.0.1:{gw_port}/mcp", transport="http"
+                ),
+                "mcp-proxy": ServerConfig(
+                    name="mcp-proxy", url=f"http://127.0.0.1:{proxy_port}/mcp", transport="http"
+                ),
+            },
+            calls,
+            rounds,
+            work_ms,
+        )
+    # stdio in front of the echo server on HTTP.
+    echo_port = free_port()
+    url = f"http://127.0.0.1:{echo_port}/mcp"
+    config = write_config(tmp / "proxy-http.json", {"echo": {"url": url, "type": "http"}})
+    with child([sys.executable, str(ECHO), "--http", str(echo_port)], echo_port):
+        out["stdio in front of HTTP"] = await side_by_side(
+            {
+                "direct": ServerConfig(name="echo", url=url, transport="http"),
+                "gateway": ServerConfig(name="gateway", command=gateway_argv(config)),
+                "mcp-proxy": ServerConfig(
+                    name="mcp-proxy", command=[str(MCP_PROXY), "--transport", "streamablehttp", url]
+                ),
+            },
+            calls,
+            rounds,
+            work_ms,
+        )
+    return out
 
 
 INIT = {
@@ -313,6 +410,16 @@ async def main(calls: int, rounds: int, startup_rounds: int, parts: set[str], wo
                             f"{'':<6} bare Python relay (the floor) p50 {got['floor_p50_ms']:.2f} ms, "
                             f"ratio {got['floor_ratio']:.2f}"
                         )
+        if "proxy" in parts:
+            for work_ms in works:
+                for bridge, measured in (await bench_proxy(tmp, calls, rounds, work_ms)).items():
+                    print(
+                        f"{bridge}, tool work {work_ms:g} ms: direct p50 {over_rounds(measured, 'direct'):.2f} ms, "
+                        f"gateway {over_rounds(measured, 'gateway'):.2f} ms (x{over_rounds(measured, 'gateway', 'direct'):.2f}), "
+                        f"mcp-proxy {over_rounds(measured, 'mcp-proxy'):.2f} ms "
+                        f"(x{over_rounds(measured, 'mcp-proxy', 'direct'):.2f}); "
+                        f"gateway / mcp-proxy {over_rounds(measured, 'gateway', 'mcp-proxy'):.2f}"
+                    )
         if "own" in parts:
             own, inner = await own_work(tmp, calls * rounds)
             print(
@@ -321,8 +428,8 @@ async def main(calls: int, rounds: int, startup_rounds: int, parts: set[str], wo
         if "startup" not in parts:
             return
         start = await anyio.to_thread.run_sync(bench_startup, tmp, startup_rounds)
-        own = ", ".join(f"{k} {v:.0f}" for k, v in sorted(start["own_ms"].items(), key=lambda kv: kv[1]))
-        print(f"spawn to initialize, each alone (ms): {own}")
+        alone = ", ".join(f"{k} {v:.0f}" for k, v in sorted(start["own_ms"].items(), key=lambda kv: kv[1]))
+        print(f"spawn to initialize, each alone (ms): {alone}")
         print(
             f"spawn to ready, gateway with all 5: {start['gateway_ms']:.0f} ms = slowest ({start['slowest']}) "
             f"+ {start['over_slowest_ms']:.0f} ms (goal <= +300 ms)"
@@ -343,7 +450,7 @@ if __name__ == "__main__":
     parser.add_argument("--rounds", type=int, default=4, help="paired latency rounds")
     parser.add_argument("--startup-rounds", type=int, default=3, help="start-up measurements per side")
     parser.add_argument(
-        "--parts", default="stdio,http,own,startup", help="which measurements, comma-separated"
+        "--parts", default="stdio,http,proxy,own,startup", help="which measurements, comma-separated"
     )
     parser.add_argument("--work-ms", default="0,10", help="tool work per call in ms, comma-separated")
     opts = parser.parse_args()
