@@ -184,3 +184,22 @@ async def test_a_server_that_never_stops_asking_is_given_up_on_in_one_line(tmp_p
             await session.call("question")
     assert "still asked for input after 10 rounds" in str(gave_up.value)
     assert len(rounds) == 11  # the first call and ten answered retries
+
+
+async def test_a_tampered_request_state_is_refused_over_http(asking_server: str | list[str]) -> None:
+    """The retry of a 2026 call carries the server's sealed state back; one changed character and
+    the server refuses the retry before the tool runs: -32602 "Invalid or expired requestState"."""
+    options = SessionOptions(protocol="2026-07-28", handlers=ClientHandlers(elicitation=User().elicitation))
+    async with connect(asking_server, options) as session:
+        call = {"name": "survey", "arguments": {}}
+        first = await session.request("tools/call", call)
+        state = first["requestState"]
+        middle = len(state) // 2
+        forged = state[:middle] + ("A" if state[middle] != "A" else "B") + state[middle + 1 :]
+        answer = {"ask-1": {"action": "accept", "content": {"name": "Eve"}}}
+        with pytest.raises(JsonRpcError) as refused:
+            await session.request("tools/call", {**call, "inputResponses": answer, "requestState": forged})
+        honest = await session.answer_input("tools/call", call, first)
+    assert refused.value.code == mcp_types.INVALID_PARAMS
+    assert refused.value.message.startswith("Invalid or expired requestState")  # HTTP adds its status
+    assert honest["content"][0]["text"] == "Ada is 36"
