@@ -139,13 +139,14 @@ class _Ranking:
         mask: BoolArray | None = None,
         scan: scan_index.Index | None = None,
         scores: FloatArray | None = None,
+        rows: IntArray | None = None,
     ) -> None:
         self.space = space
         self._query = query
         self._mask = mask
         self._scan = scan
         self._scores = scores
-        self._rows: IntArray | None = None  # rows of ``_scores`` when not every row
+        self._rows: IntArray | None = rows  # rows of ``_scores`` when not every row
 
     def rank(self, k: int | None) -> tuple[IntArray, FloatArray]:
         if (
@@ -510,8 +511,10 @@ class Engine:
             generation=self.store.generation(),
         )
         text_rows = space.rows_of(hits.post_ids)
-        fused = hybrid.fuse(len(space), vector_rows, text_rows)
-        found = self._walk(_Ranking(space, scores=fused), wanted, parsed.text_filter, "content")
+        fused_rows, fused = hybrid.fused(vector_rows, text_rows)
+        found = self._walk(
+            _Ranking(space, scores=fused, rows=fused_rows), wanted, parsed.text_filter, "content"
+        )
         found_rows = space.rows_of([r["post"]["post_id"] for r in found])
         cosines = space.read_rows(found_rows) @ query
         similarities = hybrid.hub_adjusted(cosines, [r["post"]["content"] for r in found])

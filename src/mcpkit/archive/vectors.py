@@ -246,7 +246,11 @@ def eligible_scores(
     selected = np.flatnonzero(mask).astype(np.int64)
     q = space.check_query(query)
     if len(selected) < _GATHER_FRACTION * len(space):
-        return selected, np.asarray(space.matrix[selected] @ q, dtype=np.float32)
+        # einsum, not BLAS: OpenBLAS runs this small product on every core, and on a machine
+        # whose cores are busy its threads wait for each other: scoring 3,788 rows took 23 ms
+        # at the median and 52 ms at p99 (0.06 ms when the cores were free), einsum's own loop
+        # 0.3 ms (2 shared cores, load 12). This was the filtered search's p99.
+        return selected, np.einsum("ij,j->i", space.matrix[selected], q).astype(np.float32, copy=False)
     return selected, np.asarray(space.matrix @ q, dtype=np.float32)[selected]
 
 
