@@ -26,8 +26,8 @@ from anyio.streams.text import TextReceiveStream
 from mcp.server.subscriptions import ToolsListChanged
 from mcp.shared.exceptions import MCPError
 
-from mcpkit.client import ClientHandlers
-from mcpkit.gateway import Gateway, load_gateway_config
+from mcpkit.client import ClientHandlers, TasksExtension, connect
+from mcpkit.gateway import Gateway, GatewayConfigError, load_gateway_config
 from tests.client.procs import free_port
 from tests.gateway.support import (
     HERE,
@@ -42,6 +42,7 @@ from tests.gateway.support import (
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 
 ASKING = HERE / "fixtures" / "asking_server.py"
+TASKS = "io.modelcontextprotocol/tasks"
 
 
 def asking() -> dict[str, Any]:
@@ -309,6 +310,7 @@ async def test_every_capability_the_gateway_declares_reaches_a_server(tmp_path: 
         async with mcp.Client(url, mode=mode) as client:  # type: ignore[arg-type]
             assert client.protocol_version == ("2025-11-25" if mode == "legacy" else "2026-07-28")
             declared = _declared(client.server_capabilities)  # from discover on 2026 (mode auto)
+            extensions = set(client.server_capabilities.extensions or {})
             assert {"tools", "tools.listChanged", "prompts", "resources", "completions"} <= declared
             assert text(await client.call_tool("ask_echo", {"text": "x"})) == "x"
             exercised.add("tools")
@@ -333,6 +335,18 @@ async def test_every_capability_the_gateway_declares_reaches_a_server(tmp_path: 
             )
             assert done.completion is not None
             exercised.add("completions")
+        if mode == "legacy" and "tasks" in declared:
+            async with connect(url) as session:  # a task made, polled and read through the gateway
+                answered = await session.call("ask_echo_later", {"text": "t"}, task=True)
+                assert answered.text == "t"
+                exercised |= {"tasks", *(f for f in declared if f.startswith("tasks."))}
+        if TASKS in extensions:
+            async with mcp.Client(url, mode="auto", cache=None, extensions=[TasksExtension()]) as modern:
+                claimed = await modern.session.call_tool("ask_echo_later", {"text": "t"}, allow_claimed=True)
+                assert claimed.result_type == "task"
+                assert text(await modern.call_tool("ask_echo_later", {"text": "t"})) == "t"
+            if set(extensions) == {TASKS}:
+                exercised.add("extensions")
     assert declared <= exercised, f"declared but not forwarded: {sorted(declared - exercised)}"
     assert "logging" not in declared and "resources.subscribe" not in declared
 
@@ -364,3 +378,63 @@ async def test_a_2026_client_answers_a_2025_servers_sampling_request(tmp_path: P
             refused = await client.call_tool("everything_trigger_sampling_request", args)
         assert "sampling" in text(refused), text(refused)
         await _until_none_parked(gw)
+
+
+def _on_2026(name: str = "ask") -> dict[str, Any]:
+    """The gateway table that has the gateway speak the stateless wire to ``name``."""
+    return {"servers": {name: {"protocol": "2026-07-28"}}}
+
+
+async def test_the_asking_tool_directly_on_the_2026_wire(asking_url: str) -> None:
+    asked: list[str] = []
+    callback = answering("accept", "Cy", asked)
+    async with mcp.Client(asking_url, mode="2026-07-28", elicitation_callback=callback) as client:
+        result = await client.call_tool("greet", {"by": "nobody between"})
+    assert text(result) == "hello Cy"
+    assert asked == ["Who is greeted by nobody between?"]
+
+
+async def test_a_2026_client_answers_a_2026_servers_question_through_the_gateway(tmp_path: Path) -> None:
+    asked: list[str] = []
+    async with in_process(tmp_path, _on_2026()) as gw:
+        assert gw.downstreams["ask"].protocol_version == "2026-07-28"
+        callback = answering("accept", "Di", asked)
+        async with mcp.Client(gw.lowlevel(), mode="2026-07-28", elicitation_callback=callback) as client:
+            result = await client.call_tool("ask_greet", {"by": "both"})
+            assert text(result) == "hello Di"
+            declined = await client.call_tool("ask_greet", {"by": "both"})  # the same callback again
+            assert text(declined) == "hello Di"
+        assert asked == ["Who is greeted by both?"] * 2
+        await _until_none_parked(gw)
+
+
+async def test_a_2025_client_on_stdio_answers_a_2026_servers_question(tmp_path: Path) -> None:
+    config = write_config(tmp_path / "gw.json", {"ask": asking()}, _on_2026())
+    asked: list[str] = []
+
+    async def elicit(params: dict[str, Any]) -> dict[str, Any]:
+        asked.append(params["message"])
+        return {"action": "accept", "content": {"name": "Eve"}}
+
+    async with gateway_session(config, handlers=ClientHandlers(elicitation=elicit)) as session:
+        result = await session.request("tools/call", {"name": "ask_greet", "arguments": {"by": "eras"}})
+    assert text_of(result) == "hello Eve"
+    assert asked == ["Who is greeted by eras?"]
+
+
+async def test_a_2026_servers_question_with_nobody_to_ask_ends_in_one_line(tmp_path: Path) -> None:
+    """A 2026 client that declared no elicitation: the gateway refuses the 2026 server's input
+    request, which on that wire ends the call; the client gets one line saying why."""
+    async with in_process(tmp_path, _on_2026()) as gw:
+        async with mcp.Client(gw.lowlevel(), mode="2026-07-28") as client:
+            result = await client.call_tool("ask_greet", {})
+        assert result.is_error
+        assert "elicitation" in text(result) and "\n" not in text(result), text(result)
+
+
+def test_a_protocol_no_client_speaks_is_refused_in_one_line(tmp_path: Path) -> None:
+    path = write_config(tmp_path / "gw.json", {"ask": asking()}, {"servers": {"ask": {"protocol": "2027"}}})
+    with pytest.raises(GatewayConfigError) as refused:
+        load_gateway_config(path)
+    assert "servers.ask" in str(refused.value) and "2026-07-28" in str(refused.value)
+    assert "\n" not in str(refused.value)

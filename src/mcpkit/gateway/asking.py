@@ -18,17 +18,19 @@ the same call with its answers. The gateway joins the two:
 
 Nothing is kept without bound: at most :data:`MAX_PARKED` calls wait at once (one more runs
 unparked, so its server's questions are refused as before), a question not answered within
-``answer_seconds`` is answered ``cancel`` (elicitation: a form left unanswered) or refused, so the
-downstream's tool finishes, and a finished call whose client never came back is dropped after
+``answer_seconds`` is answered ``cancel`` (elicitation: a form left unanswered) or refused,
+so the downstream's tool finishes, and a finished call whose client never came back is dropped after
 ``answer_seconds`` too. A ``requestState`` is good only on the gateway process that made it
-(a replica behind a balancer does not know another's parked calls: the retry gets one line
-saying to call again).
+(sealed under a key of that process: a replica behind a balancer refuses it as invalid, and
+the client calls again).
 
-Which call a question belongs to: the handshake wire says nothing of it on stdio (the request
-carries no reference to the call it serves), so a question is put to the parked call on the
-server that asks when it is the only call running there. When other calls run on that server
-at once the gateway cannot tell them apart and refuses the question in one line, which an ``ask`` helper
-reads as "could not ask" rather than guess and show one user another's form.
+A 2026 server's questions come back in its ``InputRequiredResult``, in the task of the call
+they belong to, so they reach that call exactly (a 2025 client on stdio, the old way). Which
+call a 2025 server's question belongs to the handshake wire does not say on stdio (the request
+carries no reference to the call it serves), so it is put to the parked call on the server
+that asks when that is the only call running there. When other calls run on that server at
+once the gateway cannot tell them apart and refuses the question in one line, which an ``ask``
+helper reads as "could not ask" rather than guess and show one user another's form.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ import itertools
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,6 +60,11 @@ logger = logging.getLogger("mcpkit.gateway")
 
 Ctx = ServerRequestContext[Any, Any]
 WireHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+
+_CALL: ContextVar[Parked | None] = ContextVar("mcpkit_gateway_parked_call", default=None)
+"""The parked call a task runs for. A 2026 server's questions are answered in the task of the
+call that got them (``Downstream.answer_input``), so they find their call exactly; a 2025
+server's arrive on its connection's reader and are matched by :meth:`Asking.handler`."""
 
 MAX_PARKED = 256
 """Parked calls at once; beyond it a call runs as on the handshake wire (its questions refused)."""
@@ -168,6 +176,9 @@ class Asking:
         """``server``'s ``method`` requests: to its parked call when one waits, else ``fallback``."""
 
         async def ask(params: dict[str, Any]) -> dict[str, Any]:
+            own = _CALL.get()
+            if own is not None and own.server == server:  # a 2026 server's question, in its call's task
+                return await own.ask(method, params, self.answer_seconds)
             waiting = self._waiting.get(server) or []
             if not waiting:
                 return await fallback(params)
@@ -215,6 +226,7 @@ class Asking:
     async def _run(self, parked: Parked, view: View, name: str, arguments: dict[str, Any]) -> None:
         waiting = self._waiting.setdefault(parked.server, [])
         waiting.append(parked)
+        _CALL.set(parked)  # this task's own context: the call's questions find it (2026 servers)
         try:
             try:
                 parked.result = await self._pipeline.call(view, name, arguments)

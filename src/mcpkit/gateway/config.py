@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mcpkit.client import ServerConfig, load_config
+from mcpkit.client import ServerConfig, SessionOptions, load_config
 from mcpkit.gateway.errors import GatewayConfigError
 
 DEFAULT_NAME = "gateway"
@@ -50,6 +50,9 @@ class GatewayConfig:
     name: str = DEFAULT_NAME
     names: dict[str, str] = field(default_factory=dict)
     max_concurrent: dict[str, int] = field(default_factory=dict)
+    protocols: dict[str, str] = field(default_factory=dict)
+    """The wire spoken to each server (``gateway.servers.NAME.protocol``: ``auto``, ``2026-07-28``
+    or ``2025-11-25``); unnamed servers get the handshake, which every server speaks."""
     default_max_concurrent: int = DEFAULT_MAX_CONCURRENT
     call_timeout: float = DEFAULT_CALL_TIMEOUT
     connect_timeout: float = 30.0
@@ -113,6 +116,7 @@ def parse_gateway_table(
     if not isinstance(names, Mapping) or not all(isinstance(v, str) for v in names.values()):
         raise GatewayConfigError(f"{where}: 'names' must map 'server/tool' to a name")
     per_server: dict[str, int] = {}
+    protocols: dict[str, str] = {}
     table = raw.get("servers") or {}
     if not isinstance(table, Mapping):
         raise GatewayConfigError(f"{where}: 'servers' must be a table")
@@ -124,6 +128,13 @@ def parse_gateway_table(
         limit = _positive(opts, "max_concurrent", f"{where}.servers.{server}", int)
         if limit is not None:
             per_server[server] = limit
+        protocol = opts.get("protocol")
+        if protocol is not None:
+            try:
+                SessionOptions(protocol=protocol)  # its own check, its own words
+            except ValueError as exc:
+                raise GatewayConfigError(f"{where}.servers.{server}: {exc}") from None
+            protocols[server] = protocol
     overflow_dir = raw.get("overflow_dir")
     if overflow_dir is not None and (not isinstance(overflow_dir, str) or not overflow_dir.strip()):
         raise GatewayConfigError(f"{where}: 'overflow_dir' must be a directory path")
@@ -144,6 +155,7 @@ def parse_gateway_table(
         name=name.strip(),
         names={str(k): str(v) for k, v in names.items()},
         max_concurrent=per_server,
+        protocols=protocols,
         default_max_concurrent=_positive(raw, "max_concurrent", where, int) or DEFAULT_MAX_CONCURRENT,
         call_timeout=_positive(raw, "call_timeout", where) or DEFAULT_CALL_TIMEOUT,
         connect_timeout=_positive(raw, "connect_timeout", where) or 30.0,

@@ -185,6 +185,7 @@ class Downstream:
             on_notification=self._notified,
             handlers=self._handlers,
             on_hung=self._hung,
+            protocol=self.config.protocols.get(self.name, "2025-11-25"),  # type: ignore[arg-type]
         )
         async with Session(self.server, options, process=self._take_process()) as session:
             try:  # the start is bounded as a whole: a server that never lists its tools is not ready
@@ -339,6 +340,18 @@ class Downstream:
         if self.state in ("starting", "restarting"):
             raise self._unavailable()  # the deadline came during a restart: say so
         raise CallTimeoutError(method, seconds)
+
+    async def answer_input(
+        self, method: str, params: Mapping[str, Any], result: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """A 2026 server's ``InputRequiredResult`` for ``method`` finished: its questions answered
+        through this server's handlers (the client of the call, see :mod:`mcpkit.gateway.asking`)
+        and the call retried until its final result. Each round has the call timeout; the
+        user's time to answer is the handlers' to bound."""
+        session = self._session
+        if self.state != "ready" or session is None:
+            raise self._unavailable()
+        return dict(await session.answer_input(method, params, result, timeout=self.config.call_timeout))
 
     async def _exchange(
         self, session: Session, method: str, params: Mapping[str, Any], seconds: float | None

@@ -6,7 +6,8 @@ route -> restore arguments -> send -> check -> cap -> encode
   client's view; a meta-tool, ``readmore``, a quarantined or unknown name is answered here;
 * **restore** (``Entry.restore``): arguments put back as the server's own schema wants them;
 * **send** (:meth:`CallPipeline.send`): the one awaitable send, ``Downstream.request``, under
-  one deadline; the stdio lane uses its non-waiting form (``Downstream.send_raw``, the same
+  one deadline (a 2026 server's questions answered on the way, ``Downstream.answer_input``);
+  the stdio lane uses its non-waiting form (``Downstream.send_raw``, the same
   request whose answer comes to a callback: the lane makes no task per call);
 * **check** and **cap** (:meth:`CallPipeline.finished`, :meth:`CallPipeline.failed`): the
   result validated against the server's protocol and the tool's output schema, fitted to the
@@ -22,6 +23,8 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from typing import Any
+
+from mcp_types.methods import is_input_required
 
 from mcpkit.client import CallError, CallTimeoutError
 from mcpkit.gateway import answers, metatools, overflow
@@ -57,8 +60,11 @@ class CallPipeline:
         request: dict[str, Any] = {"name": route.tool, "arguments": entry.restore(arguments)}
         if progress is not None:
             request["_meta"] = {"progressToken": progress}
+        downstream = self._downstreams[route.server]
         try:
-            raw = await self._downstreams[route.server].request("tools/call", request)
+            raw = await downstream.request("tools/call", request)
+            if is_input_required(raw):  # a 2026 server asks first: answered by the client in front
+                raw = await downstream.answer_input("tools/call", request, raw)
         except CallError as exc:
             return self.failed(route, exc)
         return self.finished(entry, raw)
