@@ -5,6 +5,8 @@ batches in ``tasks/get`` and the summary from ``tasks/result``; the default tool
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -73,3 +75,26 @@ async def test_embed_runs_as_a_task_and_embeds_what_was_missing(tmp_path: Path) 
             assert again.text == "content: 0 embedded, 603 already, 0 empty after stripping (test-hash)"
         tg.cancel_scope.cancel()
     api.close()
+
+
+async def test_the_cli_serves_embed_only_when_asked_and_only_in_process(tmp_path: Path) -> None:
+    db = tmp_path / "cli.db"
+    api = ArchiveAPI.open(db)
+    import_csv(write_csv(tmp_path / "one.csv", [row(1, "alice", "a post")]), api.engine.store)
+    api.close()
+    command = [sys.executable, "-m", "mcpkit", "archive", "mcp", "--db", str(db)]
+    async with connect([*command, "--embed-tool"]) as session:
+        assert session.capabilities["tasks"]["requests"] == {"tools": {"call": {}}}
+        listed = {t["name"]: t for t in await session.list_tools()}
+        assert listed["embed"]["execution"] == {"taskSupport": "optional"}
+        assert listed["embed"]["annotations"]["readOnlyHint"] is False
+    async with connect(command) as session:
+        assert "embed" not in {t["name"] for t in await session.list_tools()}
+        assert "tasks" not in session.capabilities
+    refused = subprocess.run(
+        [*command[:5], "--url", "ws://127.0.0.1:1", "--embed-tool"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert refused.returncode == 2 and "--embed-tool needs --db" in refused.stderr

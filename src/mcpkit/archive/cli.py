@@ -1021,6 +1021,13 @@ def mcp_cmd(
     oauth_resource: OAuthResourceOpt = None,
     oauth_scope: OAuthScopeOpt = None,
     oauth_client_id: OAuthClientIdOpt = None,
+    embed_tool: Annotated[
+        bool,
+        typer.Option(
+            "--embed-tool",
+            help="With --db, also serve embed: compute missing vectors (a task for clients that take tasks).",
+        ),
+    ] = False,
 ) -> None:
     """Run the MCP server: a thin wrapper over the archive server, or in-process with --db."""
     from mcpkit.archive.mcp import build_archive_mcp
@@ -1038,6 +1045,8 @@ def mcp_cmd(
     url = url or websocket
     if url and db:
         fail("give --url or --db, not both", 2)
+    if embed_tool and db is None:
+        fail("--embed-tool needs --db: embedding runs in-process", 2)
     api: ArchiveAPIProtocol
     if db is not None:
         local = _open_api(db, InputLimits(max_text_chars=max_text_chars), create=create)
@@ -1047,7 +1056,7 @@ def mcp_cmd(
         url = _server_url(url)
         api = RpcClient(url, token=_token())
     options = ServerOptions.from_environ(os.environ).with_http(host=host, port=port, oauth=oauth)
-    serve(build_archive_mcp(api, websocket_url=url, options=options), transport.value)
+    serve(build_archive_mcp(api, websocket_url=url, options=options, embed_tool=embed_tool), transport.value)
 
 
 @app.command("web")
