@@ -123,42 +123,65 @@ def test_a_post_appended_after_the_build_is_found_at_once(tmp_path: Path) -> Non
     assert 99_999 not in grown.ids[rows].tolist()
 
 
+def _posts(store: Store, ids: range, text: str = "post {i}") -> None:
+    with store.transaction() as conn:
+        store.upsert_posts(
+            conn,
+            [
+                Post(
+                    i, f"u{i % 5}", "2024-01-02 10:00:00", f"https://x.com/u/status/{i}", text.format(i=i), 1
+                )
+                for i in ids
+            ],
+        )
+
+
+@pytest.mark.parametrize(
+    ("module", "stage"),
+    [(scan_index, "build_index"), (vector_index, "calibrate")],
+    ids=["before-the-build", "inverted-file-built-calibrating"],
+)
 def test_queries_are_answered_exactly_while_the_index_builds(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, module: object, stage: str
 ) -> None:
+    """The build is held at a stage (before it starts, or with its inverted file built and its
+    probes being calibrated): vector, filtered and hybrid searches are answered meanwhile,
+    exactly, so the build holds no lock a query waits on."""
     rng = np.random.default_rng(23)
     centres = normalize_rows(rng.standard_normal((40, DIM), dtype=np.float32))
     db = tmp_path / "a.db"
     store = Store(db)
     n = 3_000
-    with store.transaction() as conn:
-        store.upsert_posts(
-            conn,
-            [
-                Post(i, f"u{i % 5}", "2024-01-02 10:00:00", f"https://x.com/u/status/{i}", f"post {i}", 1)
-                for i in range(1, n + 1)
-            ],
-        )
+    _posts(store, range(1, n + 1))
     space = _space(vectors_root(db), _clustered(rng, n, centres))
     queries = {f"q{i}": _clustered(rng, 1, centres)[0] for i in range(5)}
     release, started = threading.Event(), threading.Event()
-    real_build = scan_index.build_index
+    real_stage = getattr(module, stage)
 
-    def held_build(space: VectorSpace) -> scan_index.Index:
+    def held(*args: object) -> object:
         started.set()
         release.wait()
-        return real_build(space)
+        return real_stage(*args)
 
-    monkeypatch.setattr(scan_index, "build_index", held_build)
+    monkeypatch.setattr(module, stage, held)
     engine = Engine(store, vectors_root(db), embedder=TableEmbedder(queries, name="m"), index_min_rows=1_000)
     engine.warm()  # starts the build in its own thread; returns while it is held
     assert started.wait(30)
     assert engine.status()["vector_index"]["building"] == ["content"]
+    by_u1 = np.asarray([int(i) % 5 == 1 for i in space.ids])
     for name, q in queries.items():
         found = engine.search_similar(name, parse_settings({"top_k": 10}))
         assert [r["post"]["post_id"] for r in found] == [
             int(space.ids[r]) for r in _exact(space, q, 10, None)
         ]
+        found = engine.search_similar(
+            name, parse_settings({"top_k": 10, "user_filter": {"includes": ["u1"]}})
+        )
+        assert [r["post"]["post_id"] for r in found] == [
+            int(space.ids[r]) for r in _exact(space, q, 10, by_u1)
+        ]
+        assert len(engine.search_similar(name, parse_settings({"top_k": 10}), mode=ranking.HYBRID)) == 10
+    assert not release.is_set() and engine.status()["vector_index"]["building"] == ["content"]
     release.set()
     for _ in range(3000):
         if engine.status()["vector_index"]["ready"]:
@@ -262,3 +285,37 @@ def test_stored_scores_of_other_vectors_are_measured_again(tmp_path: Path) -> No
         ranking.hubness(tmp_path / "r", matrix[::-1]),
         atol=1e-5,
     )
+
+
+def test_posts_appended_after_the_build_are_found_at_once_by_every_mode(tmp_path: Path) -> None:
+    """Through the engine, as ``import`` then ``embed`` add them: a post appended after the
+    index was built is the best hit of its own vector at once (scored exactly beside the
+    index), under a filter that keeps it, and hybrid finds it by a word no older post has,
+    although hybrid asked the index about that word before the post existed (the text side
+    keeps document counts per store generation)."""
+    rng = np.random.default_rng(24)
+    centres = normalize_rows(rng.standard_normal((40, DIM), dtype=np.float32))
+    db = tmp_path / "a.db"
+    store = Store(db)
+    n = 3_000
+    _posts(store, range(1, n + 1))
+    _space(vectors_root(db), _clustered(rng, n, centres))
+    newcomer = normalize_rows(rng.standard_normal((1, DIM), dtype=np.float32))[0]
+    far = -newcomer
+    table = {"newcomer": newcomer, "quokkafest": far}
+    engine = Engine(store, vectors_root(db), embedder=TableEmbedder(table, name="m"), index_min_rows=1_000)
+    built = engine.scans.build_now("content", engine.require_space("content"))
+    assert isinstance(built, IvfIndex)
+    before = engine.search_similar("quokkafest", parse_settings({"top_k": 5}), mode=ranking.HYBRID)
+    assert all(r["text_match"] == 0.0 for r in before)  # no post has the word yet
+    new_id = n + 1
+    _posts(store, range(new_id, new_id + 1), "the quokkafest is on")
+    SpaceWriter(vectors_root(db), "content", "m", DIM).append([new_id], newcomer[None, :])
+    assert engine.scans.usable("content", engine.require_space("content")) is built  # no rebuild
+    for settings in ({"top_k": 5}, {"top_k": 5, "user_filter": {"includes": [f"u{new_id % 5}"]}}):
+        found = engine.search_similar("newcomer", parse_settings(settings))
+        assert found[0]["post"]["post_id"] == new_id and found[0]["score"] == pytest.approx(1.0, abs=1e-5)
+    found = engine.search_similar("quokkafest", parse_settings({"top_k": 5}), mode=ranking.HYBRID)
+    coverage = {r["post"]["post_id"]: r["text_match"] for r in found}
+    assert coverage[new_id] == pytest.approx(1.0)  # its vector is the query's opposite: text found it
+    engine.close()
