@@ -102,6 +102,32 @@ def asking(message: str, schema: Mapping[str, Any], label: str) -> Any:
     return run
 
 
+NAME_FORM = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+
+
+async def input_required_elicitation(args: dict[str, Any], ctx: ToolContext) -> str:
+    """On the 2026-07-28 wire ``ask`` ends the call with an InputRequiredResult; the retry answers it."""
+    answer = await ask(ctx, "What is your name?", NAME_FORM)
+    return f"Hello, {answer.content.get('name')}!" if answer.accepted else f"No name given ({answer.action})."
+
+
+OK_FORM = {"type": "object", "properties": {"ok": {"type": "boolean"}}}
+NAME_OPTIONAL = {"type": "object", "properties": {"name": {"type": "string"}}}
+
+
+async def input_required_state(args: dict[str, Any], ctx: ToolContext) -> str:
+    """The answer comes back with the call's requestState, which the SDK's boundary has checked."""
+    answer = await ask(ctx, "Shall we go on?", OK_FORM)
+    return f"state-ok: {answer.action}"
+
+
+async def input_required_rounds(args: dict[str, Any], ctx: ToolContext) -> str:
+    """Two questions: the handler runs again from the top each round, each ask answered returns at once."""
+    first = await ask(ctx, "Step 1: What is your name?", NAME_OPTIONAL)
+    second = await ask(ctx, "Step 2: And your colleague's?", NAME_OPTIONAL)
+    return f"Both steps answered: {first.content.get('name')}, {second.content.get('name')}"
+
+
 RESPONSE_FORM = {
     "type": "object",
     "properties": {"response": {"type": "string", "description": "User's response"}},
@@ -232,6 +258,22 @@ TOOLS = [
         "test_elicitation_sep1330_enums",
         "Tests elicitation with enum schema improvements per SEP-1330",
         asking("Please select options from the enum fields", ENUMS_FORM, "Elicitation completed"),
+    ),
+    tool(
+        "test_input_required_result_elicitation",
+        "Asks the user's name: an input request on the 2026-07-28 wire, elicitation on 2025",
+        input_required_elicitation,
+    ),
+    tool(
+        "test_input_required_result_request_state",
+        "Asks one question whose answer rides the call's integrity-protected requestState",
+        input_required_state,
+    ),
+    tool("test_input_required_result_multi_round", "Asks two questions, one a round", input_required_rounds),
+    tool(
+        "test_input_required_result_tampered_state",
+        "Asks one question; a tampered requestState is refused with -32602",
+        input_required_state,
     ),
     tool(
         "json_schema_2020_12_tool",
