@@ -438,3 +438,36 @@ def test_a_protocol_no_client_speaks_is_refused_in_one_line(tmp_path: Path) -> N
         load_gateway_config(path)
     assert "servers.ask" in str(refused.value) and "2026-07-28" in str(refused.value)
     assert "\n" not in str(refused.value)
+
+
+@pytest.mark.parametrize(("protocol", "second"), [("2025-11-25", "unasked"), ("2026-07-28", "hello B")])
+async def test_two_clients_asked_at_once(tmp_path: Path, protocol: str, second: str) -> None:
+    """A's form stays open while B calls the same server. A 2026 server's question comes back
+    in B's own call, so B is asked too; a handshake server's question does not say whose call
+    it serves, so with two running the gateway refuses it (B's tool hears "unasked") rather
+    than show B's question to A."""
+    b_done = anyio.Event()
+    asked: list[str] = []
+
+    async def slow_a(context: Any, params: Any) -> mcp_types.ElicitResult:
+        asked.append("A")
+        await b_done.wait()
+        return mcp_types.ElicitResult(action="accept", content={"name": "A"})
+
+    async with in_process(tmp_path, {"servers": {"ask": {"protocol": protocol}}}) as gw:
+        a = mcp.Client(gw.lowlevel(), mode="2026-07-28", elicitation_callback=slow_a)
+        b = mcp.Client(gw.lowlevel(), mode="2026-07-28", elicitation_callback=answering("accept", "B", asked))
+        async with a, b, anyio.create_task_group() as tg:
+            results: dict[str, str] = {}
+
+            async def call_a() -> None:
+                results["a"] = text(await a.call_tool("ask_greet", {"by": "A"}))
+
+            tg.start_soon(call_a)
+            with anyio.fail_after(60):
+                while asked != ["A"]:  # A's question is out: its call waits on the server
+                    await anyio.sleep(0.01)
+            results["b"] = text(await b.call_tool("ask_greet", {"by": "B"}))
+            b_done.set()
+        assert results == {"a": "hello A", "b": second}
+        await _until_none_parked(gw)
