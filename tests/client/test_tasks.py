@@ -138,3 +138,37 @@ def test_only_a_task_answer_is_taken_for_a_task() -> None:
     assert not is_task({"content": [], "task": task})
     assert not is_task({"task": task, "resultType": "complete"})
     assert not is_task({"content": [{"type": "text", "text": "x"}]}) and not is_task(None)
+
+
+async def test_a_caller_cancelled_before_the_task_answer_still_cancels_the_task() -> None:
+    """The handler starts before the answer naming the task reaches the client: a caller
+    cancelled then used to leave the task running for nobody (no one knew its id)."""
+    job = Job()
+    server = job.server()
+    async with connect(server, SessionOptions(timeout=GUARD)) as session:
+        await session.list_tools()  # listed before, so the call sends tools/call at once
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(functools.partial(session.call, "job", {}, task=True))
+            with anyio.fail_after(GUARD):
+                await job.started.wait()
+            tg.cancel_scope.cancel()
+        with anyio.fail_after(GUARD):
+            await job.saw_cancel.wait()
+        assert _statuses(server) == ["cancelled"]
+
+
+async def test_a_tool_that_allows_no_task_is_called_plainly_even_when_one_is_asked() -> None:
+    job = Job()
+    job.go.set()
+
+    async def plain(args: dict[str, Any]) -> str:
+        return "plain"
+
+    quick = ToolSpec(
+        name="quick", description="Answer at once.", input_schema=p.object_schema(), handler=plain
+    )
+    server = build_server("jobs", "1", [job.server().tools[0], quick], options=ServerOptions())
+    async with connect(server, SessionOptions(timeout=GUARD)) as session:
+        assert (await session.call("quick", {}, task=True)).text == "plain"
+        assert (await session.call("job", {}, task=True)).text == "finished"
+        assert server.tasks is not None and [t.tool for t in server.tasks.listed("")] == ["job"]

@@ -108,15 +108,25 @@ def offers_tasks(capabilities: Mapping[str, Any]) -> bool:
 async def call_tool(
     session: Session, params: dict[str, Any], seconds: float | None, *, task: bool
 ) -> dict[str, Any]:
-    """``tools/call`` through ``session`` under one deadline of ``seconds``, asking for a task
-    when ``task`` and the server takes them, and following a task answer to its result.
+    """``tools/call`` through ``session`` under one deadline of ``seconds``, following a task
+    answer to its result.
 
+    A task is asked for where the server takes them and the tool's definition allows one,
+    when ``task`` is true or the tool requires it (a call without one would be refused).
     Raises :class:`~mcpkit.errors.CallTimeoutError` when the deadline passes while the task
     runs (the task is cancelled on the server first)."""
-    if task and offers_tasks(session.capabilities):
-        params = {**params, "task": {}}
     deadline = None if seconds is None else anyio.current_time() + seconds
-    raw: dict[str, Any] = dict(await session.request("tools/call", params, timeout=seconds))
+    asked = False
+    if offers_tasks(session.capabilities):
+        support = await _task_support(session, str(params.get("name")))
+        if support == "required" or (task and support == "optional"):
+            params, asked = {**params, "task": {}}, True
+    raw = await (
+        _first_answer(session, params, seconds)
+        if asked
+        else session.request("tools/call", params, timeout=seconds)
+    )
+    raw = dict(raw)
     if not is_task(raw):
         return raw
 
@@ -128,6 +138,57 @@ async def call_tool(
         return await follow(request, raw["task"])
     assert scope.cancelled_caught and seconds is not None
     raise CallTimeoutError("tools/call", seconds)
+
+
+async def _task_support(session: Session, name: str) -> str | None:
+    """The tool's ``execution.taskSupport`` from the session's (cached) tool list."""
+    for tool in await session.list_tools():
+        if tool.get("name") == name:
+            execution = tool.get("execution")
+            support = execution.get("taskSupport") if isinstance(execution, Mapping) else None
+            return support if isinstance(support, str) else None
+    return None
+
+
+async def _first_answer(session: Session, params: dict[str, Any], seconds: float | None) -> dict[str, Any]:
+    """The answer to a ``tools/call`` that asked for a task, even when the caller is cancelled
+    while it is on its way: the task it names is then cancelled on the server, where it would
+    otherwise run for nobody (the caller gone, no one knows its id). The wait for that answer
+    after the caller left is bounded by :data:`CANCEL_SECONDS`."""
+    box: dict[str, Any] = {}
+    gone = False
+    shield = anyio.CancelScope(shield=True)
+
+    async def send() -> None:
+        with shield:
+            try:
+                box["raw"] = dict(await session.request("tools/call", params, timeout=seconds))
+            except Exception as exc:  # raised below, outside the task group (no exception group)
+                box["error"] = exc
+            if gone and is_task(box.get("raw")):
+                task_id = str(box["raw"]["task"].get("taskId"))
+
+                async def request(method: str, body: dict[str, Any]) -> dict[str, Any]:
+                    return dict(await session.request(method, body, timeout=CANCEL_SECONDS))
+
+                await _cancel_quietly(request, task_id)
+        tg.cancel_scope.cancel()
+
+    async def watch() -> None:
+        nonlocal gone
+        try:
+            await anyio.sleep_forever()
+        finally:
+            if "raw" not in box and "error" not in box:  # the caller left before the answer
+                gone = True
+                shield.deadline = min(shield.deadline, anyio.current_time() + CANCEL_SECONDS)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(watch)
+        tg.start_soon(send)
+    if "error" in box:
+        raise box["error"]
+    return dict(box["raw"])
 
 
 # -- the SDK's client ----------------------------------------------------------------------
