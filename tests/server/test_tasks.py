@@ -168,7 +168,7 @@ async def test_a_finished_task_expires_after_its_ttl() -> None:
             await session.request("tasks/get", {"taskId": task_id})
 
 
-async def test_a_full_store_refuses_in_one_line_and_other_callers_cannot_see_a_task() -> None:
+async def test_a_store_full_of_running_tasks_refuses_and_other_callers_cannot_see_a_task() -> None:
     work = Work()
     async with serving(work.spec()) as (server, url):
         assert server.tasks is not None
@@ -189,6 +189,15 @@ async def test_a_full_store_refuses_in_one_line_and_other_callers_cannot_see_a_t
             work.go.set()
             result = dict(await mine.request("tasks/result", {"taskId": created["task"]["taskId"]}))
             assert result["content"][0]["text"] == "done 0"
+            # Full of a finished task: the new one takes its place, the old result is forgotten.
+            again = dict(
+                await mine.request("tools/call", {"name": "long_job", "arguments": {"n": 1}, "task": {}})
+            )
+            assert "task" in again
+            with pytest.raises(JsonRpcError, match="Unknown task"):
+                await mine.request("tasks/get", {"taskId": created["task"]["taskId"]})
+            later = dict(await mine.request("tasks/result", {"taskId": again["task"]["taskId"]}))
+            assert later["content"][0]["text"] == "done 1"
 
 
 async def test_clients_that_do_not_ask_get_the_plain_result_on_both_eras() -> None:

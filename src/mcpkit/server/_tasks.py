@@ -97,7 +97,9 @@ class _Task:
 class TaskStore:
     """The tasks of one server: created by task-capable tool calls, read by ``tasks/*``.
 
-    ``max_tasks`` bounds the tasks held (running or finished, not yet expired);
+    ``max_tasks`` bounds the tasks held (running or finished, not yet expired): when it is
+    reached the finished task that ended first is forgotten early, and only a store whose tasks
+    are all running refuses a new one;
     ``default_ttl_ms`` is the retention a client gets when it asks for none, ``max_ttl_ms`` the
     most it may ask for; ``poll_interval_ms`` is suggested to pollers. ``clock`` (monotonic
     seconds) decides expiry, so a test can move time on instead of waiting for it.
@@ -166,7 +168,7 @@ class TaskStore:
         self.expire()
         if not self._groups:
             return "the server is not running a task group"
-        if len(self._tasks) >= self.max_tasks:
+        if len(self._tasks) >= self.max_tasks and not self._evict_finished():
             return (
                 f"Too many tasks on this server ({self.max_tasks}); wait for one to finish "
                 "or cancel one, then call again."
@@ -188,6 +190,17 @@ class TaskStore:
         self._tasks[task.task_id] = task
         self._groups[-1].start_soon(self._run, task, work)
         return task
+
+    def _evict_finished(self) -> bool:
+        """Make room by forgetting the finished task that ended first (its TTL not yet over):
+        a store full of results nobody fetched must not refuse new work. False when every
+        task held is still running."""
+        finished = [t for t in self._tasks.values() if t.finished is not None]
+        if not finished:
+            return False
+        oldest = min(finished, key=lambda t: t.finished or 0.0)
+        del self._tasks[oldest.task_id]
+        return True
 
     async def _run(
         self, task: _Task, work: Callable[[ToolContext], Awaitable[mcp_types.CallToolResult]]
