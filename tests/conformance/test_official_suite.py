@@ -12,10 +12,10 @@ tests only its fixture's tool names), a capability the server does not serve, or
 A failure not listed fails the test, and so does a listed one that now passes, so the file
 stays true.
 
-What the suite has no scenario for on the 2026-07-28 wire (``subscriptions/listen`` delivering a
-list change from a server that declares ``listChanged``, discover naming every revision served,
-caching hints derived from what the server knows) is covered by mcpkit's own checker and the
-server tests (tests/check/, tests/server/test_modern_wire.py, tests/gateway/).
+The 2026-07-28 scenarios are all in the pinned npm release. Where they need the fixture's own
+tools (a tool list changed under a ``subscriptions/listen`` stream) or check only a field's form
+(caching hints), ``mcpkit check --protocol 2026-07-28`` and the server and gateway tests cover
+mcpkit's servers (tests/check/, tests/server/test_modern_wire.py, tests/gateway/).
 """
 
 from __future__ import annotations
