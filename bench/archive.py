@@ -455,6 +455,15 @@ def run(
         queries,
     )
     report["hub_rows_measured_in_queries"] = engine.hub_scores(space).measured_on_demand
+    from bench.vector_index import thread_line, thread_scaling
+
+    report["threads"] = thread_line(
+        thread_scaling(
+            lambda i: engine.search_similar(f"q{i}", parse_settings({"top_k": 10})),
+            queries,
+            engine.scans.usable("content", space),
+        )
+    )
     text = _times(lambda i: engine.search_posts_by_text(TEXT_TERMS[i % len(TEXT_TERMS)], 50), queries)
     report["mcpkit"] = {
         "vector_p50_ms": _p(plain, 0.5),
@@ -631,6 +640,7 @@ def render(report: dict[str, Any]) -> str:
         f"plain numpy matmul+argpartition p50: {report['numpy_matmul_p50_ms']:.1f} ms",
         f"work directory on disk: {report['disk_mib']:,.0f} MiB (export, archive, vectors, hub scores)",
         f"vector index: {_index_line(report)}",
+        report["threads"],
         f"recall@10 vs brute force: {m['recall_at_10']:.3f}; filtered (date range) vs exact filtered: "
         f"{m['filtered_recall_at_10']:.3f}; same top-10 as upstream: "
         f"{report['same_top10_as_upstream']}",

@@ -31,6 +31,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -313,6 +314,45 @@ def measure(search: Search, queries: np.ndarray, truth: np.ndarray) -> tuple[flo
     times.sort()
     p = lambda f: times[min(len(times) - 1, round(f * (len(times) - 1)))] * 1000  # noqa: E731
     return p(0.5), p(0.99), hits / (K * len(queries))
+
+
+def thread_scaling(
+    query: Callable[[int], object], count: int, index: object, rounds: int = 3
+) -> dict[str, Any]:
+    """One search's p50 and CPU time with the inverted file forced onto 1, 2, ... cores (up to
+    this process's), interleaved over ``rounds`` so a burst of other load falls on all counts;
+    and the count :func:`vector_index.search_threads` picks for ``index``'s unfiltered search.
+    ``query(i)`` runs the i-th timed query (through the engine)."""
+    policy = index.threads(index.nprobe) if isinstance(index, vector_index.IvfIndex) else None
+    counts = sorted({1, cores()})
+    walls: dict[int, list[float]] = {n: [] for n in counts}
+    cpus: dict[int, list[float]] = {n: [] for n in counts}
+    chosen = vector_index.search_threads
+    try:
+        for _ in range(rounds):
+            for n in counts:
+                vector_index.search_threads = lambda rows, cores=None, n=n: n  # type: ignore[misc]
+                for i in range(count):
+                    t0, c0 = time.perf_counter(), time.process_time()
+                    query(i)
+                    walls[n].append(time.perf_counter() - t0)
+                    cpus[n].append(time.process_time() - c0)
+    finally:
+        vector_index.search_threads = chosen
+    return {
+        "policy_threads": policy,
+        "p50_ms": {n: float(np.median(walls[n])) * 1000 for n in counts},
+        "cpu_ms": {n: float(np.mean(cpus[n])) * 1000 for n in counts},
+    }
+
+
+def thread_line(scaling: dict[str, Any]) -> str:
+    """One line for a bench's report: the threads a query used, and p50/CPU per forced count."""
+    forced = ", ".join(
+        f"{n} thread{'s' if n > 1 else ''} p50 {scaling['p50_ms'][n]:.1f} ms (CPU {scaling['cpu_ms'][n]:.1f} ms)"
+        for n in scaling["p50_ms"]
+    )
+    return f"vector search threads per query: {scaling['policy_threads']} (the policy's); forced: {forced}"
 
 
 def run(args: argparse.Namespace, work: Path) -> None:
