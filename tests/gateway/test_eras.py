@@ -471,3 +471,40 @@ async def test_two_clients_asked_at_once(tmp_path: Path, protocol: str, second: 
             b_done.set()
         assert results == {"a": "hello A", "b": second}
         await _until_none_parked(gw)
+
+
+async def test_a_2026_servers_question_passes_through_to_a_2026_client_unparked(tmp_path: Path) -> None:
+    """Both ends on the 2026 wire: the server's input request reaches the client as it came (its
+    own key), nothing is parked between the rounds, and the retry with the answer finishes it."""
+    async with in_process(tmp_path, _on_2026()) as gw:
+        callback = answering("accept", "Fay", [])
+        async with mcp.Client(gw.lowlevel(), mode="2026-07-28", elicitation_callback=callback) as client:
+            first = await client.session.call_tool("ask_greet", {"by": "F"}, allow_input_required=True)
+            assert isinstance(first, mcp_types.InputRequiredResult) and first.input_requests
+            assert gw.asking.parked == 0
+            ((key, request),) = first.input_requests.items()
+            assert request.method == "elicitation/create"
+            done = await client.session.call_tool(
+                "ask_greet",
+                {"by": "F"},
+                input_responses={key: mcp_types.ElicitResult(action="accept", content={"name": "Fay"})},
+                request_state=first.request_state,
+                allow_input_required=True,
+            )
+        assert isinstance(done, mcp_types.CallToolResult)
+        assert text(done) == "hello Fay"
+
+
+async def test_a_2026_client_answers_a_2026_servers_question_through_the_gateways_http(
+    tmp_path: Path,
+) -> None:
+    config = write_config(tmp_path / "gw.json", {"ask": asking()}, _on_2026())
+    port = free_port()
+    asked: list[str] = []
+    for url in _serve(gateway_argv(config, "--transport", "http", "--port", str(port)), port):
+        async with mcp.Client(
+            url, mode="2026-07-28", elicitation_callback=answering("accept", "Gus", asked)
+        ) as client:
+            result = await client.call_tool("ask_greet", {"by": "http"})
+        assert text(result) == "hello Gus"
+    assert asked == ["Who is greeted by http?"]

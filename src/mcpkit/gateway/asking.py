@@ -24,22 +24,25 @@ so the downstream's tool finishes, and a finished call whose client never came b
 (sealed under a key of that process: a replica behind a balancer refuses it as invalid, and
 the client calls again).
 
-A 2026 server's questions come back in its ``InputRequiredResult``, in the task of the call
-they belong to, so they reach that call exactly (a 2025 client on stdio, the old way). Which
-call a 2025 server's question belongs to the handshake wire does not say on stdio (the request
-carries no reference to the call it serves), so it is put to the parked call on the server
-that asks when that is the only call running there. When other calls run on that server at
-once the gateway cannot tell them apart and refuses the question in one line, which an ``ask``
-helper reads as "could not ask" rather than guess and show one user another's form.
+A 2026 client before a 2026 server parks nothing: the server's ``InputRequiredResult`` goes
+to the client as it came, the server's own ``requestState`` inside the gateway's, and the
+retry goes back to the server with the answers; the gateway keeps nothing between rounds. A
+2025 client on stdio is asked a 2026 server's questions as ``elicitation/create``, the old way.
+
+Which call a 2025 server's question belongs to the handshake wire does not say on stdio (the
+request carries no reference to the call it serves), so it is put to the parked call on the
+server that asks when that is the only call running there. When other calls run on that
+server at once the gateway cannot tell them apart and refuses the question in one line, which
+an ``ask`` helper reads as "could not ask" rather than guess and show one user another's form.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,12 +50,13 @@ import anyio
 import anyio.abc
 import mcp_types
 from mcp.server.context import ServerRequestContext
+from mcp_types.methods import is_input_required
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ValidationError
 
 from mcpkit.gateway import answers, metatools
 from mcpkit.gateway.downstream import Downstream
-from mcpkit.gateway.pipeline import CallPipeline
+from mcpkit.gateway.pipeline import ASKED_OF, CallPipeline, InputRelay
 from mcpkit.gateway.views import View
 from mcpkit.jsonrpc import JsonRpcError
 
@@ -61,20 +65,12 @@ logger = logging.getLogger("mcpkit.gateway")
 Ctx = ServerRequestContext[Any, Any]
 WireHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
-_CALL: ContextVar[Parked | None] = ContextVar("mcpkit_gateway_parked_call", default=None)
-"""The parked call a task runs for. A 2026 server's questions are answered in the task of the
-call that got them (``Downstream.answer_input``), so they find their call exactly; a 2025
-server's arrive on its connection's reader and are matched by :meth:`Asking.handler`."""
-
 MAX_PARKED = 256
 """Parked calls at once; beyond it a call runs as on the handshake wire (its questions refused)."""
 
-ASKED_OF: dict[str, str] = {
-    "elicitation/create": "elicitation",
-    "sampling/createMessage": "sampling",
-    "roots/list": "roots",
-}
-"""The server-to-client requests, and the client capability each needs."""
+RELAYED = "relayed:"
+"""Starts the plaintext ``requestState`` of a 2026 server's question passed through as it came
+(a parked call's is a random token, which never does)."""
 
 
 @dataclass
@@ -176,9 +172,6 @@ class Asking:
         """``server``'s ``method`` requests: to its parked call when one waits, else ``fallback``."""
 
         async def ask(params: dict[str, Any]) -> dict[str, Any]:
-            own = _CALL.get()
-            if own is not None and own.server == server:  # a 2026 server's question, in its call's task
-                return await own.ask(method, params, self.answer_seconds)
             waiting = self._waiting.get(server) or []
             if not waiting:
                 return await fallback(params)
@@ -205,6 +198,9 @@ class Asking:
         self, ctx: Ctx, view: View, params: mcp_types.CallToolRequestParams
     ) -> dict[str, Any] | mcp_types.InputRequiredResult:
         """A 2026 client's call: its result, or the questions its server asked meanwhile."""
+        arguments = dict(params.arguments or {})
+        if params.request_state is not None and params.request_state.startswith(RELAYED):
+            return await self._relay(ctx, view, params, arguments)
         if params.request_state is not None:
             parked = self._parked.get(params.request_state)
             if parked is None:
@@ -214,8 +210,9 @@ class Asking:
                 )
             parked.answer(params.input_responses or {})
             return await self._outcome(parked)
-        arguments = dict(params.arguments or {})
         server = _server_of(self._pipeline, view, params.name, arguments)
+        if server is not None and self._downstreams[server].protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return await self._relay(ctx, view, params, arguments)
         if server is None or len(self._parked) >= MAX_PARKED or self._tg is None:
             return await self._pipeline.call(view, params.name, arguments)
         parked = Parked(secrets.token_urlsafe(24), server, _capabilities(ctx))
@@ -223,10 +220,31 @@ class Asking:
         self._tg.start_soon(self._run, parked, view, params.name, arguments)
         return await self._outcome(parked)
 
+    async def _relay(
+        self, ctx: Ctx, view: View, params: mcp_types.CallToolRequestParams, arguments: dict[str, Any]
+    ) -> dict[str, Any] | mcp_types.InputRequiredResult:
+        """A 2026 client before a 2026 server: nothing parked, the server's questions passed to
+        the client as they came and its answers back, the server's own ``requestState`` carried
+        inside the gateway's (sealed, so the client neither reads nor changes it)."""
+        resume: dict[str, Any] | None = None
+        if params.request_state is not None:
+            resume = {}
+            state = json.loads(params.request_state[len(RELAYED) :])  # ours: sealed, unchanged
+            if state is not None:
+                resume["requestState"] = state
+            if params.input_responses:
+                resume["inputResponses"] = {k: _wire(v) for k, v in params.input_responses.items()}
+        relay = InputRelay(_capabilities(ctx), resume)
+        raw = await self._pipeline.call(view, params.name, arguments, relay=relay)
+        if not is_input_required(raw):
+            return raw
+        return mcp_types.InputRequiredResult.model_validate(
+            {**raw, "requestState": RELAYED + json.dumps(raw.get("requestState"))}, by_name=False
+        )
+
     async def _run(self, parked: Parked, view: View, name: str, arguments: dict[str, Any]) -> None:
         waiting = self._waiting.setdefault(parked.server, [])
         waiting.append(parked)
-        _CALL.set(parked)  # this task's own context: the call's questions find it (2026 servers)
         try:
             try:
                 parked.result = await self._pipeline.call(view, name, arguments)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from mcp_types.methods import is_input_required
@@ -34,6 +35,33 @@ from mcpkit.gateway.naming import Route
 from mcpkit.gateway.overflow import Overflow
 from mcpkit.gateway.views import Entry, View
 from mcpkit.jsonrpc import JsonRpcError
+
+ASKED_OF: dict[str, str] = {
+    "elicitation/create": "elicitation",
+    "sampling/createMessage": "sampling",
+    "roots/list": "roots",
+}
+"""The questions a server puts to its client, and the client capability each needs."""
+
+
+@dataclass(frozen=True)
+class InputRelay:
+    """A 2026 client in front: the capabilities it declared, and on its retry what it sent back
+    for the server (``inputResponses``, the server's own ``requestState``)."""
+
+    capabilities: frozenset[str]
+    resume: Mapping[str, Any] | None = None
+
+    def answers(self, raw: Mapping[str, Any]) -> bool:
+        """Whether this client can answer every question of ``raw`` (an ``InputRequiredResult``)."""
+        questions = raw.get("inputRequests") or {}
+        if not isinstance(questions, Mapping):
+            return False
+        for question in questions.values():
+            method = question.get("method") if isinstance(question, Mapping) else None
+            if ASKED_OF.get(str(method)) not in self.capabilities:
+                return False
+        return True
 
 
 class CallPipeline:
@@ -53,17 +81,31 @@ class CallPipeline:
         return view.entries.get(name)
 
     async def send(
-        self, entry: Entry, arguments: dict[str, Any], progress: str | None = None
+        self,
+        entry: Entry,
+        arguments: dict[str, Any],
+        progress: str | None = None,
+        relay: InputRelay | None = None,
     ) -> dict[str, Any]:
-        """The call's arguments restored and sent to its server; the checked, capped result."""
+        """The call's arguments restored and sent to its server; the checked, capped result.
+
+        A 2026 server that asks first (``InputRequiredResult``) is answered on the way through
+        its handlers, unless ``relay`` says the client in front is on the 2026 wire too and can
+        answer every question itself: then the server's ``InputRequiredResult`` is returned as
+        it came, for the client's retry (``relay.resume``: its answers and the server's state).
+        """
         route = entry.route
         request: dict[str, Any] = {"name": route.tool, "arguments": entry.restore(arguments)}
         if progress is not None:
             request["_meta"] = {"progressToken": progress}
+        if relay is not None and relay.resume:
+            request.update(relay.resume)
         downstream = self._downstreams[route.server]
         try:
             raw = await downstream.request("tools/call", request)
-            if is_input_required(raw):  # a 2026 server asks first: answered by the client in front
+            if is_input_required(raw):  # a 2026 server asks first
+                if relay is not None and relay.answers(raw):
+                    return dict(raw)
                 raw = await downstream.answer_input("tools/call", request, raw)
         except CallError as exc:
             return self.failed(route, exc)
@@ -96,14 +138,20 @@ class CallPipeline:
         return answers.failure(f"Server {route.server} failed on {route.tool}: {exc}")
 
     async def call(
-        self, view: View, name: str, arguments: dict[str, Any], progress: str | None = None
+        self,
+        view: View,
+        name: str,
+        arguments: dict[str, Any],
+        progress: str | None = None,
+        relay: InputRelay | None = None,
     ) -> dict[str, Any]:
-        """One ``tools/call`` as the client of ``view`` sent it; always a valid result (wire form)."""
+        """One ``tools/call`` as the client of ``view`` sent it; always a valid result (wire form),
+        or with ``relay`` a 2026 server's ``InputRequiredResult`` for the client to answer."""
         entry = self.route(view, name)
         if entry is not None:
-            return await self.send(entry, arguments, progress)
+            return await self.send(entry, arguments, progress, relay)
         if view.meta and name in metatools.NAMES:
-            return await self._meta_call(view, name, arguments, progress)
+            return await self._meta_call(view, name, arguments, progress, relay)
         if self.overflow is not None and name == overflow.TOOL:
             text = self.overflow.read(str(arguments.get("id") or ""), _int(arguments.get("offset"), 0))
             if text is None:
@@ -116,7 +164,12 @@ class CallPipeline:
         return _unknown(view, name, "tools/list has the tools of this gateway")
 
     async def _meta_call(
-        self, view: View, name: str, arguments: dict[str, Any], progress: str | None
+        self,
+        view: View,
+        name: str,
+        arguments: dict[str, Any],
+        progress: str | None,
+        relay: InputRelay | None = None,
     ) -> dict[str, Any]:
         if name == metatools.SEARCH:
             query = str(arguments.get("query") or "")
@@ -147,7 +200,7 @@ class CallPipeline:
             args = raw_args
         if not isinstance(args, dict):
             return answers.failure('arguments must be a JSON object, for example {"timezone": "UTC"}.')
-        return await self.send(entry, args, progress)
+        return await self.send(entry, args, progress, relay)
 
 
 def _unknown(view: View, name: str, where: str) -> dict[str, Any]:
