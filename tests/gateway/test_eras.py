@@ -28,6 +28,7 @@ from mcp.shared.exceptions import MCPError
 
 from mcpkit.client import ClientHandlers, TasksExtension, connect
 from mcpkit.gateway import Gateway, GatewayConfigError, load_gateway_config
+from mcpkit.gateway import asking as asking_module
 from tests.client.procs import free_port
 from tests.gateway.support import (
     HERE,
@@ -508,3 +509,37 @@ async def test_a_2026_client_answers_a_2026_servers_question_through_the_gateway
             result = await client.call_tool("ask_greet", {"by": "http"})
         assert text(result) == "hello Gus"
     assert asked == ["Who is greeted by http?"]
+
+
+async def test_parked_calls_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the bound a call runs unparked (here the bound is 1): it is answered, its server's
+    question refused, and the count never passes the bound."""
+    monkeypatch.setattr(asking_module, "MAX_PARKED", 1)
+    release = anyio.Event()
+    asked: list[str] = []
+
+    async def held(context: Any, params: Any) -> mcp_types.ElicitResult:
+        asked.append(params.message)
+        await release.wait()
+        return mcp_types.ElicitResult(action="accept", content={"name": "first"})
+
+    async with in_process(tmp_path) as gw:
+        first = mcp.Client(gw.lowlevel(), mode="2026-07-28", elicitation_callback=held)
+        second = mcp.Client(gw.lowlevel(), mode="2026-07-28", elicitation_callback=held)
+        async with first, second, anyio.create_task_group() as tg:
+            results: dict[str, str] = {}
+
+            async def call_first() -> None:
+                results["first"] = text(await first.call_tool("ask_greet", {"by": "1"}))
+
+            tg.start_soon(call_first)
+            with anyio.fail_after(60):
+                while not asked:
+                    await anyio.sleep(0.01)
+            results["second"] = text(await second.call_tool("ask_greet", {"by": "2"}))
+            assert gw.asking.parked == 1
+            assert text(await second.call_tool("ask_echo", {"text": "still served"})) == "still served"
+            release.set()
+        assert results == {"first": "hello first", "second": "unasked"}
+        assert asked == ["Who is greeted by 1?"]
+        await _until_none_parked(gw)
