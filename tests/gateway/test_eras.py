@@ -152,7 +152,7 @@ async def test_an_abandoned_question_is_cancelled_and_its_call_forgotten(tmp_pat
         assert first.request_state and first.input_requests
         (request,) = first.input_requests.values()
         assert request.method == "elicitation/create"
-        assert gw.asking.parked == 1
+        assert gw.asking.parked == 1 and gw.status()["parked"] == 1
         await _until_none_parked(gw)
         with pytest.raises(MCPError) as refused:
             await client.session.call_tool(

@@ -205,8 +205,8 @@ class Asking:
             parked = self._parked.get(params.request_state)
             if parked is None:
                 return answers.failure(
-                    f"{params.name}: the call this answers is no longer waiting (answered, timed out, "
-                    "or made on another gateway process); call the tool again."
+                    f"{params.name}: the call this answers is no longer waiting (answered already, "
+                    "or its wait for an answer ran out); call the tool again."
                 )
             parked.answer(params.input_responses or {})
             return await self._outcome(parked)

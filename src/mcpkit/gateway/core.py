@@ -204,6 +204,7 @@ class Gateway:
             "config": self.config.source,
             "servers": [d.status() for d in self.downstreams.values()],
             "tools": len(self.routing.routes),
+            "parked": self.asking.parked,  # 2026 clients' calls waiting for their answers
             "profiles": views,
         }
 
