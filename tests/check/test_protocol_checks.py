@@ -258,4 +258,14 @@ def test_the_python_sdk_http_server_passes_every_check() -> None:
         proc.terminate()
         proc.wait(10)
     assert code == 0, err
-    assert report["serverInfo"]["name"] == "sdk-echo" and report["findings"] == []
+    assert report["serverInfo"]["name"] == "sdk-echo"
+    # Both eras served; the SDK's stateless face lists only its own revision in discover and
+    # says ttlMs 0 for a fixed tool list: notes on that era, nothing on the handshake.
+    assert {era: facts["served"] for era, facts in report["eras"].items()} == {
+        "2025-11-25": True,
+        "2026-07-28": True,
+    }
+    assert {(f["rule"], f["severity"], f["era"]) for f in report["findings"]} == {
+        ("discover-omits-handshake", "info", "2026-07-28"),
+        ("cache-ttl-zero", "info", "2026-07-28"),
+    }

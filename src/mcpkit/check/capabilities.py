@@ -7,6 +7,10 @@ not declare must answer -32601 (method not found): a server that quietly serves 
 handler its declaration hides (a server that served resources and prompts it never declared
 left clients unable to trust its capabilities). ``ping`` must always answer an empty result.
 
+The 2026-07-28 revision removed ``ping`` and ``logging/setLevel`` (a request carries its log
+level in ``_meta``), so on that era neither is asked for, and a server that no longer answers
+them is right.
+
 An empty capability object such as ``"tools": {}`` is the normal declaration (every field
 in it is optional), so it is not reported: no client is known to misread it.
 """
@@ -18,23 +22,27 @@ from typing import Any
 
 from mcp_types import METHOD_NOT_FOUND
 from mcp_types.methods import validate_server_result
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError as PydanticValidationError
 
-from mcpkit.check.listing import PROMPTS, RESOURCES, TEMPLATES, TOOLS, ListKind, walk
+from mcpkit.check.listing import PROMPTS, RESOURCES, TEMPLATES, TOOLS, ListKind, Requester, walk
 from mcpkit.check.model import CheckFinding, CheckReport
-from mcpkit.client import CallError, JsonRpcError, Session
+from mcpkit.client import CallError, JsonRpcError
 
 LISTS: dict[str, ListKind] = {"tools": TOOLS, "resources": RESOURCES, "prompts": PROMPTS}
 _VARIABLE = re.compile(r"\{[+#./;?&]?([A-Za-z0-9_]+)")
 
 
 async def check_capabilities(
-    session: Session, report: CheckReport, timeout: float
+    session: Requester, report: CheckReport, timeout: float
 ) -> dict[str, list[dict[str, Any]]]:
     """Run the capability checks; return every listed item per list (tools, resources, ...)."""
     caps = session.capabilities
-    report.capabilities = dict(caps)
-    await _ping(session, report, timeout)
+    if not report.capabilities:
+        report.capabilities = dict(caps)
+    stateless = session.protocol_version in MODERN_PROTOCOL_VERSIONS
+    if not stateless:
+        await _ping(session, report, timeout)
     listed: dict[str, list[dict[str, Any]]] = {}
     for name, kind in LISTS.items():
         if name in caps:
@@ -46,7 +54,7 @@ async def check_capabilities(
         listed["resourceTemplates"] = (
             await _declared(session, report, "resources", TEMPLATES, timeout, "warning") or []
         )
-    if "logging" in caps:
+    if "logging" in caps and not stateless:
         await _set_level(session, report, timeout)
     if "completions" in caps:
         await _complete(session, report, listed, timeout)
@@ -54,7 +62,7 @@ async def check_capabilities(
 
 
 async def _declared(
-    session: Session, report: CheckReport, name: str, kind: ListKind, timeout: float, severity: str
+    session: Requester, report: CheckReport, name: str, kind: ListKind, timeout: float, severity: str
 ) -> list[dict[str, Any]] | None:
     try:
         return await walk(session, kind, report, timeout)
@@ -74,7 +82,9 @@ async def _declared(
         return None
 
 
-async def _undeclared(session: Session, report: CheckReport, name: str, method: str, timeout: float) -> None:
+async def _undeclared(
+    session: Requester, report: CheckReport, name: str, method: str, timeout: float
+) -> None:
     try:
         await session.request(method, None, timeout=timeout)
     except JsonRpcError as exc:
@@ -111,7 +121,7 @@ async def _undeclared(session: Session, report: CheckReport, name: str, method: 
     )
 
 
-async def _ping(session: Session, report: CheckReport, timeout: float) -> None:
+async def _ping(session: Requester, report: CheckReport, timeout: float) -> None:
     problem = await _empty_result(session, "ping", None, timeout)
     if problem:
         report.add(
@@ -125,7 +135,7 @@ async def _ping(session: Session, report: CheckReport, timeout: float) -> None:
         )
 
 
-async def _set_level(session: Session, report: CheckReport, timeout: float) -> None:
+async def _set_level(session: Requester, report: CheckReport, timeout: float) -> None:
     problem = await _empty_result(session, "logging/setLevel", {"level": "warning"}, timeout)
     if problem:
         report.add(
@@ -140,7 +150,9 @@ async def _set_level(session: Session, report: CheckReport, timeout: float) -> N
         )
 
 
-async def _empty_result(session: Session, method: str, params: dict[str, Any] | None, timeout: float) -> str:
+async def _empty_result(
+    session: Requester, method: str, params: dict[str, Any] | None, timeout: float
+) -> str:
     """'' when ``method`` answers an empty result, else what went wrong."""
     try:
         result = await session.request(method, params, timeout=timeout)
@@ -151,7 +163,7 @@ async def _empty_result(session: Session, method: str, params: dict[str, Any] | 
 
 
 async def _complete(
-    session: Session, report: CheckReport, listed: dict[str, list[dict[str, Any]]], timeout: float
+    session: Requester, report: CheckReport, listed: dict[str, list[dict[str, Any]]], timeout: float
 ) -> None:
     params = _completion_request(listed)
     if params is None:

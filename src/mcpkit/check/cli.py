@@ -4,13 +4,14 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 
-from mcpkit.check.model import CheckFinding, CheckOptions, CheckReport
+from mcpkit.check.model import HANDSHAKE_ERA, STATELESS_ERA, CheckFinding, CheckOptions, CheckReport
 from mcpkit.check.render import render_json, render_sarif, render_table
 from mcpkit.check.run import check, describe_target
 from mcpkit.cli_kit import JsonOpt
@@ -45,6 +46,22 @@ def parse_profiles(text: str) -> tuple[str, ...]:
     if unknown or not names:
         usage(f"unknown profile {', '.join(unknown) or '(none)'}; known: {', '.join(PROFILES)}, all")
     return names
+
+
+def parse_protocol(text: str | None, over_http: bool) -> tuple[str, ...] | None:
+    """``--protocol``: one revision, ``both``, or None (both on HTTP, the handshake on stdio)."""
+    if text is None:
+        return None
+    choices = {
+        HANDSHAKE_ERA: (HANDSHAKE_ERA,),
+        STATELESS_ERA: (STATELESS_ERA,),
+        "both": (HANDSHAKE_ERA, STATELESS_ERA),
+    }
+    if text not in choices:
+        usage(f"--protocol must be {HANDSHAKE_ERA}, {STATELESS_ERA} or both, got {text!r}")
+    if STATELESS_ERA in choices[text] and not over_http:
+        usage(f"--protocol {text}: the {STATELESS_ERA} checks need an HTTP target (--url) for now")
+    return choices[text]
 
 
 def check_command(
@@ -82,6 +99,21 @@ def check_command(
         bool, typer.Option("--update-baseline", help="Rewrite the --baseline file with today's tools.")
     ] = False,
     trace: TraceOpt = None,
+    protocol: Annotated[
+        str | None,
+        typer.Option(
+            "--protocol",
+            help=f"{HANDSHAKE_ERA} (initialize), {STATELESS_ERA} (stateless) or both; "
+            "default both on HTTP, the handshake on stdio.",
+        ),
+    ] = None,
+    foreign_token_env: Annotated[
+        str | None,
+        typer.Option(
+            "--foreign-token-env",
+            help="Environment variable holding a token issued for another resource: it must be refused.",
+        ),
+    ] = None,
     client_name: Annotated[
         str | None,
         typer.Option("--client-name", help="clientInfo.name to send, e.g. cursor-vscode; default mcpkit."),
@@ -95,6 +127,11 @@ def check_command(
     if update_baseline and baseline is None:
         usage("--update-baseline needs --baseline FILE")
     target = build_target(url, server, config, command or [], header, env)
+    foreign_token = None
+    if foreign_token_env:
+        foreign_token = os.environ.get(foreign_token_env)
+        if not foreign_token:
+            usage(f"--foreign-token-env {foreign_token_env}: that variable is not set")
     options = CheckOptions(
         profiles=parse_profiles(profile),
         probe=probe or probe_all,
@@ -104,6 +141,8 @@ def check_command(
         baseline=str(baseline) if baseline else None,
         update_baseline=update_baseline,
         client_name=client_name,
+        protocols=parse_protocol(protocol, bool(target.url) and target.kind != "sse"),
+        foreign_token=foreign_token,
     )
     quiet_logs(trace)
 

@@ -8,16 +8,32 @@ whole list. Every page is validated with the SDK's per-version result models.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from mcp_types.methods import validate_server_result
 from pydantic import ValidationError as PydanticValidationError
 
 from mcpkit.check.model import CheckFinding, CheckReport
-from mcpkit.client import CallError, Session
+from mcpkit.client import CallError
 
 MAX_PAGES = 1000
+
+
+class Requester(Protocol):
+    """What the list and capability checks need of a connection, on either era: the
+    handshake's :class:`~mcpkit.client.Session` or the checker's stateless wire."""
+
+    @property
+    def protocol_version(self) -> str: ...
+
+    @property
+    def capabilities(self) -> dict[str, Any]: ...
+
+    async def request(
+        self, method: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None
+    ) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -36,7 +52,7 @@ PROMPTS = ListKind("prompts/list", "prompts", "name")
 
 
 async def walk(
-    session: Session, kind: ListKind, report: CheckReport, timeout: float
+    session: Requester, kind: ListKind, report: CheckReport, timeout: float
 ) -> list[dict[str, Any]] | None:
     """Every item of ``kind`` across all pages (None when the first page fails: reported elsewhere)."""
     items: list[dict[str, Any]] = []
@@ -97,7 +113,7 @@ def _broken(report: CheckReport, kind: ListKind, message: str) -> None:
 
 
 def _validate(
-    session: Session, report: CheckReport, kind: ListKind, page: dict[str, Any], number: int
+    session: Requester, report: CheckReport, kind: ListKind, page: dict[str, Any], number: int
 ) -> None:
     if kind is TOOLS and isinstance(page.get("tools"), list):
         # Tool definitions are graded one by one, per client profile, by the tool checks (a

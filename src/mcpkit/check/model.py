@@ -30,6 +30,9 @@ class CheckFinding:
     pointer: str = ""
     profile: str | None = None
     evidence: str = ""
+    era: str | None = None
+    """The protocol revision the finding is about (2025-11-25, 2026-07-28); None for what is the
+    same on every revision (tool definitions, secrets, rebinding)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -52,6 +55,17 @@ class CheckOptions:
     """How often probing may restart a server that hung or crashed."""
     client_name: str | None = None
     """``clientInfo.name`` to present (default mcpkit): a gateway adapts its tools to the client."""
+    protocols: tuple[str, ...] | None = None
+    """Revisions to check (``HANDSHAKE_ERA``, ``STATELESS_ERA``); None: both on HTTP, the
+    handshake on stdio (see :func:`mcpkit.check.run.eras_for`)."""
+    foreign_token: str | None = None
+    """An access token the authorization server issued for another resource: it must be refused."""
+
+
+HANDSHAKE_ERA = "2025-11-25"
+"""The initialize handshake (every revision up to 2025-11-25)."""
+STATELESS_ERA = "2026-07-28"
+"""The stateless wire: server/discover, the envelope in every request's _meta."""
 
 
 @dataclass
@@ -75,11 +89,20 @@ class CheckReport:
     baseline: dict[str, Any] = field(default_factory=dict)
     context: list[dict[str, Any]] = field(default_factory=list)
     """What the tool list costs each client: tools against its limit, estimated tokens."""
+    eras: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per revision checked: whether it was served, its version, capabilities, messages validated."""
+    auth: dict[str, Any] = field(default_factory=dict)
+    """What the auth checks saw: whether auth is required, the metadata URL, its servers."""
+    era: str | None = field(default=None, repr=False)
+    """The revision being checked now: findings added meanwhile are filed under it."""
 
     def add(self, finding: CheckFinding) -> None:
-        """Keep ``finding``, with the evidence of its rule filled in from the catalog."""
+        """Keep ``finding``, with the evidence of its rule filled in from the catalog and the
+        era being checked."""
         if not finding.evidence:
             finding = replace(finding, evidence=info(finding.rule).evidence)
+        if finding.era is None and self.era is not None:
+            finding = replace(finding, era=self.era)
         self.findings.append(finding)
 
     def rules(self) -> set[str]:
@@ -107,6 +130,19 @@ class CheckReport:
             "summary": {s: self.count(s) for s in ("error", "warning", "info")},
             "findings": [f.to_dict() for f in self.findings],
         }
+        if self.eras:
+            out["eras"] = {
+                era: {
+                    **facts,
+                    "summary": {
+                        s: sum(1 for f in self.findings if f.era == era and f.severity == s)
+                        for s in ("error", "warning", "info")
+                    },
+                }
+                for era, facts in self.eras.items()
+            }
+        if self.auth:
+            out["auth"] = self.auth
         if self.context:
             out["context"] = self.context
         if self.baseline:

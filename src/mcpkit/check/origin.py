@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 import httpx2
@@ -30,8 +31,20 @@ FOREIGN_ORIGIN = "https://mcpkit-origin-check.invalid"
 FOREIGN_HOST = "mcpkit-rebinding-check.invalid"
 
 
-async def _answer(server: ServerConfig, url: str, extra: dict[str, str], timeout: float) -> int | None:
-    """The HTTP status of one ``initialize`` to ``url`` with ``extra`` headers (None when unreachable)."""
+@dataclass(frozen=True)
+class Answer:
+    """The HTTP side of one ``initialize`` POST: its status and the headers the checks read."""
+
+    status: int
+    www_authenticate: str = ""
+
+
+async def post_initialize(
+    server: ServerConfig, url: str, extra: dict[str, str], timeout: float, *, without: tuple[str, ...] = ()
+) -> Answer | None:
+    """POST one ``initialize`` to ``url`` with the target's headers, ``extra`` ones, and none
+    named in ``without`` (case-insensitive); None when the server cannot be reached. A session
+    it opens is closed again at once."""
     body = {
         "jsonrpc": "2.0",
         "id": 1,
@@ -39,11 +52,13 @@ async def _answer(server: ServerConfig, url: str, extra: dict[str, str], timeout
         "params": {
             "protocolVersion": LATEST_HANDSHAKE_VERSION,
             "capabilities": {},
-            "clientInfo": {"name": "mcpkit-origin-check", "version": __version__},
+            "clientInfo": {"name": "mcpkit-check", "version": __version__},
         },
     }
+    dropped = {name.lower() for name in without}
+    base = {k: v for k, v in server.headers.items() if k.lower() not in dropped}
     headers = {
-        **server.headers,
+        **base,
         "Accept": "application/json, text/event-stream",
         "Content-Type": "application/json",
         **extra,
@@ -51,14 +66,19 @@ async def _answer(server: ServerConfig, url: str, extra: dict[str, str], timeout
     try:
         async with httpx2.AsyncClient(timeout=timeout) as http:
             async with http.stream("POST", url, content=json.dumps(body), headers=headers) as response:
-                status = response.status_code
+                answer = Answer(response.status_code, response.headers.get("www-authenticate", ""))
                 session_id = response.headers.get("mcp-session-id")
-            if session_id and 200 <= status < 300:
+            if session_id and 200 <= answer.status < 300:
                 # Do not leave the session we just opened behind.
-                await http.delete(url, headers={**server.headers, "mcp-session-id": session_id})
+                await http.delete(url, headers={**base, **extra, "mcp-session-id": session_id})
     except httpx2.HTTPError:
         return None  # the client check already reports an unreachable server
-    return status
+    return answer
+
+
+async def _answer(server: ServerConfig, url: str, extra: dict[str, str], timeout: float) -> int | None:
+    answer = await post_initialize(server, url, extra, timeout)
+    return None if answer is None else answer.status
 
 
 async def check_origin(server: ServerConfig, report: CheckReport, timeout: float) -> None:

@@ -31,6 +31,15 @@ def render_table(report: CheckReport, console: Console) -> None:
         + (f"  restarted {report.restarts}x" if report.restarts else "")
     )
     console.print(f"capabilities: {json.dumps(report.capabilities)}")
+    for era, facts in report.eras.items():
+        if facts.get("served"):
+            console.print(
+                f"{era}: served, {facts.get('messagesValidated', 0)} messages validated against its schema"
+            )
+        else:
+            console.print(f"{era}: not served ({facts.get('error', 'no answer')})")
+    if report.auth:
+        console.print(f"auth: required; metadata {report.auth.get('metadata', '-')}")
     _context_table(report, console)
     if not report.findings:
         console.print("[green]no findings[/]")
@@ -43,7 +52,12 @@ def render_table(report: CheckReport, console: Console) -> None:
         table.add_column("finding")
         table.add_column("fix")
         for f in rows:
-            where = (f.tool or "") + f.pointer + (f" [{f.profile}]" if f.profile else "")
+            where = (
+                (f"{f.era} " if f.era else "")
+                + (f.tool or "")
+                + f.pointer
+                + (f" [{f.profile}]" if f.profile else "")
+            )
             table.add_row(f.rule, where or f.area, f.message, f.hint)
         console.print(table)
     console.print(

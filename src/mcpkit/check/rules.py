@@ -19,6 +19,8 @@ from mcpkit.compat import PROFILES, get_profile
 CheckSeverity = Literal["error", "warning", "info"]
 
 SPEC = "https://modelcontextprotocol.io/specification/2025-11-25"
+SPEC_2026 = "https://modelcontextprotocol.io/specification/2026-07-28"
+AUTH = f"{SPEC}/basic/authorization"
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,79 @@ _CATALOG: tuple[RuleInfo, ...] = (
         "ping is not answered with an empty result",
         'Ping: "The receiver MUST respond promptly with an empty response."',
         f"{SPEC}/basic/utilities/ping",
+    ),
+    # protocol: every message, and what is new in 2026-07-28
+    RuleInfo(
+        "message-invalid",
+        "error",
+        "A message does not match its revision's schema",
+        "Each revision's schema.json defines every message; the checker validates with the SDK's "
+        "models generated from it (mcp_types), keyed by the request a result answers.",
+        f"{SPEC}/basic",
+    ),
+    RuleInfo(
+        "stateless-not-served",
+        "info",
+        "The server does not serve the 2026-07-28 stateless wire",
+        "2026-07-28: a client learns what a server speaks from server/discover; older servers answer "
+        "it with an error, and clients fall back to initialize.",
+        f"{SPEC_2026}/basic/lifecycle",
+    ),
+    RuleInfo(
+        "discover-versions",
+        "error",
+        "server/discover's supportedVersions leaves out a revision the endpoint serves",
+        'schema DiscoverResult.supportedVersions: "MCP Protocol Versions this server supports. The client '
+        'should choose a version from this list for use in subsequent requests."',
+        f"{SPEC_2026}/basic/lifecycle",
+    ),
+    RuleInfo(
+        "discover-omits-handshake",
+        "info",
+        "server/discover lists no handshake revision although the endpoint answers initialize",
+        'schema DiscoverResult.supportedVersions: "MCP Protocol Versions this server supports"; a client '
+        "that reads discover first learns from it whether it may fall back to initialize.",
+        f"{SPEC_2026}/basic/lifecycle",
+    ),
+    RuleInfo(
+        "cache-ttl-long",
+        "warning",
+        "A caching hint keeps a result for more than a day",
+        'schema CacheableResult.ttlMs: "how long (in milliseconds) the client MAY cache this response '
+        'before re-fetching", like Cache-Control max-age.',
+        f"{SPEC_2026}/basic/utilities/caching",
+    ),
+    RuleInfo(
+        "cache-ttl-zero",
+        "info",
+        "A list declared not to change says ttlMs 0",
+        'schema CacheableResult.ttlMs: "If 0, the response SHOULD be considered immediately stale"; a '
+        "list without listChanged never announces a change, so a TTL saves every re-fetch.",
+        f"{SPEC_2026}/basic/utilities/caching",
+    ),
+    RuleInfo(
+        "listen-fails",
+        "error",
+        "listChanged is declared but subscriptions/listen does not acknowledge",
+        'schema SubscriptionsAcknowledgedNotification: "MUST be the first message the server sends" on '
+        "a subscriptions/listen stream; on 2026-07-28 list changes reach clients only there.",
+        f"{SPEC_2026}/basic/utilities/subscriptions",
+    ),
+    RuleInfo(
+        "listen-not-honoured",
+        "warning",
+        "subscriptions/listen leaves out a list change the capabilities declare",
+        "schema SubscriptionsAcknowledgedNotificationParams.notifications: the subset the server agreed "
+        "to honour; a declared listChanged it refuses is never delivered.",
+        f"{SPEC_2026}/basic/utilities/subscriptions",
+    ),
+    RuleInfo(
+        "envelope-not-required",
+        "warning",
+        "A request without the per-request envelope is answered",
+        'schema RequestMetaObject: protocolVersion and clientCapabilities are "Required"; a server that '
+        "does not support the requested version MUST return UnsupportedProtocolVersionError.",
+        f"{SPEC_2026}/basic",
     ),
     # capabilities
     RuleInfo(
@@ -247,6 +322,59 @@ _CATALOG: tuple[RuleInfo, ...] = (
         f"{SPEC}/server/tools#tool",
     ),
     # security
+    RuleInfo(
+        "auth-no-token",
+        "info",
+        "The server requires authorization and no token was given",
+        'Authorization: "MCP servers MUST use the WWW-Authenticate header ... when returning a 401."',
+        f"{AUTH}",
+    ),
+    RuleInfo(
+        "auth-token-refused",
+        "error",
+        "The token given was refused",
+        "Authorization: a token the authorization server issued for this resource is accepted.",
+        f"{AUTH}#token-handling",
+    ),
+    RuleInfo(
+        "auth-challenge",
+        "error",
+        "A 401 without a Bearer challenge that names the protected-resource metadata",
+        'Authorization: "MCP servers MUST use the HTTP header WWW-Authenticate when returning a 401 '
+        'Unauthorized to indicate the location of the resource server metadata URL" (RFC 9728 §5.1).',
+        f"{AUTH}#authorization-server-location",
+    ),
+    RuleInfo(
+        "auth-metadata",
+        "error",
+        "The protected-resource metadata is missing or malformed",
+        'Authorization: "MCP servers MUST implement the OAuth 2.0 Protected Resource Metadata (RFC 9728)"; '
+        "its resource is the server and authorization_servers lists at least one issuer.",
+        f"{AUTH}#authorization-server-discovery",
+    ),
+    RuleInfo(
+        "auth-server-unreachable",
+        "warning",
+        "An authorization server named in the metadata publishes no metadata",
+        "Authorization: clients MUST support RFC 8414 and OpenID Connect discovery to find the "
+        "authorization server's endpoints.",
+        f"{AUTH}#authorization-server-discovery",
+    ),
+    RuleInfo(
+        "auth-altered-token-accepted",
+        "error",
+        "A token with an altered signature was accepted",
+        'Authorization, token handling: "MCP servers MUST validate access tokens".',
+        f"{AUTH}#token-handling",
+    ),
+    RuleInfo(
+        "auth-audience-not-checked",
+        "error",
+        "A token issued for another resource was accepted",
+        'Authorization, token audience binding: "MCP servers MUST validate that access tokens were '
+        'issued specifically for them as the intended audience" (RFC 8707).',
+        f"{AUTH}#token-audience-binding-and-validation",
+    ),
     RuleInfo(
         "poisoning-hidden-text",
         "error",

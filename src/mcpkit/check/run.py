@@ -1,22 +1,54 @@
-"""Run every check against one server and collect the report."""
+"""Run every check against one server and collect the report, era by era.
+
+An HTTP target is checked on both protocol eras by default: the ``initialize`` handshake
+(2025-11-25) and the stateless wire (2026-07-28), because one endpoint usually serves both
+and clients of either kind connect to it. A stdio target is checked on the handshake only by
+default: that is what every stdio client speaks today, and the stateless stdio wire needs a
+process per check of its own (``--protocol 2026-07-28`` on stdio is refused in one line).
+Findings about the wire carry their era; what is the same on both (tool definitions, secrets,
+rebinding) is reported once. A server that does not serve one era of ``both`` is told so in a
+note, never failed for it: the revision it lacks is newer or older, not wrong.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
+from mcpkit.check.auth import check_auth
 from mcpkit.check.baseline import apply_baseline
 from mcpkit.check.capabilities import check_capabilities
 from mcpkit.check.context import check_context
 from mcpkit.check.handshake import check_handshake, check_stdout
-from mcpkit.check.model import CheckFinding, CheckOptions, CheckReport
+from mcpkit.check.model import HANDSHAKE_ERA, STATELESS_ERA, CheckFinding, CheckOptions, CheckReport
+from mcpkit.check.modern import check_caching, check_discover, check_envelope, check_listen
 from mcpkit.check.origin import check_origin
 from mcpkit.check.poisoning import check_poisoning
 from mcpkit.check.probe import Prober, Restart
+from mcpkit.check.schema import MessageValidator, ValidatingTracer
 from mcpkit.check.secrets import check_secrets
+from mcpkit.check.stateless import StatelessSession
 from mcpkit.check.tooldefs import check_tool_definitions
-from mcpkit.client import ConnectError, ServerConfig, Session, SessionOptions, Tracer, resolve_target
+from mcpkit.client import (
+    CallError,
+    ConnectError,
+    ServerConfig,
+    Session,
+    SessionOptions,
+    Tracer,
+    resolve_target,
+)
+
+ERAS = (HANDSHAKE_ERA, STATELESS_ERA)
+
+
+def eras_for(server: ServerConfig, protocols: tuple[str, ...] | None) -> tuple[str, ...]:
+    """The eras to check: those asked for, else both on HTTP and the handshake on stdio."""
+    if protocols:
+        return tuple(era for era in ERAS if era in protocols)
+    return ERAS if server.url and server.kind != "sse" else (HANDSHAKE_ERA,)
 
 
 def describe_target(server: ServerConfig) -> str:
@@ -78,17 +110,119 @@ async def check(
     tracer: Tracer | None = None,
     config: str | Path | None = None,
 ) -> CheckReport:
-    """Connect to ``target`` and check it. Raises ConnectError when it cannot be reached or initialized."""
+    """Connect to ``target`` and check it on each era of ``options.protocols``.
+
+    Raises ConnectError when the server cannot be reached on any era checked (or, with one
+    era asked for, on that one).
+    """
     opts = options or CheckOptions()
     server = resolve_target(target, config=config)
-    holder = _Holder(server, opts, tracer)
-    session = await holder.open()
+    eras = eras_for(server, opts.protocols)
     report = CheckReport(target=describe_target(server), source=server.source, line=server.line)
+    auth = await check_auth(server, report, opts.connect_timeout, foreign_token=opts.foreign_token)
+    if auth.blocked:
+        return report
+    failures: list[CallError] = []
+    if HANDSHAKE_ERA in eras:
+        failure = await _handshake_era(server, opts, tracer, report)
+        if failure is not None:
+            failures.append(failure)
+    if STATELESS_ERA in eras:
+        failure = await _stateless_era(server, opts, report, strict=eras == (STATELESS_ERA,))
+        if failure is not None:
+            failures.append(failure)
+    if len(failures) == len(eras):
+        raise failures[0]
+    if server.url:
+        await check_origin(server, report, opts.call_timeout)
+    return report
+
+
+async def _handshake_era(
+    server: ServerConfig, opts: CheckOptions, tracer: Tracer | None, report: CheckReport
+) -> CallError | None:
+    """Every check on the initialize handshake; the failure when the server did not initialize."""
+    report.era = HANDSHAKE_ERA
+    validator = MessageValidator(report)
+    facts: dict[str, Any] = {"served": False}
+    report.eras[HANDSHAKE_ERA] = facts
+    holder = _Holder(server, opts, ValidatingTracer(validator, tracer))
     try:
-        await check_session(session, opts, report=report, restart=holder.restart)
+        session = await holder.open()
+    except CallError as exc:
+        facts["error"] = str(exc)
+        report.era = None
+        return exc
+    try:
+        facts.update(served=True, protocolVersion=session.protocol_version)
+        await check_session(session, opts, report=report, restart=holder.restart, origin=False)
     finally:
         await holder.close()
-    return report
+        facts["messagesValidated"] = validator.checked
+        report.era = None
+    return None
+
+
+async def _stateless_era(
+    server: ServerConfig, opts: CheckOptions, report: CheckReport, *, strict: bool
+) -> CallError | None:
+    """The 2026-07-28 checks on the stateless wire; the failure when it is not served.
+
+    ``strict``: the stateless era is all that was asked for, so not serving it is the error;
+    as part of ``both`` it is a note.
+    """
+    if server.url is None or server.kind == "sse":
+        return None
+    report.era = STATELESS_ERA
+    report.eras[STATELESS_ERA] = {"served": False, "protocolVersion": STATELESS_ERA}
+    validator = MessageValidator(report, STATELESS_ERA)
+    wire = StatelessSession(server, validator, timeout=opts.call_timeout, client_name=opts.client_name)
+    try:
+        handshake = report.protocol_version if report.eras.get(HANDSHAKE_ERA, {}).get("served") else None
+        if not await check_discover(wire, report, handshake=handshake):
+            error = report.eras[STATELESS_ERA].get("error", "server/discover failed")
+            if strict:
+                return ConnectError(f"the server does not serve {STATELESS_ERA}: {error}")
+            report.add(
+                CheckFinding(
+                    "stateless-not-served",
+                    "info",
+                    "protocol",
+                    f"the server does not serve {STATELESS_ERA} (server/discover: {error})",
+                    "Fine while clients still speak the handshake; newer SDKs serve both eras.",
+                )
+            )
+            return None
+        if not report.server_info and isinstance(report.eras[STATELESS_ERA].get("serverInfo"), dict):
+            report.server_info = dict(report.eras[STATELESS_ERA]["serverInfo"])
+            report.protocol_version = STATELESS_ERA
+        listed = await check_capabilities(wire, report, opts.call_timeout)
+        await check_caching(wire, report, opts.call_timeout)
+        await check_listen(wire, report, opts.call_timeout)
+        await check_envelope(wire, report, opts.call_timeout)
+        if not report.tools and "tools" in wire.capabilities:
+            # The handshake era was not checked or not served: grade the tools as listed here.
+            report.era = None
+            _grade_definitions(listed, report, opts)
+            check_secrets(listed, report)
+    finally:
+        await wire.aclose()
+        report.eras[STATELESS_ERA]["messagesValidated"] = validator.checked
+        report.era = None
+    return None
+
+
+def _grade_definitions(
+    listed: dict[str, list[dict[str, Any]]], report: CheckReport, options: CheckOptions
+) -> list[dict[str, Any]]:
+    """What is the same on every era: tool definitions per profile, poisoning, context cost, baseline."""
+    tools = listed.get("tools", [])
+    check_tool_definitions(tools, report, options.profiles)
+    check_poisoning(tools, report)
+    check_context(tools, report)
+    if options.baseline:
+        apply_baseline(options.baseline, tools, report, update=options.update_baseline)
+    return tools
 
 
 async def check_session(
@@ -98,22 +232,20 @@ async def check_session(
     target: str = "",
     report: CheckReport | None = None,
     restart: Restart | None = None,
+    origin: bool = True,
 ) -> CheckReport:
     """Check an open session: handshake, capabilities, tool definitions, security, and (with probe) results.
 
     ``restart`` reopens the server after a probe hangs or crashes it (without it, probing
-    stops at the first such tool).
+    stops at the first such tool); ``origin`` runs the rebinding probes of an HTTP server
+    (:func:`check` runs them once, after every era).
     """
     report = report or CheckReport(target=target or describe_target(session.server))
     check_handshake(session, report)
     listed = await check_capabilities(session, report, options.call_timeout)
+    era, report.era = report.era, None  # definitions are the same on every era
     if "tools" in session.capabilities:
-        tools = listed.get("tools", [])
-        check_tool_definitions(tools, report, options.profiles)
-        check_poisoning(tools, report)
-        check_context(tools, report)
-        if options.baseline:
-            apply_baseline(options.baseline, tools, report, update=options.update_baseline)
+        tools = _grade_definitions(listed, report, options)
     else:
         tools = []
         report.add(
@@ -126,7 +258,8 @@ async def check_session(
             )
         )
     check_secrets(listed, report)
-    if session.server.url:
+    report.era = era
+    if origin and session.server.url:
         await check_origin(session.server, report, options.call_timeout)
     check_stdout(session, report)
     if tools and (options.probe or options.probe_all):
