@@ -95,17 +95,27 @@ Parsed = tuple[int, str, str, str, str, int]
 """A valid record in :class:`Post` field order: post_id, user, timestamp, url, content, log_type."""
 
 
+_LOG_TYPES = {"1": 1, "2": 2, "3": 3}
+
+
 def _parse_row(fields: list[str]) -> Parsed | str:
-    """The record's fields, or the reason the row is malformed."""
+    """The record's fields, or the reason the row is malformed.
+
+    Written for the common row (a tenth of an import's CPU time is here): fields already
+    stripped skip the strip, text without ``&`` skips the entity decoder."""
     if len(fields) != 5:
         return f"expected 5 fields, got {len(fields)}"
     raw_id, url, timestamp, content, raw_type = fields
-    raw_id = raw_id.strip()
-    if not raw_id.isdigit() or not raw_id.isascii():
-        return f"post_id is not a number: {raw_id[:30]!r}"
-    raw_type = raw_type.strip()
-    if raw_type not in ("1", "2", "3"):
-        return f"log_type must be 1, 2 or 3, got {raw_type[:10]!r}"
+    if not (raw_id.isdigit() and raw_id.isascii()):
+        raw_id = raw_id.strip()
+        if not raw_id.isdigit() or not raw_id.isascii():
+            return f"post_id is not a number: {raw_id[:30]!r}"
+    log_type = _LOG_TYPES.get(raw_type)
+    if log_type is None:
+        raw_type = raw_type.strip()
+        log_type = _LOG_TYPES.get(raw_type)
+        if log_type is None:
+            return f"log_type must be 1, 2 or 3, got {raw_type[:10]!r}"
     post_id = int(raw_id)
     if post_id >= 2**63:
         return "post_id is too large"
@@ -115,8 +125,8 @@ def _parse_row(fields: list[str]) -> Parsed | str:
         user_from_url(url, post_id),
         timestamp.strip(),
         url,
-        html.unescape(content),
-        int(raw_type),
+        html.unescape(content) if "&" in content else content,
+        log_type,
     )
 
 
