@@ -6,6 +6,7 @@ SDK's ``mcp.Client`` and mcpkit's own ``Session``."""
 
 from __future__ import annotations
 
+import json
 import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -225,7 +226,7 @@ async def test_a_2026_client_with_the_extension_gets_a_task_and_follows_it() -> 
         work.go.set()
         followed = await modern.call_tool("long_job", {"n": 4})
         assert followed.content[0].text == "done 4"  # type: ignore[union-attr]
-        assert followed.meta is not None and "io.modelcontextprotocol/related-task" in followed.meta
+        assert "io.modelcontextprotocol/related-task" not in (followed.meta or {})
 
 
 async def test_a_server_without_task_tools_declares_no_tasks() -> None:
@@ -235,3 +236,104 @@ async def test_a_server_without_task_tools_declares_no_tasks() -> None:
     assert "tasks" not in caps and "extensions" not in caps
     async with mcp.Client(server.lowlevel, mode="auto", cache=None) as modern:
         assert not modern.server_capabilities.extensions
+
+
+class Stateless:
+    """Raw 2026-07-28 requests over HTTP, envelope and headers written out, so the test sees
+    the answer exactly as sent (the SDK's client would parse the shapes away)."""
+
+    def __init__(self, url: str, client: Any, *, tasks: bool = True) -> None:
+        self.url, self.client, self.tasks = url, client, tasks
+        self.ids = 0
+
+    async def send(self, method: str, params: dict[str, Any], **headers: str) -> dict[str, Any]:
+        self.ids += 1
+        caps = {"extensions": {TASKS_EXTENSION: {}}} if self.tasks else {}
+        meta = {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": caps,
+        }
+        body = {"jsonrpc": "2.0", "id": self.ids, "method": method, "params": {**params, "_meta": meta}}
+        sent = {
+            "accept": "application/json, text/event-stream",
+            "mcp-protocol-version": "2026-07-28",
+            "mcp-method": method,
+            **{k.replace("_", "-"): v for k, v in headers.items()},
+        }
+        if method == "tools/call":
+            sent["mcp-name"] = params["name"]
+        answer = await self.client.post(self.url, json=body, headers=sent)
+        text = answer.text
+        if text.startswith("event:") or "data:" in text[:20]:
+            text = next(line[5:] for line in text.splitlines() if line.startswith("data:"))
+        return dict(json.loads(text))
+
+
+async def test_the_2026_wire_is_the_tasks_extensions() -> None:
+    """SEP-2663 as the official conformance suite checks it: a flat CreateTaskResult, tasks/get
+    inlining the result (a tool's error is completed with isError), an empty cancel
+    acknowledgement (idempotent), tasks/result and tasks/list gone, -32021 for a client that did
+    not declare the extension, -32602 for an unknown task, -32020 for a mismatched Mcp-Name."""
+    import httpx2
+
+    work, failing = Work(), Work()
+    work.go.set()
+    failing.go.set()
+
+    async def fails(args: dict[str, Any]) -> Any:
+        from mcpkit.results import error_result
+
+        return error_result("the job broke")
+
+    failing_spec = ToolSpec(
+        name="failing_job",
+        description="A job that reports an error.",
+        input_schema=p.object_schema(),
+        handler=fails,
+        tasks=True,
+    )
+    async with serving(work.spec(), failing_spec, QUICK) as (_server, url), httpx2.AsyncClient() as http:
+        raw = Stateless(url, http)
+        created = (await raw.send("tools/call", {"name": "long_job", "arguments": {"n": 5}}))["result"]
+        assert created["resultType"] == "task" and "task" not in created and "result" not in created
+        assert {"taskId", "status", "createdAt", "lastUpdatedAt", "ttlMs", "pollIntervalMs"} <= set(created)
+        assert "ttl" not in created and "pollInterval" not in created
+        task_id = created["taskId"]
+        with anyio.fail_after(GUARD):
+            while True:
+                got = (await raw.send("tasks/get", {"taskId": task_id}, mcp_name=task_id))["result"]
+                if got["status"] == "completed":
+                    break
+                await anyio.sleep(0.02)
+        assert got["resultType"] == "complete" and got["result"]["content"][0]["text"] == "done 5"
+        assert "io.modelcontextprotocol/related-task" not in got["result"].get("_meta", {})
+
+        broke = (await raw.send("tools/call", {"name": "failing_job", "arguments": {}}))["result"]
+        with anyio.fail_after(GUARD):
+            while True:
+                got = (await raw.send("tasks/get", {"taskId": broke["taskId"]}))["result"]
+                if got["status"] != "working":
+                    break
+                await anyio.sleep(0.02)
+        assert got["status"] == "completed" and got["result"]["isError"] is True and "error" not in got
+
+        ack = (await raw.send("tasks/cancel", {"taskId": task_id}))["result"]
+        assert ack["resultType"] == "complete" and not {"taskId", "status", "result"} & set(ack)
+        for gone in ("tasks/result", "tasks/list"):
+            assert (await raw.send(gone, {"taskId": task_id}))["error"]["code"] == -32601
+        assert (await raw.send("tasks/get", {"taskId": "nope"}))["error"]["code"] == -32602
+        mismatch = await raw.send("tasks/get", {"taskId": task_id}, mcp_name="another-task")
+        assert mismatch["error"]["code"] == -32020
+        plain = (await raw.send("tools/call", {"name": "quick", "arguments": {}, "task": {"ttl": 1000}}))[
+            "result"
+        ]
+        assert plain["resultType"] == "complete" and plain["content"][0]["text"] == "quick"
+
+        undeclared = Stateless(url, http, tasks=False)
+        for method in ("tasks/get", "tasks/update", "tasks/cancel"):
+            refused = (await undeclared.send(method, {"taskId": task_id, "inputResponses": {}}))["error"]
+            assert refused["code"] == -32021
+            assert refused["data"] == {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}}
+        sync = (await undeclared.send("tools/call", {"name": "long_job", "arguments": {"n": 6}}))["result"]
+        assert sync["resultType"] == "complete" and sync["content"][0]["text"] == "done 6"

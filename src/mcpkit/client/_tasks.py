@@ -25,7 +25,7 @@ import mcp_types
 from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
 from pydantic import TypeAdapter
 
-from mcpkit.errors import CallTimeoutError
+from mcpkit.errors import CallTimeoutError, JsonRpcError
 
 if TYPE_CHECKING:
     from mcpkit.client._session import Session
@@ -46,18 +46,25 @@ Request = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
 def is_task(raw: Any) -> bool:
-    """Whether a ``tools/call`` answer is a task rather than the tool's result."""
-    return (
-        isinstance(raw, Mapping)
-        and isinstance(raw.get("task"), Mapping)
-        and "content" not in raw
-        and raw.get("resultType", "task") == "task"
-    )
+    """Whether a ``tools/call`` answer is a task rather than the tool's result: a 2025
+    ``CreateTaskResult`` (``{"task": {...}}``) or a 2026 one (flat, ``resultType: "task"``)."""
+    if not isinstance(raw, Mapping) or "content" in raw:
+        return False
+    if raw.get("resultType") == "task":
+        return isinstance(raw.get("taskId"), str) or isinstance(raw.get("task"), Mapping)
+    return "resultType" not in raw and isinstance(raw.get("task"), Mapping)
+
+
+def task_of(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The task a :func:`is_task` answer names, whichever era wrote it."""
+    nested = raw.get("task")
+    return dict(nested) if isinstance(nested, Mapping) else dict(raw)
 
 
 def poll_seconds(task: Mapping[str, Any]) -> float:
-    """The server's ``pollInterval`` in seconds, kept between 50 ms and 30 s (1 s without one)."""
-    interval = task.get("pollInterval")
+    """The server's poll interval (2026 ``pollIntervalMs``, 2025 ``pollInterval``) in seconds,
+    kept between 50 ms and 30 s (1 s without one)."""
+    interval = task.get("pollIntervalMs", task.get("pollInterval"))
     if isinstance(interval, bool) or not isinstance(interval, (int, float)) or not math.isfinite(interval):
         return DEFAULT_POLL_SECONDS
     return min(max(interval / 1000, MIN_POLL_SECONDS), MAX_POLL_SECONDS)
@@ -69,9 +76,12 @@ async def follow(
     *,
     on_status: Callable[[Mapping[str, Any]], Any] | None = None,
 ) -> dict[str, Any]:
-    """Poll ``task`` until it ends and return its ``tasks/result`` (a raw ``CallToolResult``).
+    """Poll ``task`` until it ends and return the tool's result (a raw ``CallToolResult``):
+    inlined in the last ``tasks/get`` on 2026, from ``tasks/result`` on 2025.
 
-    Leaving early, by cancellation or an exception, cancels the task on the server first."""
+    A task that failed raises the server's error as :class:`~mcpkit.errors.JsonRpcError`, as
+    does one cancelled by someone else. Leaving early, by cancellation or an exception,
+    cancels the task on the server first."""
     task_id = str(task.get("taskId"))
     finished = False
     try:
@@ -81,9 +91,18 @@ async def follow(
             current = await request("tasks/get", {"taskId": task_id})
             if on_status is not None:
                 on_status(current)
-        result = await request("tasks/result", {"taskId": task_id})
         finished = True
-        return result
+        inline_result, error = current.get("result"), current.get("error")
+        if isinstance(inline_result, Mapping):
+            return dict(inline_result)
+        if isinstance(error, Mapping):
+            code = error.get("code")
+            raise JsonRpcError(
+                code if isinstance(code, int) else -32603, str(error.get("message")), error.get("data")
+            )
+        if current.get("status") == "cancelled" and "ttlMs" in current:
+            raise JsonRpcError(-32602, f"Task {task_id} was cancelled")
+        return await request("tasks/result", {"taskId": task_id})
     finally:
         if not finished:
             await _cancel_quietly(request, task_id)
@@ -135,7 +154,7 @@ async def call_tool(
         return dict(await session.request(method, body, timeout=left))
 
     with anyio.CancelScope(deadline=math.inf if deadline is None else deadline) as scope:
-        return await follow(request, raw["task"])
+        return await follow(request, task_of(raw))
     assert scope.cancelled_caught and seconds is not None
     raise CallTimeoutError("tools/call", seconds)
 
@@ -166,7 +185,7 @@ async def _first_answer(session: Session, params: dict[str, Any], seconds: float
             except Exception as exc:  # raised below, outside the task group (no exception group)
                 box["error"] = exc
             if gone and is_task(box.get("raw")):
-                task_id = str(box["raw"]["task"].get("taskId"))
+                task_id = str(task_of(box["raw"]).get("taskId"))
 
                 async def request(method: str, body: dict[str, Any]) -> dict[str, Any]:
                     return dict(await session.request(method, body, timeout=CANCEL_SECONDS))
@@ -195,21 +214,30 @@ async def _first_answer(session: Session, params: dict[str, Any], seconds: float
 
 
 class TaskCreated(mcp_types.Result):
-    """A 2026 ``tools/call`` answer that is a task (``resultType: "task"``)."""
+    """A 2026 ``tools/call`` answer that is a task (SEP-2663's flat ``CreateTaskResult``)."""
 
     result_type: Literal["task"] = "task"
-    task: mcp_types.Task
+    task_id: str
+    status: str
+    status_message: str | None = None
+    created_at: str | None = None
+    last_updated_at: str | None = None
+    ttl_ms: int | None = None
+    poll_interval_ms: int | None = None
+
+
+class _GetTask(mcp_types.GetTaskRequest):
+    name_param = "taskId"  # SEP-2663: tasks/* carry Mcp-Name: <taskId> over HTTP
+
+
+class _CancelTask(mcp_types.CancelTaskRequest):
+    name_param = "taskId"
 
 
 _RAW = TypeAdapter(dict[str, Any])
 _REQUESTS: dict[str, Callable[[str], Any]] = {
-    "tasks/get": lambda t: mcp_types.GetTaskRequest(params=mcp_types.GetTaskRequestParams(task_id=t)),
-    "tasks/result": lambda t: mcp_types.GetTaskPayloadRequest(
-        params=mcp_types.GetTaskPayloadRequestParams(task_id=t)
-    ),
-    "tasks/cancel": lambda t: mcp_types.CancelTaskRequest(
-        params=mcp_types.CancelTaskRequestParams(task_id=t)
-    ),
+    "tasks/get": lambda t: _GetTask(params=mcp_types.GetTaskRequestParams(task_id=t)),
+    "tasks/cancel": lambda t: _CancelTask(params=mcp_types.CancelTaskRequestParams(task_id=t)),
 }
 
 
@@ -233,6 +261,6 @@ class TasksExtension(ClientExtension):
             )
             return answer
 
-        task = created.task.model_dump(by_alias=True, mode="json", exclude_none=True)
+        task = created.model_dump(by_alias=True, mode="json", exclude_none=True)
         raw = await follow(request, task)
         return mcp_types.CallToolResult.model_validate(raw, by_name=False)

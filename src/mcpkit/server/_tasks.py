@@ -11,8 +11,15 @@ Both eras are served by one store:
 - 2025-11-25: the ``tasks`` capability (``requests.tools.call``, ``list``, ``cancel``); a client
   asks per call with ``params.task`` (``{"ttl": ms}``) on a tool whose definition says
   ``execution.taskSupport: "optional"``.
-- 2026-07-28: the extension ``io.modelcontextprotocol/tasks``; a client that declares it in its
-  capabilities gets ``resultType: "task"`` for a task-capable tool (the server decides).
+- 2026-07-28: the extension ``io.modelcontextprotocol/tasks`` (SEP-2663, as the official
+  conformance suite checks it); a client that declares it in its capabilities gets a flat
+  ``CreateTaskResult`` (``resultType: "task"``, ``taskId``, ``status``, ``ttlMs``,
+  ``pollIntervalMs`` ...) for a task-capable tool (the server decides; a 2025 ``task`` param is
+  ignored). ``tasks/get`` inlines the tool's ``result`` once ``completed`` (a tool's own error
+  too: ``failed`` is for protocol errors, with an ``error`` object), ``tasks/cancel`` answers an
+  empty acknowledgement (for a finished task too), ``tasks/result`` and ``tasks/list`` are gone
+  (-32601), and ``tasks/*`` from a client that did not declare the extension is refused with
+  -32021 naming it.
 
 The SDK (mcp 2.3.0) has the types (``mcp_types.Task`` ...) and passes a 2026 claimed
 ``resultType`` through, but serves no ``tasks/*`` method and refuses a ``CreateTaskResult`` on the
@@ -82,6 +89,9 @@ class _Task:
     message: str | None = None
     progress: dict[str, Any] | None = None
     result: mcp_types.CallToolResult | None = None
+    error: dict[str, Any] | None = None
+    """A protocol-level failure (JSON-RPC error shape): 2026's ``failed``, as opposed to a tool
+    that ran and reported an error (``isError``), which that wire calls ``completed``."""
     finished: float | None = None
     scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
     context: ToolContext | None = None
@@ -216,6 +226,7 @@ class TaskStore:
         except Exception:  # the server's call() turns handler errors into results; this is a bug
             logger.exception("task %s (%s) failed", task.task_id, task.tool)
             task.result = error_result(f"Tool {task.tool} failed; the server log has details.")
+            task.error = {"code": -32603, "message": f"Tool {task.tool} failed; the server log has details."}
             task.status, task.message = "failed", "the tool failed"
         finally:
             if task.status == "working":  # cancelled by the server's shutdown
@@ -233,9 +244,13 @@ class TaskStore:
             raise JsonRpcError.invalid_params(f"Unknown task {task_id!r} (never created, or expired)")
         return task
 
-    def cancel(self, task_id: str, owner: str) -> _Task:
+    def cancel(self, task_id: str, owner: str, *, idempotent: bool = False) -> _Task:
+        """Cancel the work. A finished task is refused with -32602 (2025), or left as it is
+        when ``idempotent`` (2026: cancelling a finished task is acknowledged like any other)."""
         task = self.find(task_id, owner)
         if task.status in TERMINAL:
+            if idempotent:
+                return task
             raise JsonRpcError.invalid_params(f"Task {task_id!r} is already {task.status}; nothing to cancel")
         task.status, task.message = "cancelled", "cancelled by the client"
         assert task.context is not None
@@ -262,6 +277,80 @@ class TaskStore:
             out["statusMessage"] = task.message
         return out
 
+    def detailed(self, task: _Task) -> dict[str, Any]:
+        """The task as 2026's ``tasks/get`` answers it (SEP-2663's DetailedTask): the task's
+        fields, the tool's result inlined once it is ``completed`` (a tool error included, with
+        ``isError``), the error object once it ``failed``."""
+        out = modern_task(self.wire(task), protocol_failure=task.error is not None)
+        if out["status"] == "completed" and task.result is not None:
+            out["result"] = inlined(task.result.model_dump(by_alias=True, mode="json", exclude_none=True))
+        elif out["status"] == "failed" and task.error is not None:
+            out["error"] = dict(task.error)
+        return out
+
+
+def modern_task(task: Mapping[str, Any], *, protocol_failure: bool) -> dict[str, Any]:
+    """A 2025 ``Task`` as the 2026 extension writes one: ``ttlMs`` and ``pollIntervalMs`` for
+    ``ttl`` and ``pollInterval``, and ``completed`` for a 2025 ``failed`` that was a tool's own
+    error (on 2026 ``failed`` means a protocol error only, ``protocol_failure``)."""
+    renamed = {"ttl": "ttlMs", "pollInterval": "pollIntervalMs"}
+    out = {renamed.get(k, k): v for k, v in task.items() if k not in ("_meta", "resultType")}
+    if out.get("status") == "failed" and not protocol_failure:
+        out["status"] = "completed"
+    return out
+
+
+def inlined(result: Mapping[str, Any]) -> dict[str, Any]:
+    """A ``CallToolResult`` (wire form) as 2026's DetailedTask inlines it: no ``resultType`` of
+    its own, no related-task ``_meta`` (the task id is the answer's own)."""
+    out = {k: v for k, v in result.items() if k != "resultType"}
+    meta = out.get("_meta")
+    if isinstance(meta, Mapping):
+        meta = {k: v for k, v in meta.items() if k not in (RELATED_TASK, mcp_types.SERVER_INFO_META_KEY)}
+        if meta:
+            out["_meta"] = meta
+        else:
+            del out["_meta"]
+    return out
+
+
+MISSING_CAPABILITY = -32021
+HEADER_MISMATCH = -32020
+
+
+def modern(ctx: Any) -> bool:
+    """Whether ``ctx`` is a 2026-07-28 request."""
+    return ctx.protocol_version in sdk.SDK_MODERN_VERSIONS
+
+
+def declared_extension(ctx: Any) -> bool:
+    """Whether a 2026 request's client declared the tasks extension (its ``_meta`` capabilities)."""
+    wanted = mcp_types.ClientCapabilities(extensions={TASKS_EXTENSION: {}})
+    return bool(ctx.session.check_client_capability(wanted))
+
+
+def check_task_request(ctx: Any, task_id: str) -> None:
+    """The 2026 rules every ``tasks/*`` request meets first (SEP-2663): the client declared the
+    extension (else -32021, naming it under ``requiredCapabilities``), and an ``Mcp-Name``
+    header, where one came, names this task (else -32020)."""
+    if not modern(ctx):
+        return
+    if not declared_extension(ctx):
+        raise JsonRpcError(
+            MISSING_CAPABILITY,
+            f"{ctx.method} needs the {TASKS_EXTENSION} extension in the client's capabilities",
+            {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}},
+        )
+    named = _headers(ctx).get("mcp-name")
+    if named is not None and named != task_id:
+        raise JsonRpcError(HEADER_MISMATCH, f"Mcp-Name header {named!r} does not match taskId {task_id!r}")
+
+
+def legacy_only(ctx: Any) -> None:
+    """``tasks/result`` and ``tasks/list`` are 2025 methods: 2026 removed them (-32601)."""
+    if modern(ctx):
+        raise JsonRpcError(-32601, f"Method not found: {ctx.method} is not part of the 2026 tasks extension")
+
 
 def _first_line(result: mcp_types.CallToolResult) -> str:
     for item in result.content:
@@ -286,9 +375,8 @@ def owner_of(headers: Mapping[str, str]) -> str:
 def task_requested(ctx: Any, params: Mapping[str, Any]) -> tuple[bool, int | None]:
     """Whether this ``tools/call`` asked for a task, and the TTL it asked for (2025 only: a
     2026 client that declared the extension takes a task wherever the server offers one)."""
-    if ctx.protocol_version in sdk.SDK_MODERN_VERSIONS:
-        wanted = mcp_types.ClientCapabilities(extensions={TASKS_EXTENSION: {}})
-        return bool(ctx.session.check_client_capability(wanted)), None
+    if modern(ctx):
+        return declared_extension(ctx), None  # a 2025 ``task`` param is ignored there
     task = params.get("task")
     if not isinstance(task, dict):
         return False, None
@@ -373,21 +461,31 @@ def install(
         if isinstance(task, str):
             refused = error_result(task).model_dump(by_alias=True, mode="json", exclude_none=True)
             return answer(ctx, refused)
-        created: dict[str, Any] = {"task": store.wire(task)}
-        if ctx.protocol_version in sdk.SDK_MODERN_VERSIONS:
-            created["resultType"] = "task"
-        return answer(ctx, created)
+        if modern(ctx):  # SEP-2663: flat, the task's fields beside resultType "task"
+            return answer(
+                ctx, {"resultType": "task", **modern_task(store.wire(task), protocol_failure=False)}
+            )
+        return answer(ctx, {"task": store.wire(task)})
 
     lowlevel.middleware.append(middleware)
 
     async def get(ctx: Any, params: mcp_types.GetTaskRequestParams) -> dict[str, Any]:
+        check_task_request(ctx, params.task_id)
         task = store.find(params.task_id, owner(ctx))
-        out = store.wire(task)
+        out = store.detailed(task) if modern(ctx) else store.wire(task)
         if task.progress is not None:
             out["_meta"] = {PROGRESS_META: dict(task.progress)}
         return out
 
+    async def update(ctx: Any, params: TaskUpdateParams) -> dict[str, Any]:
+        if not modern(ctx):
+            raise JsonRpcError(-32601, "Method not found: tasks/update is part of the 2026 tasks extension")
+        check_task_request(ctx, params.task_id)
+        task = store.find(params.task_id, owner(ctx))
+        raise JsonRpcError.invalid_params(f"Task {task.task_id!r} is {task.status}, not waiting for input")
+
     async def result(ctx: Any, params: mcp_types.GetTaskPayloadRequestParams) -> dict[str, Any]:
+        legacy_only(ctx)
         task = store.find(params.task_id, owner(ctx))
         await task.done.wait()
         if task.result is None:
@@ -397,15 +495,29 @@ def install(
         return answer(ctx, out)
 
     async def cancel(ctx: Any, params: mcp_types.CancelTaskRequestParams) -> dict[str, Any]:
+        check_task_request(ctx, params.task_id)
+        if modern(ctx):  # an empty acknowledgement, for a finished task too; tasks/get tells
+            store.cancel(params.task_id, owner(ctx), idempotent=True)
+            return {}
         return store.wire(store.cancel(params.task_id, owner(ctx)))
 
     async def listing(ctx: Any, params: mcp_types.PaginatedRequestParams) -> dict[str, Any]:
+        legacy_only(ctx)
         return {"tasks": [store.wire(t) for t in store.listed(owner(ctx))]}
 
     lowlevel.add_request_handler("tasks/get", mcp_types.GetTaskRequestParams, sdk_errors(get))
     lowlevel.add_request_handler("tasks/result", mcp_types.GetTaskPayloadRequestParams, sdk_errors(result))
     lowlevel.add_request_handler("tasks/cancel", mcp_types.CancelTaskRequestParams, sdk_errors(cancel))
     lowlevel.add_request_handler("tasks/list", mcp_types.PaginatedRequestParams, sdk_errors(listing))
+    lowlevel.add_request_handler("tasks/update", TaskUpdateParams, sdk_errors(update))
+
+
+class TaskUpdateParams(mcp_types.RequestParams):
+    """``tasks/update`` (2026): a client's answers to a task waiting for input. No toolkit task
+    asks for input yet, so every update names a task that is not waiting (-32602)."""
+
+    task_id: str
+    input_responses: dict[str, Any] | None = None
 
 
 def _headers(ctx: Any) -> dict[str, str]:
