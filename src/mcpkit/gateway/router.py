@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import mcp_types
+from mcp_types.methods import is_input_required
 
 from mcpkit.client import CallError
 from mcpkit.gateway.downstream import Downstream
@@ -203,9 +204,15 @@ class ResourceRouter:
         return items
 
     async def _forward(self, server: str, method: str, params: Mapping[str, Any]) -> dict[str, Any]:
-        """One request to ``server``; its failure as the client's JSON-RPC error, naming it."""
+        """One request to ``server``; its failure as the client's JSON-RPC error, naming it.
+        A 2026 server that asks first (``prompts/get``, ``resources/read``) is answered through
+        its handlers: the gateway's one client on stdio, else a refusal in one line."""
+        downstream = self._downstreams[server]
         try:
-            return await self._downstreams[server].request(method, params)
+            raw = await downstream.request(method, params)
+            if is_input_required(raw):
+                raw = await downstream.answer_input(method, params, raw)
+            return raw
         except JsonRpcError as exc:
             raise JsonRpcError(exc.code, f"{server}: {exc.message}") from None
         except CallError as exc:
