@@ -156,23 +156,33 @@ _WORDS = st.sampled_from(["cat", "wombat", "らーめん", "coffee", "東京タ�
     limit=st.integers(1, 6),
     budget=st.sampled_from([0, 10**6]),
     odd_only=st.booleans(),
+    span=st.one_of(st.none(), st.tuples(st.integers(0, 31), st.integers(0, 31))),
 )
 def test_the_gated_best_posts_are_the_full_rankings_head(
-    query: str, posts: list[str], gate: float, limit: int, budget: int, odd_only: bool
+    query: str,
+    posts: list[str],
+    gate: float,
+    limit: int,
+    budget: int,
+    odd_only: bool,
+    span: tuple[int, int] | None,
 ) -> None:
     """However the text side reads the index (every doclist, the rarest trigrams first and
     the others looked up for their posts, or the newest posts holding every trigram when the
-    rare side is over the read budget), its answer is the head of the full ranking."""
+    rare side is over the read budget), within the span of ids a filter keeps, its answer is
+    the head of the full ranking."""
+    low, high = span if span is not None else (0, 10**9)
     conn = fts(posts)
     full = ranking.text_hits(conn, "fts_content", query, len(posts))
     wanted = [
         (int(i), float(c))
         for i, c in zip(full.post_ids, full.coverage, strict=True)
-        if c >= gate and (not odd_only or i % 2)
+        if c >= gate and (not odd_only or i % 2) and low <= i <= high
     ][:limit]
 
     def accept(ids: np.ndarray) -> np.ndarray:
-        return (ids % 2 == 1) if odd_only else np.ones(len(ids), dtype=bool)
+        inside = (ids >= low) & (ids <= high)
+        return inside & (ids % 2 == 1) if odd_only else inside
 
     with mock.patch.object(ranking, "READ_BUDGET", budget):
         got = ranking.text_hits(
@@ -185,6 +195,7 @@ def test_the_gated_best_posts_are_the_full_rankings_head(
             accept=accept,
             doc_freqs=ranking.DocFreqs(),
             generation=1,
+            id_range=span,
         )
     assert got.post_ids.tolist() == [i for i, _ in wanted]
     assert got.coverage.tolist() == pytest.approx([c for _, c in wanted], abs=1e-6)

@@ -509,6 +509,7 @@ class Engine:
             accept=accept,
             doc_freqs=self._doc_freqs,
             generation=self.store.generation(),
+            id_range=None if mask is None else _id_range(space, mask),
         )
         text_rows = space.rows_of(hits.post_ids)
         fused_rows, fused = hybrid.fused(vector_rows, text_rows)
@@ -679,6 +680,12 @@ class Engine:
         )
         vector = np.asarray(self.embedder_for(model).embed_query(text), dtype=np.float32).reshape(1, -1)
         return {"vector": base64.b64encode(safetensors_io.dumps({"vector": vector})).decode("ascii")}
+
+
+def _id_range(space: VectorSpace, mask: BoolArray) -> tuple[int, int]:
+    """The lowest and highest post id of the rows ``mask`` keeps (empty: a range of none)."""
+    kept = np.asarray(space.ids)[mask]
+    return (int(kept.min()), int(kept.max())) if len(kept) else (1, 0)
 
 
 def _user_table(user_ids: Sequence[int], columns: _Columns) -> BoolArray:

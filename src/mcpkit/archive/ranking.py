@@ -251,6 +251,7 @@ def text_hits(
     accept: Callable[[IntArray], BoolArray] | None = None,
     doc_freqs: DocFreqs | None = None,
     generation: int | None = None,
+    id_range: tuple[int, int] | None = None,
 ) -> TextHits:
     """The posts of the FTS5 ``table`` whose coverage of ``query`` reaches ``gate`` (every post
     holding a trigram of it with the default 0), best first, then newest first; with ``accept``
@@ -264,8 +265,13 @@ def text_hits(
     When even the rare side is long (common words: half a million ids took 450 ms to read into
     Python at a million posts), the best ``limit`` posts are the newest holding every trigram,
     which the index's AND gives newest first, in chunks, stopping once ``limit`` are accepted.
-    The answer is the same either way; only the reading differs.
+    The answer is the same either way; only the reading differs. ``id_range`` (the lowest and
+    highest post id ``accept`` can pass) bounds every read: a date filter keeps a span of ids,
+    and the newest-first walk would otherwise read every newer post first.
     """
+    low, high = id_range if id_range is not None else (-(2**63), 2**63 - 1)
+    if low > high:
+        return TextHits(np.zeros(0, np.int64), np.zeros(0, np.float32))
     grams = query_trigrams(query)
     empty = TextHits(np.zeros(0, np.int64), np.zeros(0, np.float32))
     if not grams or total_posts <= 0:
@@ -300,14 +306,12 @@ def text_hits(
     rest = present[len(essential) :]
     found = None
     if limit is not None and sum(df for _, df, _ in essential) > READ_BUDGET:
-        found = _newest_holding_all(conn, table, [gram for gram, _, _ in present], limit, accept)
+        found = _newest_holding_all(conn, table, [gram for gram, _, _ in present], limit, accept, (low, high))
     if found is not None:
         coverage = np.full(len(found), np.float32(held / mass), dtype=np.float32)
         return TextHits(found, coverage, grams_kept, weights_kept, mass)
-    lists = [
-        doclist(conn, f"SELECT group_concat(rowid) FROM {table} WHERE {table} MATCH ?", (_phrase(gram),))
-        for gram, _, _ in essential
-    ]
+    read = f"SELECT group_concat(rowid) FROM {table} WHERE {table} MATCH ? AND rowid BETWEEN ? AND ?"
+    lists = [doclist(conn, read, (_phrase(gram), low, high)) for gram, _, _ in essential]
     candidates, inverse = np.unique(np.concatenate(lists), return_inverse=True)
     per_id = np.repeat(
         np.asarray([w for _, _, w in essential], dtype=np.float64), [len(ids) for ids in lists]
@@ -316,16 +320,8 @@ def text_hits(
     if rest and len(candidates):
         anyof = " OR ".join(_phrase(gram) for gram, _, _ in essential)
         for gram, df, weight in rest:
-            if df <= SEEK_COST * len(candidates):
-                ids = doclist(
-                    conn, f"SELECT group_concat(rowid) FROM {table} WHERE {table} MATCH ?", (_phrase(gram),)
-                )
-            else:
-                ids = doclist(
-                    conn,
-                    f"SELECT group_concat(rowid) FROM {table} WHERE {table} MATCH ?",
-                    (f"({anyof}) AND {_phrase(gram)}",),
-                )
+            lookup = _phrase(gram) if df <= SEEK_COST * len(candidates) else f"({anyof}) AND {_phrase(gram)}"
+            ids = doclist(conn, read, (lookup, low, high))
             scores[np.isin(candidates, ids, assume_unique=True)] += weight
     coverage = (scores / mass).astype(np.float32)
     keep = coverage >= gate
@@ -346,6 +342,7 @@ def _newest_holding_all(
     grams: Sequence[str],
     limit: int,
     accept: Callable[[IntArray], BoolArray] | None,
+    id_range: tuple[int, int],
 ) -> IntArray | None:
     """The newest ``limit`` posts (that ``accept`` passes) holding every one of ``grams``, read
     newest first in growing chunks; None when fewer than ``limit`` posts hold them all (then
@@ -353,16 +350,16 @@ def _newest_holding_all(
     everything = " AND ".join(_phrase(gram) for gram in grams)
     sql = (
         f"SELECT group_concat(rowid) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? "
-        "AND rowid < ? ORDER BY rowid DESC LIMIT ?)"
+        "AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT ?)"
     )
     found: list[IntArray] = []
     count = 0
-    below = 2**63 - 1
+    low, high = id_range
     chunk = max(4 * limit, 256)
     while True:
-        ids = -np.sort(-doclist(conn, sql, (everything, below, chunk)))
+        ids = -np.sort(-doclist(conn, sql, (everything, low, high, chunk)))
         if len(ids):
-            below = int(ids[-1])
+            high = int(ids[-1]) - 1
             kept = ids if accept is None else ids[np.asarray(accept(ids), dtype=bool)]
             found.append(kept)
             count += len(kept)
