@@ -44,6 +44,9 @@ def test_capabilities_grow_only_with_what_is_served() -> None:
         assert set(caps) == {"tools", "resources", "prompts"}
         resources = client.request("resources/list", {})["result"]["resources"]
         assert [r["uri"] for r in resources] == ["mcpkit://readme"]
+        # Declaring resources owes an answer to templates too: none served, an empty list.
+        templates = client.request("resources/templates/list", {})["result"]
+        assert templates["resourceTemplates"] == []
         read = client.request("resources/read", {"uri": "mcpkit://readme"})["result"]
         assert "echo" in read["contents"][0]["text"]
         prompt = client.request("prompts/get", {"name": "greet", "arguments": {"name": "Ada"}})["result"]

@@ -251,6 +251,7 @@ class McpkitServer:
         if self.resources:
             self._resources = {r.uri: r for r in self.resources}
             handlers["on_list_resources"] = self._list_resources
+            handlers["on_list_resource_templates"] = self._list_resource_templates
             handlers["on_read_resource"] = sdk_errors(self._read_resource)
         if self.prompts:
             self._prompts = {p.name: p for p in self.prompts}
@@ -466,6 +467,13 @@ class McpkitServer:
                 for r in self.resources
             ]
         )
+
+    async def _list_resource_templates(
+        self, ctx: Ctx, params: mcp_types.PaginatedRequestParams | None
+    ) -> Any:
+        """An empty list: the toolkit serves fixed resources only, and a client that lists
+        templates of a server declaring ``resources`` is owed an answer, not -32601."""
+        return mcp_types.ListResourceTemplatesResult(resource_templates=[])
 
     async def _read_resource(self, ctx: Ctx, params: mcp_types.ReadResourceRequestParams) -> Any:
         spec = self._resources.get(str(params.uri))
