@@ -20,6 +20,7 @@ from mcpkit.client import Session, TasksExtension, connect
 from mcpkit.jsonrpc import JsonRpcError
 from tests.client.procs import free_port
 from tests.gateway.support import HERE, gateway_argv, wait_port, write_config
+from tests.support.stateless import Stateless
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 
@@ -112,9 +113,47 @@ async def test_a_2026_client_follows_a_task_through_the_gateway(gateway_url: str
         assert modern.protocol_version == "2026-07-28"
         assert "io.modelcontextprotocol/tasks" in (modern.server_capabilities.extensions or {})
         claimed = await modern.session.call_tool("jobs_wait_for", {"path": str(done)}, allow_claimed=True)
-        assert claimed.result_type == "task"
+        assert claimed.result_type == "task" and claimed.task_id  # type: ignore[attr-defined]
+        assert claimed.ttl_ms and claimed.poll_interval_ms == 50  # type: ignore[attr-defined]
         followed = await modern.call_tool("jobs_wait_for", {"path": str(done)})
         assert followed.content[0].text == "ready"  # type: ignore[union-attr]
     async with mcp.Client(gateway_url, mode="legacy") as legacy:
         plain = await legacy.call_tool("jobs_wait_for", {"path": str(done)})
         assert plain.content[0].text == "ready"  # type: ignore[union-attr]
+
+
+async def test_a_2026_client_gets_the_extensions_shapes_from_a_2025_server(
+    gateway_url: str, tmp_path: Path
+) -> None:
+    """The server behind speaks 2025 tasks; the gateway's 2026 face answers as the extension
+    says: a flat task, the result inlined by tasks/get once done, an empty cancel ack, no
+    tasks/result, and -32021 for a client that did not declare the extension."""
+    import httpx2
+
+    done = tmp_path / "done"
+    async with httpx2.AsyncClient() as http:
+        raw = Stateless(gateway_url, http)
+        created = (await raw.send("tools/call", {"name": "jobs_wait_for", "arguments": {"path": str(done)}}))[
+            "result"
+        ]
+        assert created["resultType"] == "task" and "task" not in created and "ttlMs" in created
+        task_id = created["taskId"]
+        working = (await raw.send("tasks/get", {"taskId": task_id}))["result"]
+        assert working["status"] == "working" and "result" not in working
+        done.write_text("finished")
+        with anyio.fail_after(GUARD):
+            while True:
+                got = (await raw.send("tasks/get", {"taskId": task_id}))["result"]
+                if got["status"] != "working":
+                    break
+                await anyio.sleep(0.02)
+        assert got["status"] == "completed" and got["result"]["content"] == [
+            {"type": "text", "text": "finished"}
+        ]
+        ack = (await raw.send("tasks/cancel", {"taskId": task_id}))["result"]
+        assert ack["resultType"] == "complete" and "status" not in ack
+        assert (await raw.send("tasks/result", {"taskId": task_id}))["error"]["code"] == -32601
+        refused = (await Stateless(gateway_url, http, tasks=False).send("tasks/get", {"taskId": task_id}))[
+            "error"
+        ]
+        assert refused["code"] == -32021

@@ -6,7 +6,6 @@ SDK's ``mcp.Client`` and mcpkit's own ``Session``."""
 
 from __future__ import annotations
 
-import json
 import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -21,6 +20,7 @@ from mcpkit.jsonrpc import JsonRpcError
 from mcpkit.server import TASKS_EXTENSION, McpkitServer, ServerOptions, build_server
 from mcpkit.tools import ToolContext, ToolSpec
 from mcpkit.tools import params as p
+from tests.support.stateless import Stateless
 
 pytestmark = pytest.mark.anyio
 
@@ -236,38 +236,6 @@ async def test_a_server_without_task_tools_declares_no_tasks() -> None:
     assert "tasks" not in caps and "extensions" not in caps
     async with mcp.Client(server.lowlevel, mode="auto", cache=None) as modern:
         assert not modern.server_capabilities.extensions
-
-
-class Stateless:
-    """Raw 2026-07-28 requests over HTTP, envelope and headers written out, so the test sees
-    the answer exactly as sent (the SDK's client would parse the shapes away)."""
-
-    def __init__(self, url: str, client: Any, *, tasks: bool = True) -> None:
-        self.url, self.client, self.tasks = url, client, tasks
-        self.ids = 0
-
-    async def send(self, method: str, params: dict[str, Any], **headers: str) -> dict[str, Any]:
-        self.ids += 1
-        caps = {"extensions": {TASKS_EXTENSION: {}}} if self.tasks else {}
-        meta = {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
-            "io.modelcontextprotocol/clientCapabilities": caps,
-        }
-        body = {"jsonrpc": "2.0", "id": self.ids, "method": method, "params": {**params, "_meta": meta}}
-        sent = {
-            "accept": "application/json, text/event-stream",
-            "mcp-protocol-version": "2026-07-28",
-            "mcp-method": method,
-            **{k.replace("_", "-"): v for k, v in headers.items()},
-        }
-        if method == "tools/call":
-            sent["mcp-name"] = params["name"]
-        answer = await self.client.post(self.url, json=body, headers=sent)
-        text = answer.text
-        if text.startswith("event:") or "data:" in text[:20]:
-            text = next(line[5:] for line in text.splitlines() if line.startswith("data:"))
-        return dict(json.loads(text))
 
 
 async def test_the_2026_wire_is_the_tasks_extensions() -> None:

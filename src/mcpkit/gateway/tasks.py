@@ -9,6 +9,11 @@ that a long task outlives), then passes the result through the same checks and c
 other tool result (:meth:`CallPipeline.finished`). A tool whose server does not take tasks is
 called as always, held open, whatever the client asked.
 
+The servers speak the 2025 wire to the gateway; a 2026 client in front gets the extension's
+shapes (SEP-2663): the flat task, ``tasks/get`` with the result inlined once the task ended
+(fetched from the server's ``tasks/result``), an empty ``tasks/cancel`` acknowledgement, and no
+``tasks/result`` or ``tasks/list``.
+
 The gateway declares tasks only when one of its servers does (the toolkit's rules:
 :func:`mcpkit.server.declare_tasks`), and a task belongs to the caller who made it
 (:func:`mcpkit.server.task_owner`). Calls reach this module only on the SDK's path: a request
@@ -31,7 +36,12 @@ from mcpkit.jsonrpc import JsonRpcError
 from mcpkit.server import (
     SDK_HANDSHAKE_VERSIONS,
     SdkServer,
+    TaskUpdateParams,
+    check_task_request,
     declare_tasks,
+    inlined_result,
+    modern_task,
+    only_on_2025,
     sdk_errors,
     task_answer,
     task_owner,
@@ -84,7 +94,7 @@ class TaskRelay:
         try:
             return await self._downstream(held).request(method, {"taskId": task_id})
         except JsonRpcError as exc:
-            if exc.code == -32602:  # the server no longer knows it (expired): neither do we
+            if exc.code == -32602 and method == "tasks/get":  # expired on its server: here too
                 self._held.pop(task_id, None)
             raise
         except CallError as exc:
@@ -125,20 +135,55 @@ class TaskRelay:
             return task_answer(server, ctx, gateway.pipeline.finished(entry, raw))
         task = dict(raw["task"])
         self._hold(str(task.get("taskId")), _Held(entry, task_owner(ctx)))
-        created: dict[str, Any] = {"task": task}
-        if ctx.protocol_version not in SDK_HANDSHAKE_VERSIONS:
-            created["resultType"] = "task"
-        return task_answer(server, ctx, created)
+        if _modern(ctx):  # the 2026 extension's flat shape, from the server's 2025 one
+            return task_answer(
+                server, ctx, {"resultType": "task", **modern_task(task, protocol_failure=False)}
+            )
+        return task_answer(server, ctx, {"task": task})
 
     async def get(self, ctx: Any, params: mcp_types.GetTaskRequestParams) -> dict[str, Any]:
+        check_task_request(ctx, params.task_id)
         held = self._find(params.task_id, task_owner(ctx))
-        return _task_only(await self._ask(held, params.task_id, "tasks/get"))
+        task = _task_only(await self._ask(held, params.task_id, "tasks/get"))
+        if not _modern(ctx):
+            return task
+        # 2026's DetailedTask: the result inlined once the task ended (a 2025 server keeps it
+        # behind tasks/result), a JSON-RPC error from there as the failed task's error.
+        if task.get("status") not in ("completed", "failed"):
+            return modern_task(task, protocol_failure=False)
+        try:
+            raw = await self._ask(held, params.task_id, "tasks/result")
+        except JsonRpcError as exc:
+            failed = modern_task(task, protocol_failure=True)
+            return {**failed, "status": "failed", "error": {"code": exc.code, "message": exc.message}}
+        done = modern_task(task, protocol_failure=False)
+        return {**done, "result": inlined_result(self.gateway.pipeline.finished(held.entry, raw))}
 
     async def cancel(self, ctx: Any, params: mcp_types.CancelTaskRequestParams) -> dict[str, Any]:
+        check_task_request(ctx, params.task_id)
         held = self._find(params.task_id, task_owner(ctx))
-        return _task_only(await self._ask(held, params.task_id, "tasks/cancel"))
+        if not _modern(ctx):
+            return _task_only(await self._ask(held, params.task_id, "tasks/cancel"))
+        # 2026: an empty acknowledgement, for a task that already ended too (a 2025 server
+        # refuses to cancel one); a task its server no longer knows is unknown here (-32602).
+        task = await self._ask(held, params.task_id, "tasks/get")
+        if task.get("status") not in TERMINAL:
+            try:
+                await self._ask(held, params.task_id, "tasks/cancel")
+            except JsonRpcError as exc:
+                if exc.code != -32602:  # -32602 here: it ended between the two requests
+                    raise
+        return {}
+
+    async def update(self, ctx: Any, params: Any) -> dict[str, Any]:
+        if not _modern(ctx):
+            raise JsonRpcError(-32601, "Method not found: tasks/update is part of the 2026 tasks extension")
+        check_task_request(ctx, params.task_id)
+        self._find(params.task_id, task_owner(ctx))
+        raise JsonRpcError.invalid_params(f"Task {params.task_id!r} is not waiting for input")
 
     async def result(self, ctx: Any, params: mcp_types.GetTaskPayloadRequestParams) -> dict[str, Any]:
+        only_on_2025(ctx)
         task_id = params.task_id
         held = self._find(task_id, task_owner(ctx))
         task = await self._ask(held, task_id, "tasks/get")
@@ -154,6 +199,7 @@ class TaskRelay:
         return out
 
     async def listing(self, ctx: Any, params: mcp_types.PaginatedRequestParams) -> dict[str, Any]:
+        only_on_2025(ctx)
         owner = task_owner(ctx)
         tasks = []
         for task_id, held in list(self._held.items()):
@@ -164,6 +210,10 @@ class TaskRelay:
             except JsonRpcError:
                 continue  # expired on its server
         return {"tasks": tasks}
+
+
+def _modern(ctx: Any) -> bool:
+    return ctx.protocol_version not in SDK_HANDSHAKE_VERSIONS
 
 
 def _task_only(raw: Mapping[str, Any]) -> dict[str, Any]:
@@ -204,6 +254,7 @@ def relay_tasks(gateway: Gateway, server: SdkServer, counted: Any) -> None:
         "tasks/result": (mcp_types.GetTaskPayloadRequestParams, relay.result),
         "tasks/cancel": (mcp_types.CancelTaskRequestParams, relay.cancel),
         "tasks/list": (mcp_types.PaginatedRequestParams, relay.listing),
+        "tasks/update": (TaskUpdateParams, relay.update),
     }
     for method, (params_type, handler) in methods.items():
         server.add_request_handler(method, params_type, counted(sdk_errors(handler)))

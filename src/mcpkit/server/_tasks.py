@@ -283,7 +283,9 @@ class TaskStore:
         ``isError``), the error object once it ``failed``."""
         out = modern_task(self.wire(task), protocol_failure=task.error is not None)
         if out["status"] == "completed" and task.result is not None:
-            out["result"] = inlined(task.result.model_dump(by_alias=True, mode="json", exclude_none=True))
+            out["result"] = inlined_result(
+                task.result.model_dump(by_alias=True, mode="json", exclude_none=True)
+            )
         elif out["status"] == "failed" and task.error is not None:
             out["error"] = dict(task.error)
         return out
@@ -300,7 +302,7 @@ def modern_task(task: Mapping[str, Any], *, protocol_failure: bool) -> dict[str,
     return out
 
 
-def inlined(result: Mapping[str, Any]) -> dict[str, Any]:
+def inlined_result(result: Mapping[str, Any]) -> dict[str, Any]:
     """A ``CallToolResult`` (wire form) as 2026's DetailedTask inlines it: no ``resultType`` of
     its own, no related-task ``_meta`` (the task id is the answer's own)."""
     out = {k: v for k, v in result.items() if k != "resultType"}
@@ -346,7 +348,7 @@ def check_task_request(ctx: Any, task_id: str) -> None:
         raise JsonRpcError(HEADER_MISMATCH, f"Mcp-Name header {named!r} does not match taskId {task_id!r}")
 
 
-def legacy_only(ctx: Any) -> None:
+def only_on_2025(ctx: Any) -> None:
     """``tasks/result`` and ``tasks/list`` are 2025 methods: 2026 removed them (-32601)."""
     if modern(ctx):
         raise JsonRpcError(-32601, f"Method not found: {ctx.method} is not part of the 2026 tasks extension")
@@ -485,7 +487,7 @@ def install(
         raise JsonRpcError.invalid_params(f"Task {task.task_id!r} is {task.status}, not waiting for input")
 
     async def result(ctx: Any, params: mcp_types.GetTaskPayloadRequestParams) -> dict[str, Any]:
-        legacy_only(ctx)
+        only_on_2025(ctx)
         task = store.find(params.task_id, owner(ctx))
         await task.done.wait()
         if task.result is None:
@@ -502,7 +504,7 @@ def install(
         return store.wire(store.cancel(params.task_id, owner(ctx)))
 
     async def listing(ctx: Any, params: mcp_types.PaginatedRequestParams) -> dict[str, Any]:
-        legacy_only(ctx)
+        only_on_2025(ctx)
         return {"tasks": [store.wire(t) for t in store.listed(owner(ctx))]}
 
     lowlevel.add_request_handler("tasks/get", mcp_types.GetTaskRequestParams, sdk_errors(get))
