@@ -82,7 +82,7 @@ class AnswerError(McpkitError):
     """The client's answer does not fit the form it was shown (after coercion)."""
 
 
-class InputRequired(BaseException):
+class _InputRequired(BaseException):  # a control signal, not an error: private, outside the error tree
     """Raised by ``ask`` on the 2026 wire for a question not yet answered; the server turns it
     into the call's ``InputRequiredResult``. A ``BaseException`` so that a handler's own
     ``except Exception`` cannot swallow it (it would turn "ask the user" into a failed call)."""
@@ -94,15 +94,15 @@ class InputRequired(BaseException):
 
 def input_required_of(exc: BaseException) -> mcp_types.InputRequiredResult | None:
     """The ``InputRequiredResult`` a handler's ``ask`` raised, also from inside a task group."""
-    if isinstance(exc, InputRequired):
+    if isinstance(exc, _InputRequired):
         return exc.result
     if isinstance(exc, BaseExceptionGroup):
-        found, rest = exc.split(InputRequired)
+        found, rest = exc.split(_InputRequired)
         if found is not None and rest is None:
             leaf: BaseException = found
             while isinstance(leaf, BaseExceptionGroup):
                 leaf = leaf.exceptions[0]
-            return cast(InputRequired, leaf).result
+            return cast(_InputRequired, leaf).result
     return None
 
 
@@ -134,7 +134,7 @@ def elicitor(ctx: ServerRequestContext[Any, Any]) -> Elicit | None:
     refuses (mcpkit's own client without a handler does) answers with an error: both are
     "could not ask", never a failed tool call, so the caller falls back to its arguments.
     2026 wire: answers from this call's ``inputResponses`` and sealed ``requestState``, or
-    :class:`InputRequired` for the next question.
+    :class:`_InputRequired` for the next question.
     """
     session = ctx.session
     if not _can_fill_forms(session):
@@ -193,7 +193,7 @@ class _Rounds:
             params=mcp_types.ElicitRequestFormParams(message=message, requested_schema=cast(Any, schema))
         )
         state = {"v": _STATE_VERSION, "answers": self.answers, "asked": {key: digest}}
-        raise InputRequired(
+        raise _InputRequired(
             mcp_types.InputRequiredResult(
                 input_requests={key: request},
                 request_state=json.dumps(state, separators=(",", ":"), ensure_ascii=True),
