@@ -441,12 +441,12 @@ def test_a_protocol_no_client_speaks_is_refused_in_one_line(tmp_path: Path) -> N
     assert "\n" not in str(refused.value)
 
 
-@pytest.mark.parametrize(("protocol", "second"), [("2025-11-25", "unasked"), ("2026-07-28", "hello B")])
+@pytest.mark.parametrize(("protocol", "second"), [("2025-11-25", "hello B"), ("2026-07-28", "hello B")])
 async def test_two_clients_asked_at_once(tmp_path: Path, protocol: str, second: str) -> None:
     """A's form stays open while B calls the same server. A 2026 server's question comes back
-    in B's own call, so B is asked too; a handshake server's question does not say whose call
-    it serves, so with two running the gateway refuses it (B's tool hears "unasked") rather
-    than show B's question to A."""
+    in B's own call, so B is asked too. A handshake server's question does not say whose call
+    it serves, but A's call waits for A's answer and asks nothing meanwhile, so the question is
+    B's: B is asked, and A's form is never shown B's question."""
     b_done = anyio.Event()
     asked: list[str] = []
 
@@ -543,3 +543,31 @@ async def test_parked_calls_are_bounded(tmp_path: Path, monkeypatch: pytest.Monk
         assert results == {"first": "hello first", "second": "unasked"}
         assert asked == ["Who is greeted by 1?"]
         await _until_none_parked(gw)
+
+
+async def test_asking_calls_one_after_another_are_each_asked(tmp_path: Path) -> None:
+    """A run of asking calls through the gateway, as a conformance run makes them: the first
+    client takes its InputRequiredResult and never retries (its form stays open on the server
+    until the wait runs out), the next ones answer theirs. Each later call is still asked: a
+    call that waits for its own answer asks nothing else, so it does not stand in the way
+    (it used to, and every later question came back "unasked")."""
+    async with in_process(tmp_path) as gw:
+        async with mcp.Client(
+            gw.lowlevel(), mode="2026-07-28", elicitation_callback=answering("accept", "x", [])
+        ) as client:
+            abandoned = await client.session.call_tool("ask_greet", {"by": "1"}, allow_input_required=True)
+            assert isinstance(abandoned, mcp_types.InputRequiredResult)
+            for n in (2, 3, 4):
+                again = await client.session.call_tool("ask_greet", {"by": str(n)}, allow_input_required=True)
+                assert isinstance(again, mcp_types.InputRequiredResult), again
+                ((key, request),) = again.input_requests.items()  # type: ignore[union-attr]
+                assert request.params.message == f"Who is greeted by {n}?"  # type: ignore[union-attr]
+                done = await client.session.call_tool(
+                    "ask_greet",
+                    {"by": str(n)},
+                    input_responses={key: mcp_types.ElicitResult(action="accept", content={"name": f"N{n}"})},
+                    request_state=again.request_state,
+                    allow_input_required=True,
+                )
+                assert isinstance(done, mcp_types.CallToolResult) and text(done) == f"hello N{n}"
+        assert gw.asking.parked == 1  # only the abandoned call waits, until its wait runs out

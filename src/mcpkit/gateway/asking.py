@@ -176,13 +176,22 @@ class Asking:
             if not waiting:
                 return await fallback(params)
             running = max(len(waiting), self._downstreams[server].in_flight)
-            if running > 1:  # other calls run there too: any of them may be the one asking
-                return _unasked(
-                    method,
-                    f"{running} calls to {server} are running at once; the gateway cannot tell "
-                    "which one this question belongs to",
-                )
-            return await waiting[0].ask(method, params, self.answer_seconds)
+            # A call whose question is still open waits for that answer and asks nothing else:
+            # it is not the one asking. (One whose client never came back used to count, so
+            # every later question on that server was refused until its wait ran out.)
+            free = [parked for parked in waiting if not parked.open()]
+            others = running - (len(waiting) - len(free))  # calls that may be asking now
+            if others == 1 and len(free) == 1:
+                return await free[0].ask(method, params, self.answer_seconds)
+            if others == 1 and not free:  # the one call not parked asks: the old way
+                return await fallback(params)
+            if running == 1:  # the only call, asking again before its first answer came
+                return await waiting[0].ask(method, params, self.answer_seconds)
+            return _unasked(
+                method,
+                f"{others} calls to {server} that could be asking are running at once; the "
+                "gateway cannot tell which one this question belongs to",
+            )
 
         return ask
 
