@@ -21,13 +21,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from mcp.shared._otel import extract_trace_context
 from opentelemetry import trace
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, TraceState
 
 from mcpkit.client import ServerConfig, Session, SessionOptions, connect
-from mcpkit.log import continue_trace, current_trace_ids
+from mcpkit.log import _extracted, continue_trace, current_trace_ids
 from mcpkit.server import build_server
 from mcpkit.tools import ToolSpec
 from mcpkit.tools.params import object_schema, string
@@ -212,3 +213,29 @@ def test_continue_trace_takes_any_meta(meta: Any) -> None:
     assert current_trace_ids() is None
     if ids is not None:
         assert isinstance(meta, dict) and ids[0] in str(meta["traceparent"]).lower()
+
+
+def _span_of(context: Any) -> SpanContext | None:
+    return None if context is None else trace.get_current_span(context).get_span_context()
+
+
+W3C_LIKE = r"\A[ \t]{0,2}[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}(-[ -~]{0,8})?[ \t\n]{0,2}\Z"
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    traceparent=st.one_of(st.from_regex(W3C_LIKE), st.text(max_size=80)),
+    tracestate=st.one_of(st.none(), st.text(max_size=40), st.just("a=1,b@v=2"), st.just("x" * 9000)),
+)
+@example(traceparent="00-" + "0" * 32 + "-b7ad6b7169203331-01", tracestate=None)
+@example(traceparent="ff-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", tracestate=None)
+@example(traceparent="01-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01-later", tracestate="k=v")
+def test_the_fast_paths_read_a_traceparent_as_the_sdks_server_does(
+    traceparent: str, tracestate: str | None
+) -> None:
+    """The gateway's fast paths read ``_meta`` themselves (mcpkit.log), the SDK's path through
+    the W3C propagator: both must find the same trace in the same request."""
+    meta: dict[str, Any] = {"traceparent": traceparent}
+    if tracestate is not None:
+        meta["tracestate"] = tracestate
+    assert _span_of(_extracted(meta)) == _span_of(extract_trace_context(meta))

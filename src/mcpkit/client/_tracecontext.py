@@ -17,7 +17,7 @@ The SDK's dispatcher injects OpenTelemetry's current context into each request's
 current that the dispatcher then injects. When the caller's span is a recording one (a tracing
 SDK is installed) nothing is made here: the dispatcher's own client span is its child. Requests
 sent beside the SDK (:meth:`Session.send_raw`) get the same ``_meta`` from
-:meth:`RequestSpans.meta_for`, through the same propagator. A request whose ``_meta`` already
+:meth:`RequestSpans.meta_for`, in the W3C propagator's format. A request whose ``_meta`` already
 names a ``traceparent`` is sent as the caller wrote it.
 
 Only OpenTelemetry's API is used, which the SDK already depends on; no tracing SDK is needed.
@@ -31,7 +31,6 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from opentelemetry import trace
-from opentelemetry.propagate import inject
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 
 _SAMPLED = TraceFlags(TraceFlags.SAMPLED)
@@ -79,12 +78,23 @@ class RequestSpans:
 
     def meta_for(self, params: Mapping[str, Any]) -> Mapping[str, Any]:
         """``params`` with this request's ``traceparent`` (and ``tracestate``) in its ``_meta``,
-        for a request sent beside the SDK's dispatcher."""
+        for a request sent beside the SDK's dispatcher (the gateway's fast lane).
+
+        Written as the W3C propagator writes them, without going through it: the propagator's
+        span and context objects cost about 8 us a call, a third of what the fast lane adds
+        to a call it relays (tests check the fields against the propagator's reading)."""
         meta = params.get("_meta")
         if (meta is not None and not isinstance(meta, Mapping)) or _names_trace(params):
             return params
         carrier: dict[str, Any] = dict(meta or {})
-        inject(carrier, context=trace.set_span_in_context(NonRecordingSpan(self._child())))
+        parent = trace.get_current_span().get_span_context()
+        span_id = _nonzero_bits(64)
+        if parent.is_valid:
+            carrier["traceparent"] = f"00-{parent.trace_id:032x}-{span_id:016x}-{parent.trace_flags:02x}"
+            if parent.trace_state:
+                carrier["tracestate"] = parent.trace_state.to_header()
+        else:
+            carrier["traceparent"] = f"00-{self.trace_id:032x}-{span_id:016x}-{_SAMPLED:02x}"
         return {**params, "_meta": carrier}
 
 
