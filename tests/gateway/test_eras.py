@@ -571,3 +571,24 @@ async def test_asking_calls_one_after_another_are_each_asked(tmp_path: Path) -> 
                 )
                 assert isinstance(done, mcp_types.CallToolResult) and text(done) == f"hello N{n}"
         assert gw.asking.parked == 1  # only the abandoned call waits, until its wait runs out
+
+
+@pytest.mark.parametrize("askable", [False, True])
+async def test_progress_reaches_a_2026_client(tmp_path: Path, askable: bool) -> None:
+    """A handshake server's progress reaches a 2026 client under its own token, whether or not
+    the client may be asked (a call that may be asked is parked: it used to drop the token),
+    and over the gateway's HTTP as on the SDK's in-process wire."""
+    config = write_config(tmp_path / "gw.json", {"flaky": flaky()})
+    port = free_port()
+    seen: list[tuple[float, float | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total))
+
+    callback = answering("accept", "x", []) if askable else None
+    for url in _serve(gateway_argv(config, "--transport", "http", "--port", str(port)), port):
+        async with mcp.Client(url, mode="2026-07-28", elicitation_callback=callback) as client:
+            result = await client.call_tool("flaky_sleep", {"seconds": 0.3}, progress_callback=on_progress)
+        assert not result.is_error, result
+    assert seen, "no progress reached the 2026 client"
+    assert seen[-1][0] == seen[-1][1]

@@ -42,7 +42,8 @@ import itertools
 import json
 import logging
 import secrets
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,6 +58,7 @@ from pydantic import BaseModel, ValidationError
 from mcpkit.gateway import answers, metatools
 from mcpkit.gateway.downstream import Downstream
 from mcpkit.gateway.pipeline import ASKED_OF, CallPipeline, InputRelay
+from mcpkit.gateway.relay import ClientRelay
 from mcpkit.gateway.views import View
 from mcpkit.jsonrpc import JsonRpcError
 
@@ -90,6 +92,8 @@ class Parked:
     key: str
     server: str
     capabilities: frozenset[str]
+    progress: str | None = None
+    """The gateway's progress token of the call: its progress reaches the latest front request."""
     questions: dict[str, Question] = field(default_factory=dict)
     result: dict[str, Any] | None = None
     collected: anyio.Event = field(default_factory=anyio.Event)
@@ -148,9 +152,14 @@ class Asking:
     """Parked calls of 2026 clients, and the per-server handlers that put questions to them."""
 
     def __init__(
-        self, pipeline: CallPipeline, downstreams: Mapping[str, Downstream], answer_seconds: float
+        self,
+        pipeline: CallPipeline,
+        downstreams: Mapping[str, Downstream],
+        answer_seconds: float,
+        relay: ClientRelay | None = None,
     ) -> None:
         self._pipeline = pipeline
+        self._clients = relay
         self._downstreams = downstreams
         self.answer_seconds = answer_seconds
         self._parked: dict[str, Parked] = {}
@@ -217,17 +226,31 @@ class Asking:
                     f"{params.name}: the call this answers is no longer waiting (answered already, "
                     "or its wait for an answer ran out); call the tool again."
                 )
+            if self._clients is not None:
+                self._clients.progress_to(parked.progress, ctx)
             parked.answer(params.input_responses or {})
             return await self._outcome(parked)
         server = _server_of(self._pipeline, view, params.name, arguments)
         if server is not None and self._downstreams[server].protocol_version in MODERN_PROTOCOL_VERSIONS:
             return await self._relay(ctx, view, params, arguments)
         if server is None or len(self._parked) >= MAX_PARKED or self._tg is None:
-            return await self._pipeline.call(view, params.name, arguments)
-        parked = Parked(secrets.token_urlsafe(24), server, _capabilities(ctx))
+            with self._progress(ctx) as token:
+                return await self._pipeline.call(view, params.name, arguments, token)
+        token = self._clients.progress_token(ctx) if self._clients is not None else None
+        parked = Parked(secrets.token_urlsafe(24), server, _capabilities(ctx), token)
         self._parked[parked.key] = parked
         self._tg.start_soon(self._run, parked, view, params.name, arguments)
         return await self._outcome(parked)
+
+    @contextmanager
+    def _progress(self, ctx: Ctx) -> Iterator[str | None]:
+        """The gateway's progress token for one front request's call, while it runs."""
+        token = self._clients.progress_token(ctx) if self._clients is not None else None
+        try:
+            yield token
+        finally:
+            if self._clients is not None:
+                self._clients.progress_done(token)
 
     async def _relay(
         self, ctx: Ctx, view: View, params: mcp_types.CallToolRequestParams, arguments: dict[str, Any]
@@ -244,7 +267,8 @@ class Asking:
             if params.input_responses:
                 resume["inputResponses"] = {k: _wire(v) for k, v in params.input_responses.items()}
         relay = InputRelay(_capabilities(ctx), resume)
-        raw = await self._pipeline.call(view, params.name, arguments, relay=relay)
+        with self._progress(ctx) as token:
+            raw = await self._pipeline.call(view, params.name, arguments, token, relay=relay)
         if not is_input_required(raw):
             return raw
         return mcp_types.InputRequiredResult.model_validate(
@@ -256,7 +280,7 @@ class Asking:
         waiting.append(parked)
         try:
             try:
-                parked.result = await self._pipeline.call(view, name, arguments)
+                parked.result = await self._pipeline.call(view, name, arguments, parked.progress)
             except Exception as exc:  # never a traceback to the client: one line, logged in full
                 logger.exception("tools/call %s failed inside the gateway", name)
                 parked.result = answers.failure(
@@ -271,6 +295,8 @@ class Asking:
                 await parked.collected.wait()
         finally:
             self._parked.pop(parked.key, None)
+            if self._clients is not None:
+                self._clients.progress_done(parked.progress)
 
     async def _outcome(self, parked: Parked) -> dict[str, Any] | mcp_types.InputRequiredResult:
         while True:

@@ -71,7 +71,9 @@ class Gateway:
         except OSError as exc:
             raise GatewayConfigError(f"overflow_dir {config.overflow_dir}: {exc.strerror or exc}") from None
         self.pipeline = CallPipeline(self.downstreams, cap)
-        self.asking = Asking(self.pipeline, self.downstreams, answer_seconds=config.call_timeout)
+        self.asking = Asking(
+            self.pipeline, self.downstreams, answer_seconds=config.call_timeout, relay=self.relay
+        )
         self._in_flight = InFlight()
         self._servers: weakref.WeakSet[SdkServer] = weakref.WeakSet()
         sampling = self.relay.asker("sampling/createMessage", "sampling")

@@ -45,7 +45,8 @@ class ClientRelay:
         self._downstreams = downstreams
         # Keyed by the SDK's per-connection object: a ServerSession is made anew for each request.
         self._clients: weakref.WeakKeyDictionary[Connection, tuple[str, ...]] = weakref.WeakKeyDictionary()
-        self._progress: dict[str, tuple[ServerSession, str | int, Any]] = {}
+        self._progress: dict[str, ServerSession] = {}
+        """Gateway token -> the session of the client request whose progress it stands for."""
         self._tokens = itertools.count(1)
         self._log_level: str | None = None
 
@@ -76,16 +77,25 @@ class ClientRelay:
 
     def progress_token(self, ctx: Ctx | None) -> str | None:
         """A gateway-wide token standing for the client's own, when the client asked for progress."""
-        meta: Mapping[str, Any] = (ctx.meta or {}) if ctx is not None else {}
-        client_token = meta.get("progress_token")
-        if ctx is None or not isinstance(client_token, str | int):
+        if ctx is None or not _wants_progress(ctx):
             return None
         token = f"gw-{next(self._tokens)}"
-        self._progress[token] = (ctx.session, client_token, ctx.request_id)
+        self._progress[token] = ctx.session
         return token
 
-    def progress_done(self, token: str) -> None:
-        self._progress.pop(token, None)
+    def progress_to(self, token: str | None, ctx: Ctx) -> None:
+        """``token``'s progress from now on to ``ctx``'s request (a parked call's retry: the
+        request that started it has been answered), or nowhere when that one asked for none."""
+        if token is None:
+            return
+        if _wants_progress(ctx):
+            self._progress[token] = ctx.session
+        else:
+            self._progress.pop(token, None)
+
+    def progress_done(self, token: str | None) -> None:
+        if token is not None:
+            self._progress.pop(token, None)
 
     async def notified(self, downstream: Downstream, method: str, params: dict[str, Any]) -> None:
         """A server's notification, passed on where it has somewhere to go."""
@@ -97,22 +107,19 @@ class ClientRelay:
             return
         if method != "notifications/progress":
             return
-        target = self._progress.get(str(params.get("progressToken")))
-        if target is None:
+        session = self._progress.get(str(params.get("progressToken")))
+        if session is None:
             return
-        session, client_token, request_id = target
         progress = params.get("progress")
         if not isinstance(progress, int | float):
             return
         total = params.get("total")
         message = params.get("message")
-        try:
-            await session.send_progress_notification(
-                client_token,
+        try:  # under the client's own token, on that request's own stream (either era's wire)
+            await session.report_progress(
                 float(progress),
                 float(total) if isinstance(total, int | float) else None,
                 message if isinstance(message, str) else None,
-                related_request_id=str(request_id) if request_id is not None else None,
             )
         except Exception as exc:
             logger.debug("progress not delivered: %s", exc)
@@ -207,6 +214,11 @@ async def _ask(connection: Connection, method: str, params: dict[str, Any]) -> d
         return await connection.outbound.send_raw_request(method, params, None)
     except MCPError as exc:
         raise JsonRpcError(exc.code, exc.message, exc.data) from None
+
+
+def _wants_progress(ctx: Ctx) -> bool:
+    """Whether the client gave ``ctx``'s request a progress token."""
+    return isinstance((ctx.meta or {}).get("progress_token"), str | int)
 
 
 def _client_name(ctx: Ctx) -> str | None:
