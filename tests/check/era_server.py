@@ -70,9 +70,19 @@ def _modern(method: str, params: dict[str, Any]) -> tuple[dict[str, Any] | None,
     if method == "tools/list":
         return {"tools": TOOLS, **_hints()}, None
     if method == "tools/call":
-        text = str((params.get("arguments") or {}).get("text", ""))
-        return {"content": [{"type": "text", "text": text}], "resultType": "complete"}, None
+        answer, error = _call(params)
+        return (None if answer is None else {**answer, "resultType": "complete"}), error
     return None, {"code": -32601, "message": "Method not found"}
+
+
+def _call(params: dict[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """``tools/call`` of ``echo``, the same on both eras."""
+    if params.get("name") != "echo":
+        return None, {"code": -32602, "message": f"Unknown tool: {params.get('name')}"}
+    arguments = params.get("arguments") or {}
+    if set(arguments) - {"text"}:
+        return {"content": [{"type": "text", "text": "unexpected argument"}], "isError": True}, None
+    return {"content": [{"type": "text", "text": str(arguments.get("text", ""))}]}, None
 
 
 def _handshake(method: str, params: dict[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
@@ -87,12 +97,7 @@ def _handshake(method: str, params: dict[str, Any]) -> tuple[dict[str, Any] | No
     if method == "tools/list":
         return {"tools": TOOLS}, None
     if method == "tools/call":
-        if params.get("name") != "echo":
-            return None, {"code": -32602, "message": f"Unknown tool: {params.get('name')}"}
-        arguments = params.get("arguments") or {}
-        if set(arguments) - {"text"}:
-            return {"content": [{"type": "text", "text": "unexpected argument"}], "isError": True}, None
-        return {"content": [{"type": "text", "text": str(arguments.get("text", ""))}]}, None
+        return _call(params)
     return None, {"code": -32601, "message": "Method not found"}
 
 

@@ -20,15 +20,16 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mcpkit.check.argsgen import example_arguments
+from mcpkit.check.listing import Requester
 from mcpkit.check.model import CheckFinding, CheckReport, CheckSeverity
-from mcpkit.client import CallError, CallTimeoutError, JsonRpcError, ServerExitedError, Session
+from mcpkit.client import CallError, CallTimeoutError, JsonRpcError, ServerExitedError
 from mcpkit.errors import McpkitError
 from mcpkit.results import validate_result
 
 UNKNOWN_TOOL = "mcpkit_check_no_such_tool"
 BOGUS_ARGUMENT = "mcpkit_check_unexpected_argument"
 
-Restart = Callable[[], Awaitable[Session | None]]
+Restart = Callable[[], Awaitable[Requester | None]]
 """Closes the current session and opens a new one (None when the server cannot be restarted)."""
 
 
@@ -41,7 +42,7 @@ class Prober:
 
     def __init__(
         self,
-        session: Session,
+        session: Requester,
         restart: Restart,
         tools: list[dict[str, Any]],
         report: CheckReport,
@@ -55,19 +56,21 @@ class Prober:
             str(t.get("name")): t["outputSchema"] for t in tools if isinstance(t.get("outputSchema"), dict)
         }
 
-    async def run(self, tools: list[dict[str, Any]], *, probe_all: bool) -> None:
+    async def run(self, tools: list[dict[str, Any]], *, probe_all: bool, notes: bool = True) -> None:
+        """Probe ``tools``; ``notes``: say which tools were not called (once, not on every era)."""
         for tool in tools:
             if not (probe_all or _read_only(tool)):
-                self.report.add(
-                    CheckFinding(
-                        "probe-skipped-write",
-                        "info",
-                        "results",
-                        "not called: not annotated read-only (use --probe-all to call it)",
-                        "Annotate tools that never write with readOnlyHint: true.",
-                        tool=str(tool.get("name")),
+                if notes:
+                    self.report.add(
+                        CheckFinding(
+                            "probe-skipped-write",
+                            "info",
+                            "results",
+                            "not called: not annotated read-only (use --probe-all to call it)",
+                            "Annotate tools that never write with readOnlyHint: true.",
+                            tool=str(tool.get("name")),
+                        )
                     )
-                )
                 continue
             if not await self._guarded(self._probe_one(tool)):
                 return
@@ -108,7 +111,8 @@ class Prober:
         name = str(tool.get("name"))
         schema = tool.get("inputSchema")
         args = example_arguments(schema if isinstance(schema, dict) else None)
-        self.report.probed.append(name)
+        if name not in self.report.probed:
+            self.report.probed.append(name)
         raw = await self._call(name, args)
         if raw is not None and raw.get("isError") is True:
             self.report.add(

@@ -22,6 +22,7 @@ from mcpkit.check.baseline import apply_baseline
 from mcpkit.check.capabilities import check_capabilities
 from mcpkit.check.context import check_context
 from mcpkit.check.handshake import check_handshake, check_stdout
+from mcpkit.check.listing import Requester
 from mcpkit.check.model import HANDSHAKE_ERA, STATELESS_ERA, CheckFinding, CheckOptions, CheckReport
 from mcpkit.check.modern import check_caching, check_discover, check_envelope, check_listen
 from mcpkit.check.origin import check_origin
@@ -200,11 +201,18 @@ async def _stateless_era(
         await check_caching(wire, report, opts.call_timeout)
         await check_listen(wire, report, opts.call_timeout)
         await check_envelope(wire, report, opts.call_timeout)
-        if not report.tools and "tools" in wire.capabilities:
+        first = not report.tools
+        if first and "tools" in wire.capabilities:
             # The handshake era was not checked or not served: grade the tools as listed here.
             report.era = None
             _grade_definitions(listed, report, opts)
             check_secrets(listed, report)
+            report.era = STATELESS_ERA
+        tools = listed.get("tools", [])
+        if tools and (opts.probe or opts.probe_all):
+            # The same calls on this era's wire: its results are judged by its own schema.
+            prober = Prober(wire, _no_restart, tools, report, opts.call_timeout)
+            await prober.run(tools, probe_all=opts.probe_all, notes=first)
     finally:
         await wire.aclose()
         report.eras[STATELESS_ERA]["messagesValidated"] = validator.checked
@@ -263,11 +271,13 @@ async def check_session(
         await check_origin(session.server, report, options.call_timeout)
     check_stdout(session, report)
     if tools and (options.probe or options.probe_all):
-
-        async def no_restart() -> Session | None:
-            return None
-
-        prober = Prober(session, restart or no_restart, tools, report, options.call_timeout)
+        prober = Prober(session, restart or _no_restart, tools, report, options.call_timeout)
         await prober.run(tools, probe_all=options.probe_all)
-        check_stdout(prober.session, report)
+        if isinstance(prober.session, Session):
+            check_stdout(prober.session, report)
     return report
+
+
+async def _no_restart() -> Requester | None:
+    """A server that cannot be restarted: probing stops at the first tool that breaks it."""
+    return None
