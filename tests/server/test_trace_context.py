@@ -28,6 +28,7 @@ from opentelemetry import trace
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, TraceState
 
 from mcpkit.client import ServerConfig, Session, SessionOptions, connect
+from mcpkit.client._tracecontext import RequestSpans
 from mcpkit.log import _extracted, continue_trace, current_trace_ids
 from mcpkit.server import build_server
 from mcpkit.tools import ToolSpec
@@ -239,3 +240,21 @@ def test_the_fast_paths_read_a_traceparent_as_the_sdks_server_does(
     if tracestate is not None:
         meta["tracestate"] = tracestate
     assert _span_of(_extracted(meta)) == _span_of(extract_trace_context(meta))
+
+
+def test_a_raw_request_carries_what_the_propagator_would_read() -> None:
+    """Requests sent beside the SDK's dispatcher (the gateway's fast lane) write their own
+    ``_meta``: the SDK's server must read from it a child of the caller's span, with its flags
+    and tracestate, or a span of the session's trace outside any caller's span."""
+    spans = RequestSpans()
+    params = {"name": "work", "arguments": {}, "_meta": {"progressToken": 7}}
+    with caller_span():
+        meta = spans.meta_for(params)["_meta"]
+    assert meta["progressToken"] == 7 and params["_meta"] == {"progressToken": 7}
+    child = _span_of(extract_trace_context(meta))
+    assert child is not None and child.trace_id == int(TRACE_ID, 16) and child.span_id != int(SPAN_ID, 16)
+    assert child.trace_flags.sampled and dict(child.trace_state) == {"vendor": "opaque"}
+    own = [_span_of(extract_trace_context(spans.meta_for(params)["_meta"])) for _ in range(2)]
+    assert own[0] is not None and own[1] is not None
+    assert own[0].trace_id == own[1].trace_id == spans.trace_id and own[0].span_id != own[1].span_id
+    assert own[0].trace_flags.sampled
