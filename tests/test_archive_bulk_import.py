@@ -143,3 +143,12 @@ def test_a_scratch_index_left_by_a_killed_import_is_replaced_and_removed_with_th
     scratch_path(db).write_bytes(b"again")
     remove_database(db)
     assert not db.exists() and not scratch_path(db).exists()
+
+
+def test_without_room_for_the_scratch_index_the_import_indexes_in_place(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    scratch_path(db).mkdir()  # where the scratch file would go, something it cannot replace
+    store = Store(db)
+    assert import_csv(write_csv(tmp_path / "a.csv", _rows(500)), store).new == 500
+    _check_index(store)
+    store.close()

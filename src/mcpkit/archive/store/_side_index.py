@@ -56,11 +56,16 @@ class SideIndex:
         self._variables = variables
         path.unlink(missing_ok=True)  # a killed import's
         self._conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        self._conn.execute("PRAGMA journal_mode=OFF")  # scratch: a crash discards it anyway
-        self._conn.execute("PRAGMA synchronous=OFF")
-        self._conn.execute(create_sql)
-        self._conn.execute(f"INSERT INTO {table}({table}, rank) VALUES ('hashsize', ?)", (hashsize,))
-        self._conn.execute("BEGIN")
+        try:
+            self._conn.execute("PRAGMA journal_mode=OFF")  # scratch: a crash discards it anyway
+            self._conn.execute("PRAGMA synchronous=OFF")
+            self._conn.execute(create_sql)
+            self._conn.execute(f"INSERT INTO {table}({table}, rank) VALUES ('hashsize', ?)", (hashsize,))
+            self._conn.execute("BEGIN")
+        except sqlite3.Error:
+            self._conn.close()
+            path.unlink(missing_ok=True)
+            raise
         self._queue: queue.Queue[Callable[[], None] | None] = queue.Queue(maxsize=_AHEAD)
         self._error: BaseException | None = None
         self._stopped = False

@@ -216,9 +216,12 @@ class Store(StoreQueries):
             return None
         if conn.execute("SELECT 1 FROM fts_content_docsize LIMIT 1").fetchone() is not None:
             return None
-        return SideIndex(
-            scratch_path(self.path), "fts_content", tables["fts_content"], self._variables, BULK_HASHSIZE
-        )
+        try:
+            return SideIndex(
+                scratch_path(self.path), "fts_content", tables["fts_content"], self._variables, BULK_HASHSIZE
+            )
+        except (sqlite3.Error, OSError):  # no room for the scratch file: index in place
+            return None
 
     def write_base(self, conn: sqlite3.Connection) -> WriteBase:
         """The users and the post id range as of now; call inside :meth:`transaction`."""
