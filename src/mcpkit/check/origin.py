@@ -32,7 +32,7 @@ FOREIGN_HOST = "mcpkit-rebinding-check.invalid"
 
 
 @dataclass(frozen=True)
-class Answer:
+class InitializeAnswer:
     """The HTTP side of one ``initialize`` POST: its status and the headers the checks read."""
 
     status: int
@@ -41,7 +41,7 @@ class Answer:
 
 async def post_initialize(
     server: ServerConfig, url: str, extra: dict[str, str], timeout: float, *, without: tuple[str, ...] = ()
-) -> Answer | None:
+) -> InitializeAnswer | None:
     """POST one ``initialize`` to ``url`` with the target's headers, ``extra`` ones, and none
     named in ``without`` (case-insensitive); None when the server cannot be reached. A session
     it opens is closed again at once."""
@@ -66,7 +66,7 @@ async def post_initialize(
     try:
         async with httpx2.AsyncClient(timeout=timeout) as http:
             async with http.stream("POST", url, content=json.dumps(body), headers=headers) as response:
-                answer = Answer(response.status_code, response.headers.get("www-authenticate", ""))
+                answer = InitializeAnswer(response.status_code, response.headers.get("www-authenticate", ""))
                 session_id = response.headers.get("mcp-session-id")
             if session_id and 200 <= answer.status < 300:
                 # Do not leave the session we just opened behind.

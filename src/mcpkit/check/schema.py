@@ -17,15 +17,17 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mcp.shared.message import SessionMessage
 from mcp_types.methods import SERVER_NOTIFICATIONS, SERVER_REQUESTS, validate_server_result
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 from pydantic import ValidationError as PydanticValidationError
 
 from mcpkit.check.model import CheckFinding, CheckReport
 from mcpkit.client import Tracer
+
+if TYPE_CHECKING:
+    from mcp.shared.message import SessionMessage
 
 GRADED_ELSEWHERE = frozenset(
     {

@@ -22,13 +22,17 @@ from typing import Any
 
 import anyio
 import httpx2
-from mcp.shared.inbound import NAME_BEARING_METHODS
 from mcp_types import CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOCOL_VERSION_META_KEY
 from mcp_types.version import LATEST_MODERN_VERSION
 
 from mcpkit import __version__
 from mcpkit.check.schema import MessageValidator
 from mcpkit.client import CallError, CallTimeoutError, HttpError, JsonRpcError, ServerConfig
+
+NAME_BEARING_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+"""The param each method mirrors in the ``Mcp-Name`` header (2026-07-28, streamable HTTP); the
+SDK keeps the same table in mcp.shared.inbound, which the checker does not import (the SDK
+itself is imported by server/ and client/ only)."""
 
 
 class StatelessSession:
