@@ -7,10 +7,13 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
+import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import anyio
+import numpy as np
 import pytest
 
 from mcpkit.archive.api import ArchiveAPI
@@ -98,3 +101,47 @@ async def test_the_cli_serves_embed_only_when_asked_and_only_in_process(tmp_path
         timeout=120,
     )
     assert refused.returncode == 2 and "--embed-tool needs --db" in refused.stderr
+
+
+class GatedEmbedder(HashEmbedder):
+    """While ``hold``, embeds a batch only once ``gate`` opens, so a test can cancel while the
+    first batch is in hand."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = threading.Event()
+        self.held = 0
+        self.hold = False
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        if self.hold:
+            self.held += 1
+            self.gate.wait(GUARD)
+        return super().embed_documents(texts)
+
+
+async def test_a_cancelled_embed_stops_after_the_batch_in_hand(tmp_path: Path) -> None:
+    embedder = GatedEmbedder()
+    api = ArchiveAPI.open(tmp_path / "a.db", embedder=embedder)
+    import_csv(write_csv(tmp_path / "one.csv", [row(1, "alice", "first post")]), api.engine.store)
+    embed_missing(api.engine.store, "content", embedder)
+    later = [row(i, "bob", f"post number {i} of many") for i in range(2, 1002)]
+    import_csv(write_csv(tmp_path / "two.csv", later), api.engine.store)
+    embedder.hold = True
+    server = build_archive_mcp(api, options=ServerOptions(), embed_tool=True)
+    async with connect(server) as session:
+        created = dict(await session.request("tools/call", {"name": "embed", "arguments": {}, "task": {}}))
+        task_id = created["task"]["taskId"]
+        with anyio.fail_after(GUARD):
+            while dict(await session.request("tasks/get", {"taskId": task_id})).get("statusMessage") is None:
+                await anyio.sleep(0.02)
+        await session.request("tasks/cancel", {"taskId": task_id})
+        embedder.gate.set()  # the batch in hand ends and is kept; the next is never started
+        with anyio.fail_after(GUARD):
+            while dict(await session.request("tasks/get", {"taskId": task_id}))["status"] == "working":
+                await anyio.sleep(0.02)
+        embedder.hold = False
+        rest = await session.call("embed", {})
+        assert rest.text == "content: 744 embedded, 257 already, 0 empty after stripping (test-hash)"
+        assert embedder.held == 1, "the cancelled run embedded the batch in hand and no other"
+    api.close()

@@ -17,6 +17,7 @@ account wrote and carry mcpkit's post fields.
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -386,7 +387,9 @@ def tool_specs(tools: ArchiveTools) -> list[ToolSpec]:
     ]
 
 
-async def embed(api: ArchiveAPI, args: dict[str, Any], ctx: ToolContext) -> str:
+async def embed(
+    api: ArchiveAPI, one_at_a_time: threading.Lock, args: dict[str, Any], ctx: ToolContext
+) -> str:
     """Embed the posts of a space that have no vector yet (what ``mcpkit archive embed`` does),
     in a worker thread, reporting each committed batch as progress. A cancelled call stops
     after the batch in hand; what was committed stays, so a later call goes on from there."""
@@ -394,13 +397,17 @@ async def embed(api: ArchiveAPI, args: dict[str, Any], ctx: ToolContext) -> str:
     from mcpkit.archive.embedding import embed_missing
 
     engine, space = api.engine, str(args.get("space") or "content")
-    existing = engine.space(space)
 
     def run() -> str:
+        with one_at_a_time:  # two runs would both embed what neither had yet (a cancelled
+            return embed_in_thread()  # one ends its batch in hand first)
+
+    def embed_in_thread() -> str:
+        existing = engine.space(space)
         embedder = engine.embedder_for(existing.model if existing is not None else DEFAULT_MODEL)
 
         def progress(done: int, total: int) -> None:
-            if ctx.cancelled.is_set():
+            if ctx.cancelled.is_set() or stop.is_set():
                 raise EmbedStoppedError(f"embed {space} cancelled after {done} of {total} posts")
             anyio.from_thread.run(ctx.progress, done, total or None, f"embedded {done} of {total}")
 
@@ -410,7 +417,27 @@ async def embed(api: ArchiveAPI, args: dict[str, Any], ctx: ToolContext) -> str:
             f"{summary.empty} empty after stripping ({summary.model})"
         )
 
-    return await anyio.to_thread.run_sync(run)
+    # A cancelled call is told only once the thread returns; the watcher tells the thread at
+    # once (through ``stop``), so it ends after the batch in hand instead of embedding the rest.
+    stop = threading.Event()
+    summary, failure = "", None
+    async with anyio.create_task_group() as tg:
+
+        async def watch() -> None:
+            try:
+                await anyio.sleep_forever()
+            finally:
+                stop.set()
+
+        tg.start_soon(watch)
+        try:
+            summary = await anyio.to_thread.run_sync(run)
+        except Exception as exc:  # raised below, outside the task group (no exception group)
+            failure = exc
+        tg.cancel_scope.cancel()
+    if failure is not None:
+        raise failure
+    return summary
 
 
 def embed_spec(api: ArchiveAPI) -> ToolSpec:
@@ -426,7 +453,7 @@ def embed_spec(api: ArchiveAPI) -> ToolSpec:
         input_schema=params.object_schema(
             {"space": params.enum("Which text to embed.", list(SPACES), default="content")}
         ),
-        handler=functools.partial(embed, api),
+        handler=functools.partial(embed, api, threading.Lock()),
         category="archive",
         read_only=False,
         destructive=False,

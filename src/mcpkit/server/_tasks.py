@@ -144,6 +144,9 @@ class TaskStore:
                 yield
             finally:
                 self._groups.remove(tg)
+                for task in self._tasks.values():  # told first: work in a thread polls this
+                    if task.finished is None and task.context is not None:
+                        task.context.cancelled.set()
                 tg.cancel_scope.cancel()
 
     @property
