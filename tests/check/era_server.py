@@ -14,6 +14,7 @@ that each flag can break exactly one rule the checker enforces:
 --bad-discover      discover's ttlMs is negative (a schema violation)
 --bad-ping          ping answers {"_meta": 5} (a schema violation on the handshake era)
 --no-stateless      2026-07-28 requests are refused (unsupported version)
+--quiet-2026        tools.listChanged declared on the handshake only
 --auth              401 without a bearer token (any token is taken: no audience check),
                     RFC 9728 metadata served at the well-known address
 """
@@ -45,8 +46,8 @@ TOOLS = [
 FLAGS: argparse.Namespace
 
 
-def _caps() -> dict[str, Any]:
-    return {"tools": {"listChanged": not FLAGS.ttl_zero}}
+def _caps(modern: bool = False) -> dict[str, Any]:
+    return {"tools": {"listChanged": not FLAGS.ttl_zero and not (modern and FLAGS.quiet_2026)}}
 
 
 def _hints() -> dict[str, Any]:
@@ -60,7 +61,7 @@ def _modern(method: str, params: dict[str, Any]) -> tuple[dict[str, Any] | None,
         versions = [MODERN] if FLAGS.only_2026_listed else [MODERN, HANDSHAKE]
         result = {
             "supportedVersions": versions,
-            "capabilities": _caps(),
+            "capabilities": _caps(modern=True),
             **_hints(),
             "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "era-server", "version": "1"}},
         }
@@ -214,6 +215,7 @@ def main() -> None:
         "bad-discover",
         "bad-ping",
         "no-stateless",
+        "quiet-2026",
         "auth",
     ):
         parser.add_argument(f"--{flag}", action="store_true")

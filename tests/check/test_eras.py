@@ -65,6 +65,7 @@ def test_a_correct_two_era_server_has_no_findings_even_probed() -> None:
         ("--bad-discover", ("message-invalid", "error", "2026-07-28")),
         ("--bad-ping", ("message-invalid", "error", "2025-11-25")),
         ("--no-stateless", ("stateless-not-served", "info", "2026-07-28")),
+        ("--quiet-2026", ("eras-disagree", "warning", "2026-07-28")),
     ],
 )
 def test_each_defect_is_found_on_its_era(flag: str, expected: tuple[str, str, str]) -> None:

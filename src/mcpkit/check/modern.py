@@ -17,6 +17,11 @@
   is refused: a server that guesses the version of an envelope-less request answers a 2025
   client as if it spoke 2026.
 
+- One endpoint, two eras, one server: a list declared on one era and not the other, or whose
+  changes reach 2025 clients (``listChanged``) but not 2026 ones, leaves one kind of client
+  behind (a gateway declared ``tools.listChanged`` on the handshake only, so 2026 clients never
+  heard that a crash-looping server's tools were withdrawn).
+
 ``ping`` and ``logging/setLevel`` are not asked for: the revision removed them.
 """
 
@@ -172,6 +177,35 @@ async def check_listen(wire: StatelessSession, report: CheckReport, timeout: flo
             f"subscriptions/listen acknowledged without {', '.join(missing)} although listChanged is declared",
             "Honour every list-change notification type your capabilities declare.",
         )
+
+
+def check_agreement(handshake: dict[str, Any], stateless: dict[str, Any], report: CheckReport) -> None:
+    """The lists and list-change promises of the two eras of one endpoint agree."""
+    for name in LISTS:
+        old, new = handshake.get(name), stateless.get(name)
+        if (old is None) != (new is None):
+            where = "2025-11-25" if old is not None else "2026-07-28"
+            _add(
+                report,
+                "eras-disagree",
+                "warning",
+                f"{name} is declared on {where} only",
+                "Serve the same lists on both eras of one endpoint.",
+            )
+        elif (
+            isinstance(old, dict)
+            and isinstance(new, dict)
+            and old.get("listChanged") is True
+            and new.get("listChanged") is not True
+        ):
+            _add(
+                report,
+                "eras-disagree",
+                "warning",
+                f"{name}.listChanged is declared on 2025-11-25 but not on 2026-07-28: "
+                "2026 clients never hear that the list changed",
+                "Declare listChanged on 2026-07-28 too and deliver the changes on subscriptions/listen.",
+            )
 
 
 async def check_envelope(wire: StatelessSession, report: CheckReport, timeout: float) -> None:

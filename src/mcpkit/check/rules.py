@@ -120,6 +120,14 @@ _CATALOG: tuple[RuleInfo, ...] = (
         f"{SPEC_2026}/basic/lifecycle",
     ),
     RuleInfo(
+        "eras-disagree",
+        "warning",
+        "The two eras of one endpoint declare different lists or list-change promises",
+        "Lifecycle, capability negotiation (both revisions): a declared capability is a promise to "
+        "the client; one server behind one URL makes the same promises to clients of either era.",
+        f"{SPEC_2026}/basic/lifecycle",
+    ),
+    RuleInfo(
         "cache-ttl-long",
         "warning",
         "A caching hint keeps a result for more than a day",

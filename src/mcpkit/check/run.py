@@ -24,7 +24,7 @@ from mcpkit.check.context import check_context
 from mcpkit.check.handshake import check_handshake, check_stdout
 from mcpkit.check.listing import Requester
 from mcpkit.check.model import HANDSHAKE_ERA, STATELESS_ERA, CheckFinding, CheckOptions, CheckReport
-from mcpkit.check.modern import check_caching, check_discover, check_envelope, check_listen
+from mcpkit.check.modern import check_agreement, check_caching, check_discover, check_envelope, check_listen
 from mcpkit.check.origin import check_origin
 from mcpkit.check.poisoning import check_poisoning
 from mcpkit.check.probe import Prober, Restart
@@ -198,6 +198,8 @@ async def _stateless_era(
             report.server_info = dict(report.eras[STATELESS_ERA]["serverInfo"])
             report.protocol_version = STATELESS_ERA
         listed = await check_capabilities(wire, report, opts.call_timeout)
+        if handshake is not None:
+            check_agreement(report.capabilities, wire.capabilities, report)
         await check_caching(wire, report, opts.call_timeout)
         await check_listen(wire, report, opts.call_timeout)
         await check_envelope(wire, report, opts.call_timeout)
