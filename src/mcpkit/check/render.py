@@ -52,13 +52,9 @@ def render_table(report: CheckReport, console: Console) -> None:
         table.add_column("finding")
         table.add_column("fix")
         for f in rows:
-            where = (
-                (f"{f.era} " if f.era else "")
-                + (f.tool or "")
-                + f.pointer
-                + (f" [{f.profile}]" if f.profile else "")
-            )
-            table.add_row(f.rule, where or f.area, f.message, f.hint)
+            place = (f.tool or "") + f.pointer + (f" [{f.profile}]" if f.profile else "")
+            where = (f"{f.era} " if f.era else "") + (place or f.area)
+            table.add_row(f.rule, where, f.message, f.hint)
         console.print(table)
     console.print(
         f"{report.count('error')} errors, {report.count('warning')} warnings, {report.count('info')} notes"
@@ -108,7 +104,10 @@ def render_sarif(report: CheckReport) -> str:
     results = []
     for f in report.findings:
         logical = f"{server}/{f.tool}{f.pointer}" if f.tool else f"{server}{f.pointer or '/' + f.area}"
-        fingerprint = "|".join([server, f.rule, f.tool or "", f.pointer, f.profile or ""])
+        # The era joins the fingerprint only when there is one, so findings without one keep theirs.
+        fingerprint = "|".join(
+            [server, f.rule, f.tool or "", f.pointer, f.profile or "", *([f.era] if f.era else [])]
+        )
         result: dict[str, Any] = {
             "ruleId": f.rule,
             "ruleIndex": ids.index(f.rule),
@@ -133,8 +132,9 @@ def render_sarif(report: CheckReport) -> str:
                 "mcpkitFinding/v1": hashlib.sha256(fingerprint.encode("utf-8")).hexdigest()
             },
         }
-        if f.profile:
-            result["properties"] = {"profile": f.profile}
+        properties = {key: value for key, value in (("profile", f.profile), ("era", f.era)) if value}
+        if properties:
+            result["properties"] = properties
         results.append(result)
     sarif = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
