@@ -319,3 +319,23 @@ def test_posts_appended_after_the_build_are_found_at_once_by_every_mode(tmp_path
     coverage = {r["post"]["post_id"]: r["text_match"] for r in found}
     assert coverage[new_id] == pytest.approx(1.0)  # its vector is the query's opposite: text found it
     engine.close()
+
+
+def test_a_search_runs_on_one_thread_until_it_scans_enough_rows_for_more(
+    data: tuple[VectorSpace, np.ndarray, np.ndarray], ivf: IvfIndex
+) -> None:
+    """On busy cores OpenMP's threads wait for each other at a barrier, so a search takes more
+    threads only per :data:`vector_index.ROWS_PER_THREAD` rows it scans, never more than the
+    cores this process may use; the small index of the tests probes a few thousand rows."""
+    per = vector_index.ROWS_PER_THREAD
+    assert vector_index.search_threads(0, cores=16) == 1
+    assert vector_index.search_threads(per - 1, cores=16) == 1
+    assert vector_index.search_threads(3 * per, cores=16) == 3
+    assert vector_index.search_threads(100 * per, cores=16) == 16
+    assert vector_index.search_threads(100 * per, cores=2) == 2
+    counts = [vector_index.search_threads(rows, cores=8) for rows in range(0, 10 * per, per // 3)]
+    assert counts == sorted(counts)
+    assert ivf.threads(ivf.nprobe) == 1 and ivf.threads(ivf.nlist) == 1
+    space, queries, _ = data
+    rows, _ = ivf.search(space, queries[0], 10, None)  # searched on the thread count it chose
+    assert len(rows) == 10
