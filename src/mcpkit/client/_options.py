@@ -56,7 +56,8 @@ class SessionOptions:
     ``(method, params)``; ``on_hung`` is told when a stdio server stops reading its stdin
     (a supervisor restarts it). ``protocol`` picks the wire (:data:`PROTOCOLS`); the library
     default stays the handshake, which every server speaks and on which relays (the gateway)
-    and ``mcpkit check`` still rely for notifications; the CLIs default to ``auto``.
+    and ``mcpkit check`` still rely for notifications; the CLIs default to ``auto``. ``listen``
+    brings the stateless wire's list changes to ``on_notification`` too.
     """
 
     timeout: float | None = DEFAULT_TIMEOUT
@@ -75,6 +76,10 @@ class SessionOptions:
     on_notification: NotificationHandler | None = None
     on_hung: HungHandler | None = None
     protocol: Protocol = "2025-11-25"
+    listen: bool = False
+    """On the stateless wire, keep a ``subscriptions/listen`` stream open for the list changes
+    the server declares and hand each event to ``on_notification`` as the handshake's
+    notification (``notifications/tools/list_changed``, ...); reopened after a drop."""
 
     def __post_init__(self) -> None:
         if self.protocol not in PROTOCOLS:

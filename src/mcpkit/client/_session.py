@@ -38,6 +38,7 @@ from mcp.client._probe import negotiate_auto
 from mcp.client.session import ClientRequestContext
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.client.subscriptions import listen as sdk_listen
 from mcp.shared.dispatcher import CallOptions
 from mcp.shared.exceptions import MCPError
 from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
@@ -116,6 +117,7 @@ class _Link:
         self.init_seconds = 0.0
         self.stop = anyio.Event()
         self.finished = anyio.Event()
+        self.listening = False  # a subscriptions/listen stream of this link is acknowledged
 
     @property
     def version(self) -> str:
@@ -300,6 +302,8 @@ class Session:
                     async with anyio.create_task_group() as watch:
                         if transport is not None:
                             watch.start_soon(self._stop_on_exit, transport, link)
+                        if self.options.listen and link.stateless is not None:
+                            watch.start_soon(self._listen, link)
                         task_status.started(link)
                         started = True
                         await link.stop.wait()
@@ -463,6 +467,44 @@ class Session:
         params = data.get("params")
         await self._on_notification(str(data.get("method")), params if isinstance(params, dict) else {})
 
+    async def _listen(self, link: _Link) -> None:
+        """``subscriptions/listen`` on the stateless wire for the list changes the server
+        declares. Its events reach ``on_notification`` as the handshake's notifications (the
+        SDK hands each to the session's message handler too), so a caller reacts to one
+        callback on either wire. The stream is reopened after a drop (backoff as for restarts);
+        events may have been missed meanwhile, so a reopened stream reports every list it
+        covers as changed (the spec keeps no replay: refetch)."""
+        declared = link.hello.get("capabilities")  # this link's: self._link may not be it yet
+        caps = declared if isinstance(declared, dict) else {}
+        wanted = {kind: _lists_change(caps, kind) for kind in ("tools", "prompts", "resources")}
+        if not any(wanted.values()) or self._on_notification is None:
+            return
+        drops = 0
+        while not link.stop.is_set():
+            try:
+                async with sdk_listen(
+                    link.client,
+                    tools_list_changed=wanted["tools"],
+                    prompts_list_changed=wanted["prompts"],
+                    resources_list_changed=wanted["resources"],
+                ) as stream:
+                    link.listening = True
+                    if drops:
+                        for kind, on in wanted.items():
+                            if on:
+                                await self._on_notification(f"notifications/{kind}/list_changed", {})
+                    async for _event in stream:  # each event reached _message_handler already
+                        drops = 0  # (the SDK tees them): here they are only drained
+            except Exception as exc:  # refused, dropped, or the connection ending: never the link's end
+                logger.info("%s: subscriptions/listen ended: %s", self.server.name, exc)
+            finally:
+                link.listening = False
+            if link.stop.is_set():
+                return
+            drops += 1
+            with anyio.move_on_after(min(self.max_backoff, self.backoff * 2 ** min(drops, 10))):
+                await link.stop.wait()
+
     async def _connect_error(self, link: _Link, exc: BaseException) -> CallError:
         """Say why the handshake failed, in terms a user can act on."""
         name = self.server.name
@@ -559,6 +601,11 @@ class Session:
         """Whether this session speaks the stateless wire (2026-07-28): no handshake, no
         server-to-client requests, input requests inside results."""
         return self._live().stateless is not None
+
+    @property
+    def listening(self) -> bool:
+        """Whether a ``subscriptions/listen`` stream (``SessionOptions.listen``) is open now."""
+        return self._live().listening
 
     @property
     def protocol_version(self) -> str:
@@ -919,6 +966,12 @@ def _http_error(exc: MCPError, url: str | None = None, max_body: int | None = No
         problem = HttpProblem(url, "too-large", detail=f"{(max_body or 0) / (1024 * 1024):g} MB")
         return ResponseTooLargeError(problem.message.replace("response body", "server-sent event"), url=url)
     return None
+
+
+def _lists_change(capabilities: Mapping[str, Any], kind: str) -> bool:
+    """Whether a server's capabilities say its ``kind`` list (tools, prompts, resources) changes."""
+    declared = capabilities.get(kind)
+    return isinstance(declared, Mapping) and declared.get("listChanged") is True
 
 
 def _leaf(exc: BaseException) -> BaseException:
