@@ -15,6 +15,7 @@ that each flag can break exactly one rule the checker enforces:
 --bad-ping          ping answers {"_meta": 5} (a schema violation on the handshake era)
 --no-stateless      2026-07-28 requests are refused (unsupported version)
 --quiet-2026        tools.listChanged declared on the handshake only
+--no-handshake      only 2026-07-28: initialize is refused
 --auth              401 without a bearer token (any token is taken: no audience check),
                     RFC 9728 metadata served at the well-known address
 """
@@ -192,6 +193,10 @@ async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
             await _listen(receive, send, params.get("notifications") or {})
             return
         result, error = _modern(method, params)
+    elif FLAGS.no_handshake:
+        refused = {"code": -32600, "message": "this server speaks 2026-07-28 only"}
+        await _send(send, 400, {"jsonrpc": "2.0", "id": message["id"], "error": refused})
+        return
     else:
         result, error = _handshake(method, params)
     answer = {
@@ -216,6 +221,7 @@ def main() -> None:
         "bad-ping",
         "no-stateless",
         "quiet-2026",
+        "no-handshake",
         "auth",
     ):
         parser.add_argument(f"--{flag}", action="store_true")

@@ -154,3 +154,18 @@ def test_a_foreign_token_variable_that_is_not_set_is_a_usage_error() -> None:
         "--foreign-token-env", "MCPKIT_TEST_UNSET_VARIABLE", "--url", "http://127.0.0.1:9/mcp"
     )
     assert code == 2 and "MCPKIT_TEST_UNSET_VARIABLE" in err
+
+
+def test_a_server_of_the_stateless_era_only_is_checked_there() -> None:
+    """No handshake: a note, and the tools are graded (and probed) as the stateless era lists them."""
+    with era_server("--no-handshake") as url:
+        code, report, err = run_check("--probe", "--timeout", "10", "--url", url)
+    assert code == 0, err
+    assert found(report) == {("handshake-not-served", "info", "2025-11-25")}
+    assert report["tools"] == ["echo"] and report["probed"] == ["echo"]
+    assert report["serverInfo"]["name"] == "era-server" and report["protocolVersion"] == "2026-07-28"
+
+
+def test_an_unreachable_http_server_is_exit_2_on_both_eras() -> None:
+    code, report, err = run_check("--timeout", "3", "--url", f"http://127.0.0.1:{free_port()}/mcp")
+    assert code == 2 and "connection refused" in report["error"] and "cannot check" in err

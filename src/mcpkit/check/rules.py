@@ -104,6 +104,14 @@ _CATALOG: tuple[RuleInfo, ...] = (
         f"{SPEC_2026}/basic/lifecycle",
     ),
     RuleInfo(
+        "handshake-not-served",
+        "info",
+        "The server does not answer the initialize handshake",
+        "Lifecycle (2025-11-25 and older): clients start with initialize; 2026-07-28 clients use "
+        "server/discover and the per-request envelope instead.",
+        f"{SPEC}/basic/lifecycle#initialization",
+    ),
+    RuleInfo(
         "discover-versions",
         "error",
         "server/discover's supportedVersions leaves out a revision the endpoint serves",

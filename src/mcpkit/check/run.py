@@ -134,6 +134,19 @@ async def check(
             failures.append(failure)
     if len(failures) == len(eras):
         raise failures[0]
+    handshake = report.eras.get(HANDSHAKE_ERA)
+    if handshake is not None and not handshake["served"]:
+        report.add(
+            CheckFinding(
+                "handshake-not-served",
+                "info",
+                "protocol",
+                f"the server does not answer initialize ({handshake.get('error')}): only clients "
+                f"of {STATELESS_ERA} can use it",
+                "Fine for a server made for 2026 clients; most clients still speak the handshake.",
+                era=HANDSHAKE_ERA,
+            )
+        )
     if server.url:
         await check_origin(server, report, opts.call_timeout)
     return report
@@ -169,8 +182,8 @@ async def _stateless_era(
 ) -> CallError | None:
     """The 2026-07-28 checks on the stateless wire; the failure when it is not served.
 
-    ``strict``: the stateless era is all that was asked for, so not serving it is the error;
-    as part of ``both`` it is a note.
+    ``strict``: the stateless era is all that was asked for; as part of ``both``, not serving
+    it is also a note (and :func:`check` raises only when neither era was served).
     """
     if server.url is None or server.kind == "sse":
         return None
@@ -182,18 +195,18 @@ async def _stateless_era(
         handshake = report.protocol_version if report.eras.get(HANDSHAKE_ERA, {}).get("served") else None
         if not await check_discover(wire, report, handshake=handshake):
             error = report.eras[STATELESS_ERA].get("error", "server/discover failed")
-            if strict:
-                return ConnectError(f"the server does not serve {STATELESS_ERA}: {error}")
-            report.add(
-                CheckFinding(
-                    "stateless-not-served",
-                    "info",
-                    "protocol",
-                    f"the server does not serve {STATELESS_ERA} (server/discover: {error})",
-                    "Fine while clients still speak the handshake; newer SDKs serve both eras.",
+            failure = ConnectError(f"the server does not serve {STATELESS_ERA}: {error}")
+            if not strict:
+                report.add(
+                    CheckFinding(
+                        "stateless-not-served",
+                        "info",
+                        "protocol",
+                        f"the server does not serve {STATELESS_ERA} (server/discover: {error})",
+                        "Fine while clients still speak the handshake; newer SDKs serve both eras.",
+                    )
                 )
-            )
-            return None
+            return failure  # a failure only when no era could be checked at all
         if not report.server_info and isinstance(report.eras[STATELESS_ERA].get("serverInfo"), dict):
             report.server_info = dict(report.eras[STATELESS_ERA]["serverInfo"])
             report.protocol_version = STATELESS_ERA
@@ -213,7 +226,10 @@ async def _stateless_era(
         tools = listed.get("tools", [])
         if tools and (opts.probe or opts.probe_all):
             # The same calls on this era's wire: its results are judged by its own schema.
-            prober = Prober(wire, _no_restart, tools, report, opts.call_timeout)
+            async def same_wire() -> Requester | None:
+                return wire  # stateless: a hung call leaves nothing behind for the next one
+
+            prober = Prober(wire, same_wire, tools, report, opts.call_timeout)
             await prober.run(tools, probe_all=opts.probe_all, notes=first)
     finally:
         await wire.aclose()
