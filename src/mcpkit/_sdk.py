@@ -159,6 +159,13 @@ def connection_of(ctx: Any) -> Connection:
     return connection
 
 
+def request_outbound_of(session: Any) -> Any:
+    """The channel of the request a server session is scoped to (private in the SDK): a request
+    sent on it reaches the client on that request's own stream (streamable HTTP with a session),
+    where the connection's channel would need a GET stream the client may never open."""
+    return session._request_outbound
+
+
 def accepts_json_and_events(accept: str) -> bool:
     """The SDK's ``Accept`` rule for a POST (RFC 7231 wildcards): a client must accept both
     JSON and event streams; one that does not gets the SDK's 406."""

@@ -121,7 +121,10 @@ def serving(server: str, tmp: Path) -> Iterator[str]:
         }
         path = tmp / "gateway.json"
         path.write_text(json.dumps(config), encoding="utf-8")
+        # With sessions, as a single gateway in front of desktop clients runs: a handshake
+        # client is asked its server's questions (elicitation) mid-call.
         argv = [*MCPKIT, "gateway", "--config", str(path), "--transport", "http", "--port", str(port)]
+        argv.append("--sessions")
     proc = start_command_on_port(argv, port, env)
     if server == "gateway":
         wait_declares(port, "prompts")

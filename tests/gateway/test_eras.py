@@ -26,9 +26,12 @@ from anyio.streams.text import TextReceiveStream
 from mcp.server.subscriptions import ToolsListChanged
 from mcp.shared.exceptions import MCPError
 
-from mcpkit.client import ClientHandlers, TasksExtension, connect
+from mcpkit.client import ClientHandlers, SessionOptions, TasksExtension, connect
 from mcpkit.gateway import Gateway, GatewayConfigError, load_gateway_config
 from mcpkit.gateway import asking as asking_module
+from mcpkit.server import build_server
+from mcpkit.tools import ToolSpec
+from mcpkit.tools import params as p
 from tests.client.procs import free_port
 from tests.gateway.support import (
     HERE,
@@ -592,3 +595,64 @@ async def test_progress_reaches_a_2026_client(tmp_path: Path, askable: bool) -> 
         assert not result.is_error, result
     assert seen, "no progress reached the 2026 client"
     assert seen[-1][0] == seen[-1][1]
+
+
+async def test_a_2025_client_with_a_session_is_asked_over_http(tmp_path: Path) -> None:
+    """With --sessions a handshake client that initializes gets a session, and its server's
+    question reaches it on the call's own stream; a second call is asked too, and a call that
+    asks nothing is still answered."""
+    config = write_config(tmp_path / "gw.json", {"ask": asking()})
+    port = free_port()
+    asked: list[str] = []
+    argv = gateway_argv(config, "--transport", "http", "--port", str(port), "--sessions")
+    for url in _serve(argv, port):
+        async with mcp.Client(
+            url, mode="legacy", elicitation_callback=answering("accept", "Kim", asked)
+        ) as client:
+            assert client.protocol_version == "2025-11-25"
+            assert text(await client.call_tool("ask_greet", {"by": "a session"})) == "hello Kim"
+            assert text(await client.call_tool("ask_greet", {"by": "it again"})) == "hello Kim"
+            assert text(await client.call_tool("ask_echo", {"text": "plain"})) == "plain"
+        async with mcp.Client(url, mode="legacy") as unaskable:  # declared no elicitation
+            assert text(await unaskable.call_tool("ask_greet", {})) == "unasked"
+    assert asked == ["Who is greeted by a session?", "Who is greeted by it again?"]
+
+
+async def _echo(args: dict[str, Any]) -> str:
+    return str(args.get("text"))
+
+
+def _echoing(name: str) -> ToolSpec:
+    return ToolSpec(name, "Return the text.", p.object_schema({"text": p.string()}, required=["text"]), _echo)
+
+
+async def test_mcpkit_client_hears_a_2026_servers_list_change_on_its_listen_stream() -> None:
+    """SessionOptions(listen=True): on the stateless wire the client keeps a subscriptions/listen
+    stream open, and a toolkit server's set_tools reaches on_notification as the handshake's
+    notifications/tools/list_changed would."""
+    server = build_server("changing", "1", [_echoing("first")], tools_change=True)
+    heard: list[str] = []
+    changed = anyio.Event()
+
+    async def note(method: str, params: dict[str, Any]) -> None:
+        heard.append(method)
+        if method == "notifications/tools/list_changed":
+            changed.set()
+
+    options = SessionOptions(protocol="2026-07-28", listen=True, on_notification=note)
+    async with connect(server, options) as session:
+        assert session.stateless
+        assert [t["name"] for t in await session.list_tools()] == ["first"]
+        with anyio.fail_after(30):
+            while not session.listening:  # the stream is acknowledged: no change can slip by
+                await anyio.sleep(0.01)
+            await server.set_tools([_echoing("first"), _echoing("second")])
+            await changed.wait()
+        assert [t["name"] for t in await session.list_tools(refresh=True)] == ["first", "second"]
+    assert heard == ["notifications/tools/list_changed"]
+
+
+async def test_a_handshake_session_opens_no_listen_stream() -> None:
+    server = build_server("changing", "1", [_echoing("first")], tools_change=True)
+    async with connect(server, SessionOptions(listen=True)) as session:
+        assert not session.stateless and not session.listening

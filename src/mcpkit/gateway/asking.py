@@ -51,6 +51,8 @@ import anyio
 import anyio.abc
 import mcp_types
 from mcp.server.context import ServerRequestContext
+from mcp.server.session import ServerSession
+from mcp.shared.exceptions import MCPError, NoBackChannelError
 from mcp_types.methods import is_input_required
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import BaseModel, ValidationError
@@ -61,6 +63,7 @@ from mcpkit.gateway.pipeline import ASKED_OF, CallPipeline, InputRelay
 from mcpkit.gateway.relay import ClientRelay
 from mcpkit.gateway.views import View
 from mcpkit.jsonrpc import JsonRpcError
+from mcpkit.server import request_outbound_of
 
 logger = logging.getLogger("mcpkit.gateway")
 
@@ -148,6 +151,42 @@ class Parked:
         self.moved()
 
 
+@dataclass(eq=False)
+class Direct:
+    """A handshake client's call on a connection that can be asked mid-call (streamable HTTP
+    with a session): its server's question goes to the client on that call's own stream."""
+
+    session: ServerSession
+    capabilities: frozenset[str]
+    asking: int = 0
+
+    def open(self) -> bool:
+        """Whether a question of this call waits for the client's answer."""
+        return self.asking > 0
+
+    async def ask(self, method: str, params: dict[str, Any], seconds: float) -> dict[str, Any]:
+        """The client's answer to ``method`` (``answer_seconds`` at most), as :meth:`Parked.ask`."""
+        capability = ASKED_OF[method]
+        if capability not in self.capabilities:
+            return _unasked(method, f"the client of this gateway does not accept {capability} requests")
+        self.asking += 1
+        try:
+            with anyio.move_on_after(seconds):
+                answer: dict[str, Any] = await request_outbound_of(self.session).send_raw_request(
+                    method, params, None
+                )
+                return answer
+        except NoBackChannelError:
+            return _unasked(method, "this client's connection has no way back for a request")
+        except MCPError as exc:  # the client's refusal, passed back unchanged
+            raise JsonRpcError(exc.code, exc.message, exc.data) from None
+        finally:
+            self.asking -= 1
+        if method == "elicitation/create":  # shown, never answered: as a dismissed form
+            return {"action": "cancel"}
+        return _unasked(method, f"the client did not answer within {seconds:g} s")
+
+
 class Asking:
     """Parked calls of 2026 clients, and the per-server handlers that put questions to them."""
 
@@ -164,6 +203,7 @@ class Asking:
         self.answer_seconds = answer_seconds
         self._parked: dict[str, Parked] = {}
         self._waiting: dict[str, list[Parked]] = {}
+        self._direct: dict[str, list[Direct]] = {}
         self._tg: anyio.abc.TaskGroup | None = None
 
     def start(self, tg: anyio.abc.TaskGroup) -> None:
@@ -181,18 +221,18 @@ class Asking:
         """``server``'s ``method`` requests: to its parked call when one waits, else ``fallback``."""
 
         async def ask(params: dict[str, Any]) -> dict[str, Any]:
-            waiting = self._waiting.get(server) or []
+            waiting: list[Parked | Direct] = [*self._waiting.get(server, ()), *self._direct.get(server, ())]
             if not waiting:
                 return await fallback(params)
             running = max(len(waiting), self._downstreams[server].in_flight)
             # A call whose question is still open waits for that answer and asks nothing else:
             # it is not the one asking. (One whose client never came back used to count, so
             # every later question on that server was refused until its wait ran out.)
-            free = [parked for parked in waiting if not parked.open()]
+            free = [call for call in waiting if not call.open()]
             others = running - (len(waiting) - len(free))  # calls that may be asking now
             if others == 1 and len(free) == 1:
                 return await free[0].ask(method, params, self.answer_seconds)
-            if others == 1 and not free:  # the one call not parked asks: the old way
+            if others == 1 and not free:  # the one call not tracked here asks: the old way
                 return await fallback(params)
             if running == 1:  # the only call, asking again before its first answer came
                 return await waiting[0].ask(method, params, self.answer_seconds)
@@ -205,6 +245,24 @@ class Asking:
         return ask
 
     # -- the front side ---------------------------------------------------------------------
+
+    @contextmanager
+    def direct(self, ctx: Ctx, view: View, params: mcp_types.CallToolRequestParams) -> Iterator[None]:
+        """A handshake client's call, askable while it runs when its connection can carry a
+        request back (streamable HTTP with a session; stdio keeps its one client's way)."""
+        server = _server_of(self._pipeline, view, params.name, dict(params.arguments or {}))
+        if server is None or ctx.protocol_version in MODERN_PROTOCOL_VERSIONS or not _can_ask(ctx):
+            yield
+            return
+        call = Direct(ctx.session, _capabilities(ctx))
+        calls = self._direct.setdefault(server, [])
+        calls.append(call)
+        try:
+            yield
+        finally:
+            calls.remove(call)
+            if not calls:
+                self._direct.pop(server, None)
 
     def parks(self, ctx: Ctx, params: mcp_types.CallToolRequestParams) -> bool:
         """Whether this call is a 2026 client's retry or may be asked (and can be parked)."""
@@ -316,6 +374,12 @@ class Asking:
                     by_name=False,
                 )
             await changed.wait()
+
+
+def _can_ask(ctx: Ctx) -> bool:
+    """Whether ``ctx``'s request can carry a request back to its client mid-call (not on
+    stateless HTTP, and not on stdio, whose one client the fallback asks already)."""
+    return ctx.request is not None and ctx.session.can_send_request
 
 
 def _capabilities(ctx: Ctx) -> frozenset[str]:

@@ -103,6 +103,14 @@ def serve(
     oauth_scope: OAuthScopeOpt = None,
     oauth_client_id: OAuthClientIdOpt = None,
     status_file: StatusOpt = None,
+    sessions: Annotated[
+        bool,
+        typer.Option(
+            "--sessions",
+            help="HTTP: give handshake (2025) clients a session, so their servers can ask them "
+            "(elicitation, sampling, roots); replicas then need sticky sessions.",
+        ),
+    ] = False,
 ) -> None:
     """Serve the configured servers as one MCP server (stdio, or HTTP with --transport http)."""
     if ctx.invoked_subcommand is not None:
@@ -144,6 +152,7 @@ def serve(
                 token=token,
                 oauth=oauth,
                 status_path=status_file,
+                sessions=sessions,
             )
 
     try:

@@ -148,10 +148,10 @@ class Gateway:
             return mcp_types.CallToolResult.model_validate(outcome)
         token = self.relay.progress_token(ctx)
         try:
-            raw = await self.pipeline.call(view, params.name, dict(params.arguments or {}), token)
+            with self.asking.direct(ctx, view, params):  # a session's client can be asked
+                raw = await self.pipeline.call(view, params.name, dict(params.arguments or {}), token)
         finally:
-            if token is not None:
-                self.relay.progress_done(token)
+            self.relay.progress_done(token)
         return mcp_types.CallToolResult.model_validate(raw)
 
     async def call(self, view: View, name: str, arguments: dict[str, Any]) -> dict[str, Any]:

@@ -126,8 +126,13 @@ async def run_http(
     token: str | None = None,
     oauth: OAuthOptions | None = None,
     status_path: Path | None = None,
+    sessions: bool = False,
 ) -> None:
     """Serve stateless streamable HTTP: no session state, so replicas behind a balancer share nothing.
+
+    ``sessions``: a handshake client that initializes gets a session (``Mcp-Session-Id``), on
+    which its servers' questions (elicitation, sampling, roots) reach it mid-call; replicas then
+    need sticky sessions. Calls without a session (and 2026-07-28 clients) stay stateless.
 
     The server's HTTP runner refuses foreign Origins and, when a token is set, requests without it;
     with ``oauth``, requests without an access token issued for this gateway (before its fast path).
@@ -139,7 +144,7 @@ async def run_http(
             host=host,
             port=port,
             path=path,
-            stateless=True,
+            stateless=not sessions,
             allowed_origins=tuple(origins),
             bearer_token=token,
             oauth=oauth,

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         accepts_json_and_events,
         connection_of,
         is_local_host,
+        request_outbound_of,
     )
     from mcpkit.server._arguments import ArgumentError, coerce_arguments
     from mcpkit.server._ask import Answer, ask, confirm, confirming
@@ -96,6 +97,7 @@ _WHERE = {
     "accepts_json_and_events": "mcpkit._sdk",
     "connection_of": "mcpkit._sdk",
     "is_local_host": "mcpkit._sdk",
+    "request_outbound_of": "mcpkit._sdk",
     "serve": "._runner",
     "wait_for_stop_signal": "._signals",
     "claimed_stdin": "._stdin",
@@ -156,6 +158,7 @@ __all__ = [
     "modern_task",
     "only_on_2025",
     "plain_request",
+    "request_outbound_of",
     "response",
     "sdk_errors",
     "serve",
