@@ -656,3 +656,29 @@ async def test_a_handshake_session_opens_no_listen_stream() -> None:
     server = build_server("changing", "1", [_echoing("first")], tools_change=True)
     async with connect(server, SessionOptions(listen=True)) as session:
         assert not session.stateless and not session.listening
+
+
+CHANGING = HERE / "fixtures" / "changing_server.py"
+
+
+async def test_a_2026_servers_own_list_change_reaches_a_2026_client_through_the_gateway(
+    tmp_path: Path,
+) -> None:
+    """The gateway speaks the stateless wire to a toolkit server built with tools_change=True
+    and keeps a listen stream open to it: the server's set_tools is heard, the gateway
+    re-lists it, and a 2026 client in front hears the change on its own listen stream."""
+    servers = {"chg": {"command": sys.executable, "args": [str(CHANGING)]}}
+    async with in_process(tmp_path, _on_2026("chg"), servers) as gw:
+        downstream = gw.downstreams["chg"]
+        assert downstream.protocol_version == "2026-07-28"
+        async with mcp.Client(gw.lowlevel(), mode="2026-07-28") as client:
+            assert await _names(client) == {"chg_echo", "chg_grow"}
+            async with client.listen(tools_list_changed=True) as changes:
+                with anyio.fail_after(30):
+                    while not downstream.listening:  # the gateway's own stream is acknowledged
+                        await anyio.sleep(0.01)
+                    assert text(await client.call_tool("chg_grow", {})) == "grown"
+                    event = await changes.__anext__()
+                assert isinstance(event, ToolsListChanged)
+            assert await _names(client) == {"chg_echo", "chg_grow", "chg_grown"}
+            assert text(await client.call_tool("chg_grown", {"text": "new"})) == "new"

@@ -92,6 +92,12 @@ class Downstream:
         return self.state in ("ready", "restarting") and bool(self.tools)
 
     @property
+    def listening(self) -> bool:
+        """Whether a 2026 server's ``subscriptions/listen`` stream is open (its changes heard)."""
+        session = self._session
+        return session is not None and session.listening
+
+    @property
     def in_flight(self) -> int:
         return self._running
 
@@ -186,6 +192,7 @@ class Downstream:
             handlers=self._handlers,
             on_hung=self._hung,
             protocol=self.config.protocols.get(self.name, "2025-11-25"),  # type: ignore[arg-type]
+            listen=True,  # on the stateless wire its list changes come on a listen stream
         )
         async with Session(self.server, options, process=self._take_process()) as session:
             try:  # the start is bounded as a whole: a server that never lists its tools is not ready
