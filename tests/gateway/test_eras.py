@@ -682,3 +682,30 @@ async def test_a_2026_servers_own_list_change_reaches_a_2026_client_through_the_
                 assert isinstance(event, ToolsListChanged)
             assert await _names(client) == {"chg_echo", "chg_grow", "chg_grown"}
             assert text(await client.call_tool("chg_grown", {"text": "new"})) == "new"
+
+
+ROOTS = HERE / "fixtures" / "roots_server.py"
+
+
+@pytest.mark.parametrize("declared", [True, False])
+async def test_a_2025_servers_roots_request_reaches_a_2026_client_mid_call(
+    tmp_path: Path, declared: bool
+) -> None:
+    """A handshake server asks for roots in the middle of a call: a 2026 client that declared
+    roots is asked by an InputRequiredResult (roots/list) and its roots reach the server; one
+    that did not is never asked and the server hears an empty list."""
+    asked: list[str] = []
+
+    async def roots(context: Any) -> mcp_types.ListRootsResult:
+        asked.append("roots")
+        return mcp_types.ListRootsResult(roots=[mcp_types.Root(uri="file:///work/project", name="project")])
+
+    servers = {"rt": {"command": sys.executable, "args": [str(ROOTS)]}}
+    async with in_process(tmp_path, servers=servers) as gw:
+        async with mcp.Client(
+            gw.lowlevel(), mode="2026-07-28", list_roots_callback=roots if declared else None
+        ) as client:
+            result = await client.call_tool("rt_roots", {})
+        assert text(result) == ("file:///work/project" if declared else "none")
+        assert asked == (["roots"] if declared else [])
+        await _until_none_parked(gw)
