@@ -709,3 +709,50 @@ async def test_a_2025_servers_roots_request_reaches_a_2026_client_mid_call(
         assert text(result) == ("file:///work/project" if declared else "none")
         assert asked == (["roots"] if declared else [])
         await _until_none_parked(gw)
+
+
+QUESTIONING = HERE / "fixtures" / "questioning_server.py"
+
+
+async def test_a_2026_servers_prompt_and_resource_that_ask_reach_a_2025_client_on_stdio(
+    tmp_path: Path,
+) -> None:
+    """prompts/get and resources/read of a 2026 server that asks first (InputRequiredResult): the
+    gateway puts the question to its stdio client as elicitation/create and retries with the
+    answer, so the client gets the prompt and the resource as if nothing had been asked."""
+    config = write_config(
+        tmp_path / "gw.json", {"q": {"command": sys.executable, "args": [str(QUESTIONING)]}}, _on_2026("q")
+    )
+    asked: list[str] = []
+
+    async def elicit(params: dict[str, Any]) -> dict[str, Any]:
+        asked.append(params["message"])
+        return {"action": "accept", "content": {"name": "Ida"}}
+
+    async with gateway_session(config, handlers=ClientHandlers(elicitation=elicit)) as session:
+        prompts = await session.request("prompts/list", {})
+        (prompt,) = [p["name"] for p in prompts["prompts"]]
+        got = await session.request("prompts/get", {"name": prompt})
+        assert got["messages"][0]["content"]["text"] == "hello Ida"
+        read = await session.request("resources/read", {"uri": "note://greeting"})
+        assert read["contents"][0]["text"] == "hello Ida"
+    assert asked == ["Who is greeted?", "Who is greeted?"]
+
+
+async def test_a_2026_servers_prompt_that_asks_with_nobody_to_ask_is_refused_in_one_line(
+    tmp_path: Path,
+) -> None:
+    """Over HTTP the gateway has no client of its own to put a prompt's question to: the
+    client gets one line naming the server, not a result that fails validation."""
+    servers = {"q": {"command": sys.executable, "args": [str(QUESTIONING)]}}
+    async with (
+        in_process(tmp_path, _on_2026("q"), servers) as gw,
+        mcp.Client(gw.lowlevel(), mode="legacy") as client,
+    ):
+        (prompt,) = [p.name for p in (await client.list_prompts()).prompts]
+        with pytest.raises(MCPError) as refused:
+            await client.get_prompt(prompt)
+        with pytest.raises(MCPError) as unread:
+            await client.read_resource("note://greeting")
+    for error in (refused.value, unread.value):
+        assert "q:" in str(error) and "\n" not in str(error), error

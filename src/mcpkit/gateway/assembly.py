@@ -82,7 +82,7 @@ def assemble(gateway: Gateway, in_flight: InFlight) -> SdkServer:
     if "subscribe" in router.offered and notifies:
         handlers["on_subscribe_resource"] = router.subscribe
         handlers["on_unsubscribe_resource"] = router.unsubscribe
-    handlers = {key: in_flight.counted(sdk_errors(handler)) for key, handler in handlers.items()}
+    handlers = {key: in_flight.counted(sdk_errors(relay.met(h))) for key, h in handlers.items()}
     # Tools change (a downstream crash-loops, restarts, or changes its own list): listChanged on
     # both eras, delivered by notification (2025) and subscriptions/listen (2026). Every list
     # depends on the client's profile and on which servers are up, so none may be shared or kept.

@@ -65,6 +65,16 @@ class ClientRelay:
         self._clients[connection] = profiles
         return profiles
 
+    def met(self, handler: Callable[[Ctx, Any], Awaitable[Any]]) -> Callable[[Ctx, Any], Awaitable[Any]]:
+        """``handler`` with its client known from the request on (a stdio client whose first
+        request was ``prompts/get`` used to be unknown, so its server's question was refused)."""
+
+        async def run(ctx: Ctx, params: Any) -> Any:
+            self.profiles_of(ctx)
+            return await handler(ctx, params)
+
+        return run
+
     async def list_changed(self) -> None:
         """Tell every connected client that its tool list changed."""
         for connection in list(self._clients):
