@@ -756,3 +756,27 @@ async def test_a_2026_servers_prompt_that_asks_with_nobody_to_ask_is_refused_in_
             await client.read_resource("note://greeting")
     for error in (refused.value, unread.value):
         assert "q:" in str(error) and "\n" not in str(error), error
+
+
+async def test_a_2026_servers_prompt_and_resource_that_ask_pass_through_to_a_2026_client(
+    tmp_path: Path,
+) -> None:
+    """Both ends on the 2026 wire: the server's InputRequiredResult to prompts/get and
+    resources/read reaches the client as it came (its key, nothing parked), and the client's
+    retry carries its answer back to the server, as for a tool call."""
+    servers = {"q": {"command": sys.executable, "args": [str(QUESTIONING)]}}
+    asked: list[str] = []
+    callback = answering("accept", "Jo", asked)
+    async with (
+        in_process(tmp_path, _on_2026("q"), servers) as gw,
+        mcp.Client(gw.lowlevel(), mode="2026-07-28", elicitation_callback=callback) as client,
+    ):
+        (prompt,) = [p.name for p in (await client.list_prompts()).prompts]
+        first = await client.session.get_prompt(prompt, allow_input_required=True)
+        assert isinstance(first, mcp_types.InputRequiredResult) and first.input_requests
+        assert list(first.input_requests) == ["name"] and gw.asking.parked == 0
+        got = await client.get_prompt(prompt)
+        assert got.messages[0].content.text == "hello Jo"  # type: ignore[union-attr]
+        read = await client.read_resource("note://greeting")
+        assert read.contents[0].text == "hello Jo"  # type: ignore[union-attr]
+    assert asked == ["Who is greeted?", "Who is greeted?"]

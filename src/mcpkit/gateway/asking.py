@@ -39,7 +39,6 @@ an ``ask`` helper reads as "could not ask" rather than guess and show one user a
 from __future__ import annotations
 
 import itertools
-import json
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Iterator, Mapping
@@ -55,11 +54,12 @@ from mcp.server.session import ServerSession
 from mcp.shared.exceptions import MCPError, NoBackChannelError
 from mcp_types.methods import is_input_required
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from mcpkit.gateway import answers, metatools
 from mcpkit.gateway.downstream import Downstream
-from mcpkit.gateway.pipeline import ASKED_OF, CallPipeline, InputRelay
+from mcpkit.gateway.pipeline import ASKED_OF, RELAYED, CallPipeline, InputRelay, capabilities_of
+from mcpkit.gateway.pipeline import wire as _wire
 from mcpkit.gateway.relay import ClientRelay
 from mcpkit.gateway.views import View
 from mcpkit.jsonrpc import JsonRpcError
@@ -72,10 +72,6 @@ WireHandler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
 MAX_PARKED = 256
 """Parked calls at once; beyond it a call runs as on the handshake wire (its questions refused)."""
-
-RELAYED = "relayed:"
-"""Starts the plaintext ``requestState`` of a 2026 server's question passed through as it came
-(a parked call's is a random token, which never does)."""
 
 
 @dataclass
@@ -316,22 +312,12 @@ class Asking:
         """A 2026 client before a 2026 server: nothing parked, the server's questions passed to
         the client as they came and its answers back, the server's own ``requestState`` carried
         inside the gateway's (sealed, so the client neither reads nor changes it)."""
-        resume: dict[str, Any] | None = None
-        if params.request_state is not None:
-            resume = {}
-            state = json.loads(params.request_state[len(RELAYED) :])  # ours: sealed, unchanged
-            if state is not None:
-                resume["requestState"] = state
-            if params.input_responses:
-                resume["inputResponses"] = {k: _wire(v) for k, v in params.input_responses.items()}
-        relay = InputRelay(_capabilities(ctx), resume)
+        relay = InputRelay.of(_capabilities(ctx), params.request_state, params.input_responses)
         with self._progress(ctx) as token:
             raw = await self._pipeline.call(view, params.name, arguments, token, relay=relay)
         if not is_input_required(raw):
             return raw
-        return mcp_types.InputRequiredResult.model_validate(
-            {**raw, "requestState": RELAYED + json.dumps(raw.get("requestState"))}, by_name=False
-        )
+        return InputRelay.question(raw)
 
     async def _run(self, parked: Parked, view: View, name: str, arguments: dict[str, Any]) -> None:
         waiting = self._waiting.setdefault(parked.server, [])
@@ -384,10 +370,7 @@ def _can_ask(ctx: Ctx) -> bool:
 
 def _capabilities(ctx: Ctx) -> frozenset[str]:
     """The client capabilities of ``ctx`` that a server's question can need."""
-    declared = ctx.session.client_capabilities
-    if declared is None:
-        return frozenset()
-    return frozenset(c for c in ASKED_OF.values() if getattr(declared, c, None) is not None)
+    return capabilities_of(ctx.session.client_capabilities)
 
 
 def _server_of(pipeline: CallPipeline, view: View, name: str, arguments: Mapping[str, Any]) -> str | None:
@@ -396,12 +379,6 @@ def _server_of(pipeline: CallPipeline, view: View, name: str, arguments: Mapping
     if entry is None and view.meta and name == metatools.CALL:
         entry = view.entries.get(str(arguments.get("name") or ""))
     return entry.route.server if entry is not None else None
-
-
-def _wire(value: Any) -> dict[str, Any]:
-    if isinstance(value, BaseModel):
-        return value.model_dump(by_alias=True, mode="json", exclude_none=True)
-    return dict(value)
 
 
 def _unasked(method: str, why: str) -> dict[str, Any]:

@@ -25,7 +25,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from mcp_types import INVALID_PARAMS, InputRequiredResult
 from mcp_types.methods import is_input_required
+from pydantic import BaseModel
 
 from mcpkit.client import CallError, CallTimeoutError
 from mcpkit.gateway import answers, metatools, overflow
@@ -44,6 +46,11 @@ ASKED_OF: dict[str, str] = {
 """The questions a server puts to its client, and the client capability each needs."""
 
 
+RELAYED = "relayed:"
+"""Starts the plaintext ``requestState`` of a 2026 server's question passed through as it came
+(a parked call's is a random token, which never does)."""
+
+
 @dataclass(frozen=True)
 class InputRelay:
     """A 2026 client in front: the capabilities it declared, and on its retry what it sent back
@@ -51,6 +58,37 @@ class InputRelay:
 
     capabilities: frozenset[str]
     resume: Mapping[str, Any] | None = None
+
+    @classmethod
+    def of(
+        cls,
+        capabilities: frozenset[str],
+        request_state: str | None,
+        input_responses: Mapping[str, Any] | None,
+    ) -> InputRelay:
+        """The relay of a request: on the retry of a question passed through (``request_state``
+        made by :meth:`question`, sealed by the SDK's boundary), the server's own state and
+        the client's answers to send back to the server."""
+        if request_state is None:
+            return cls(capabilities)
+        if not request_state.startswith(RELAYED):
+            raise JsonRpcError(INVALID_PARAMS, "requestState: not one this gateway passed on; ask again")
+        resume: dict[str, Any] = {}
+        state = json.loads(request_state[len(RELAYED) :])  # ours: sealed, unchanged
+        if state is not None:
+            resume["requestState"] = state
+        if input_responses:
+            resume["inputResponses"] = {k: wire(v) for k, v in input_responses.items()}
+        return cls(capabilities, resume)
+
+    @staticmethod
+    def question(raw: Mapping[str, Any]) -> InputRequiredResult:
+        """A server's ``InputRequiredResult`` for the client: its questions as they came, its
+        own ``requestState`` carried inside the gateway's (sealed, so the client neither reads
+        nor changes it)."""
+        return InputRequiredResult.model_validate(
+            {**raw, "requestState": RELAYED + json.dumps(raw.get("requestState"))}, by_name=False
+        )
 
     def answers(self, raw: Mapping[str, Any]) -> bool:
         """Whether this client can answer every question of ``raw`` (an ``InputRequiredResult``)."""
@@ -201,6 +239,20 @@ class CallPipeline:
         if not isinstance(args, dict):
             return answers.failure('arguments must be a JSON object, for example {"timezone": "UTC"}.')
         return await self.send(entry, args, progress, relay)
+
+
+def capabilities_of(declared: Any) -> frozenset[str]:
+    """Of a client's declared capabilities, those a server's question can need."""
+    if declared is None:
+        return frozenset()
+    return frozenset(c for c in ASKED_OF.values() if getattr(declared, c, None) is not None)
+
+
+def wire(value: Any) -> dict[str, Any]:
+    """A model or mapping in wire form (camelCase keys, no unset fields)."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(by_alias=True, mode="json", exclude_none=True)
+    return dict(value)
 
 
 def _unknown(view: View, name: str, where: str) -> dict[str, Any]:

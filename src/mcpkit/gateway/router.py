@@ -15,10 +15,12 @@ from typing import Any
 
 import mcp_types
 from mcp_types.methods import is_input_required
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from mcpkit.client import CallError
 from mcpkit.gateway.downstream import Downstream
 from mcpkit.gateway.naming import NameMap, Route
+from mcpkit.gateway.pipeline import InputRelay, capabilities_of
 from mcpkit.jsonrpc import JsonRpcError
 
 logger = logging.getLogger("mcpkit.gateway")
@@ -84,9 +86,12 @@ class ResourceRouter:
         route = self._prompts.get(params.name)
         if route is None:
             raise JsonRpcError(mcp_types.INVALID_PARAMS, f"Unknown prompt: {params.name}")
+        relay = _input_relay(ctx, params)
         raw = await self._forward(
-            route.server, "prompts/get", {"name": route.tool, "arguments": params.arguments or {}}
+            route.server, "prompts/get", {"name": route.tool, "arguments": params.arguments or {}}, relay
         )
+        if is_input_required(raw):  # a 2026 server's question, for the 2026 client in front
+            return InputRelay.question(raw)
         return mcp_types.GetPromptResult.model_validate(raw)
 
     # -- resources ---------------------------------------------------------------------------
@@ -121,7 +126,9 @@ class ResourceRouter:
             await self.list_resources(ctx, None)
         server = self._resources.get(uri)
         if server is not None:
-            raw = await self._forward(server, "resources/read", {"uri": uri})
+            raw = await self._forward(server, "resources/read", {"uri": uri}, _input_relay(ctx, params))
+            if is_input_required(raw):  # a 2026 server's question, for the 2026 client in front
+                return InputRelay.question(raw)
             return mcp_types.ReadResourceResult.model_validate(raw)
         for downstream in self.serving("resources"):  # a URI made from a template: whoever knows it
             try:
@@ -203,20 +210,36 @@ class ResourceRouter:
                 break
         return items
 
-    async def _forward(self, server: str, method: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    async def _forward(
+        self, server: str, method: str, params: Mapping[str, Any], relay: InputRelay | None = None
+    ) -> dict[str, Any]:
         """One request to ``server``; its failure as the client's JSON-RPC error, naming it.
-        A 2026 server that asks first (``prompts/get``, ``resources/read``) is answered through
-        its handlers: the gateway's one client on stdio, else a refusal in one line."""
+        A 2026 server that asks first (``prompts/get``, ``resources/read``) has its
+        ``InputRequiredResult`` returned as it came when ``relay`` says the client in front is on
+        the 2026 wire and can answer every question (its retry's answers then go back to the
+        server); else it is answered through its handlers: the gateway's one client on stdio,
+        else a refusal in one line."""
         downstream = self._downstreams[server]
+        request = {**params, **(relay.resume or {})} if relay is not None else dict(params)
         try:
-            raw = await downstream.request(method, params)
+            raw = await downstream.request(method, request)
             if is_input_required(raw):
-                raw = await downstream.answer_input(method, params, raw)
+                if relay is not None and relay.answers(raw):
+                    return dict(raw)
+                raw = await downstream.answer_input(method, request, raw)
             return raw
         except JsonRpcError as exc:
             raise JsonRpcError(exc.code, f"{server}: {exc.message}") from None
         except CallError as exc:
             raise JsonRpcError(mcp_types.INTERNAL_ERROR, f"{server}: {exc}") from None
+
+
+def _input_relay(ctx: Any, params: Any) -> InputRelay | None:
+    """A 2026 client's relay for a server's questions (None on the handshake: asked mid-request)."""
+    if ctx is None or getattr(ctx, "protocol_version", None) not in MODERN_PROTOCOL_VERSIONS:
+        return None
+    declared = capabilities_of(ctx.session.client_capabilities)
+    return InputRelay.of(declared, params.request_state, params.input_responses)
 
 
 def _subscribes(downstream: Downstream) -> bool:
