@@ -38,10 +38,13 @@ from mcpkit import _sdk as sdk
 pytestmark = pytest.mark.anyio
 
 SEEN: list[object] = []
+OUTBOUND: list[tuple[object, object]] = []
+"""Each call's request-scoped channel beside its connection's standalone one."""
 
 
 async def _call_tool(ctx: Any, params: mcp_types.CallToolRequestParams) -> mcp_types.CallToolResult:
     SEEN.append(sdk.connection_of(ctx))
+    OUTBOUND.append((sdk.request_outbound_of(ctx.session), sdk.connection_of(ctx).outbound))
     return mcp_types.CallToolResult(content=[mcp_types.TextContent(type="text", text="hi é")])
 
 
@@ -123,6 +126,19 @@ async def test_a_requests_connection_is_the_sdks_private_connection() -> None:
         got = await _post(client, json.dumps(_request("tools/call", name="x", arguments={})).encode())
     assert got.status_code == 200
     assert len(SEEN) == 1 and isinstance(SEEN[0], Connection)
+
+
+async def test_a_sessions_request_channel_is_the_sdks_private_request_outbound() -> None:
+    """The gateway asks a 2025 session client mid-call on the request's own stream
+    (``request_outbound_of``): it must be a channel that can send requests, and not the
+    connection's standalone one (which needs a GET stream the client may never open)."""
+    OUTBOUND.clear()
+    async with sdk_app() as client:
+        got = await _post(client, json.dumps(_request("tools/call", name="x", arguments={})).encode())
+    assert got.status_code == 200
+    [(request_channel, standalone)] = OUTBOUND
+    assert request_channel is not standalone
+    assert hasattr(request_channel, "send_raw_request") and hasattr(request_channel, "can_send_request")
 
 
 def test_the_handshake_versions_are_the_sdks() -> None:
