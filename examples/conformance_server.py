@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
+import anyio
 import mcp_types as types
 
+from mcpkit.results import error_result
 from mcpkit.server import (
     PromptArgumentSpec,
     PromptSpec,
@@ -29,6 +32,7 @@ from mcpkit.server import (
     ask,
     build_server,
     serve,
+    start_task,
 )
 from mcpkit.tools import ToolContext, ToolSpec
 from mcpkit.tools import params as p
@@ -280,6 +284,100 @@ TOOLS = [
         "Tool with JSON Schema 2020-12 features for conformance testing, SEP-1613",
         schema_2020_12,
         SCHEMA_2020_12,
+    ),
+]
+
+
+# -- tasks (the io.modelcontextprotocol/tasks scenarios' fixture tools) ----------------------
+
+
+async def greet(args: dict[str, Any]) -> str:
+    return f"Hello, {args.get('name', 'World')}!"
+
+
+async def slow_compute(args: dict[str, Any], ctx: ToolContext) -> str:
+    """Sleeps ``seconds`` (the work a task stands for), reporting progress each second; a
+    cancelled task stops here, so it settles as ``cancelled``."""
+    seconds = max(0, int(args.get("seconds") or 0))
+    for done in range(seconds):
+        await ctx.progress(done, seconds)
+        await anyio.sleep(1)
+    return f"Computed {args.get('label', 'result')} in {seconds}s"
+
+
+async def failing_job(args: dict[str, Any]) -> types.CallToolResult:
+    return error_result("failing_job always fails: this is the tool's own error")
+
+
+async def protocol_error_job(args: dict[str, Any]) -> str:
+    raise RuntimeError("protocol_error_job always breaks")
+
+
+CONFIRM_FORM = {"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}
+
+
+async def confirm_delete(args: dict[str, Any], ctx: ToolContext) -> str:
+    """As a task the question parks it in input_required until tasks/update answers."""
+    filename = str(args.get("filename") or "the file")
+    answer = await ask(ctx, f"Delete {filename}?", CONFIRM_FORM)
+    if answer.accepted and answer.content.get("confirm"):
+        return f"Deleted {filename}"
+    return f"Kept {filename} ({answer.action})"
+
+
+async def multi_input(args: dict[str, Any], ctx: ToolContext) -> str:
+    """Two questions asked at once: both keys are open on the task together."""
+    answers: dict[str, Any] = {}
+
+    async def put(key: str, message: str, schema: Mapping[str, Any]) -> None:
+        answers[key] = await ask(ctx, message, schema)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(put, "name", "What is your name?", NAME_OPTIONAL)
+        tg.start_soon(put, "confirm", "Go on?", OK_CONFIRM)
+    return f"name={answers['name'].content.get('name')}, confirm={answers['confirm'].content.get('confirm')}"
+
+
+async def tool_with_task(args: dict[str, Any], ctx: ToolContext) -> str:
+    """Asks on the call (2026: input requests of the call's rounds), then goes on as a task."""
+    answer = await ask(ctx, "What is your name?", NAME_FORM)
+    await start_task(ctx)
+    await anyio.sleep(0.2)  # the work the task stands for
+    return f"Hello, {answer.content.get('name')}!" if answer.accepted else f"No name given ({answer.action})."
+
+
+OK_CONFIRM = {"type": "object", "properties": {"confirm": {"type": "boolean"}}}
+
+
+def task_tool(
+    name: str, description: str, handler: Any, schema: dict[str, Any] | None = None, *, tasks: Any = True
+) -> ToolSpec:
+    return ToolSpec(name, description, schema or p.object_schema({}), handler, read_only=True, tasks=tasks)
+
+
+TASK_SECONDS = p.object_schema(
+    {"seconds": p.integer("How long the work takes, in seconds"), "label": p.string("A label for the result")}
+)
+TOOLS += [
+    tool("greet", "Greets by name (sync only)", greet, p.object_schema({"name": p.string("Who to greet")})),
+    task_tool("slow_compute", "Sleeps `seconds`, then answers; runs as a task", slow_compute, TASK_SECONDS),
+    task_tool("failing_job", "Always a tool error; runs only as a task", failing_job, tasks="required"),
+    task_tool("protocol_error_job", "Always breaks; runs as a task", protocol_error_job),
+    task_tool(
+        "confirm_delete",
+        "Asks to confirm a deletion; as a task it waits in input_required",
+        confirm_delete,
+        p.object_schema({"filename": p.string("The file to delete")}),
+    ),
+    task_tool("multi_input", "Asks two questions at once; runs as a task", multi_input),
+    replace(
+        task_tool(
+            "test_tool_with_task",
+            "Asks a name on the call, then runs as a task",
+            tool_with_task,
+            tasks="required",
+        ),
+        asks_before_task=True,
     ),
 ]
 

@@ -183,7 +183,7 @@ class _Rounds:
             return dict(recorded["r"])
         response = self.responses.get(key)
         if response is not None and self.asked.get(key) == digest:
-            answer = _elicit_result(response, key)
+            answer = elicit_answer(response, key)
             self.answers[key] = {"d": digest, "r": answer}
             return answer
         # Not answered yet (or answered for a question worded differently): ask it now.
@@ -225,7 +225,7 @@ def _load_state(raw: object) -> dict[str, Any]:
     return {"answers": answers, "asked": asked}
 
 
-def _elicit_result(response: object, key: str) -> dict[str, Any]:
+def elicit_answer(response: object, key: str) -> dict[str, Any]:
     """The client's answer to ``key`` as ``{"action", "content"}``; one line if it is no form answer."""
     try:
         result = mcp_types.ElicitResult.model_validate(response, by_name=False)

@@ -282,6 +282,7 @@ class McpkitServer:
                 self.lowlevel,
                 self.tasks,
                 is_task_tool=lambda name: name in self._compiled and self._compiled[name].spec.tasks,
+                asks_first=lambda name: name in self._compiled and self._compiled[name].spec.asks_before_task,
                 run_tool=self.call,
                 context_of=self._tool_context,
             )

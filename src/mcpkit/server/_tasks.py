@@ -40,9 +40,10 @@ import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 import anyio.abc
@@ -51,8 +52,10 @@ import mcp_types
 from mcpkit import _sdk as sdk
 from mcpkit.errors import JsonRpcError
 from mcpkit.results import error_result
+from mcpkit.server._ask import elicit_answer, input_required_of
 from mcpkit.server._errors import sdk_errors
 from mcpkit.tools import ToolContext
+from mcpkit.tools._context import Elicit
 
 if TYPE_CHECKING:
     from mcpkit.server._build import SdkServer
@@ -67,6 +70,20 @@ PROGRESS_META = "mcpkit/progress"
 """The ``_meta`` key of ``tasks/get`` carrying the handler's last progress report in numbers."""
 
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
+
+
+def refuse_untasked(ctx: Any, name: str) -> None:
+    """A ``taskSupport: "required"`` tool called by a client that takes no task: -32021 naming
+    the extension on 2026-07-28 (SEP-2663 "Required Capabilities"), -32601 on 2025-11-25 (its
+    tools spec: a server refuses a required-task tool called without ``task`` that way)."""
+    if modern(ctx):
+        raise JsonRpcError(
+            MISSING_CAPABILITY,
+            f"Tool {name} runs only as a task: declare the {TASKS_EXTENSION} extension in the client's capabilities",
+            {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}},
+        )
+    raise JsonRpcError(-32601, f"Tool {name} runs only as a task: call it with params.task")
+
 
 RunTool = Callable[[str, Mapping[str, Any], ToolContext], Awaitable[mcp_types.CallToolResult]]
 ContextOf = Callable[[Any, str], ToolContext]
@@ -96,12 +113,92 @@ class _Task:
     scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
     context: ToolContext | None = None
     done: anyio.Event = field(default_factory=anyio.Event)
+    asked: mcp_types.InputRequiredResult | None = None
+    """The question a handler that asks before its task (``asks_before_task``) put on the call:
+    that round ends with it and no task is made."""
+    announced: anyio.Event | None = None
+    """Set once the task is told to its caller (at once, or at ``start_task`` when the handler
+    asks first); ``None`` for a task told at once."""
+    pending: dict[str, _Question] = field(default_factory=dict)
+    """Questions the running handler waits on (2026: ``input_required``), by server-minted key."""
 
     def __post_init__(self) -> None:
         self.updated_at = self.updated_at or self.created_at
 
     def touch(self) -> None:
         self.updated_at = _now_iso()
+
+
+@dataclass
+class _Question:
+    """One ``ask`` a task's handler waits on: the input request as the wire shows it, and the
+    client's answer once ``tasks/update`` brings it."""
+
+    request: dict[str, Any]
+    answered: anyio.Event = field(default_factory=anyio.Event)
+    response: object = None
+
+
+def answer_questions(task: _Task, responses: Mapping[str, Any]) -> None:
+    """Give each waiting question of ``task`` its answer from ``responses`` (keys of no waiting
+    question are ignored: a late or repeated answer changes nothing); the task is ``working``
+    again once no question waits. An answered key leaves ``inputRequests`` at once, before the
+    handler has even resumed, so the next ``tasks/get`` shows only what is still open."""
+    for key, response in responses.items():
+        question = task.pending.pop(key, None)
+        if question is not None:
+            question.response = response
+            question.answered.set()
+    if not task.pending and task.status == "input_required":
+        task.status, task.message = "working", None
+        task.touch()
+
+
+def task_asker(task: _Task) -> Elicit:
+    """How a task's handler asks its user on 2026-07-28: the task goes to ``input_required`` with
+    the question in ``inputRequests`` (``tasks/get`` shows it) and the handler waits, suspended,
+    until ``tasks/update`` answers it. Unlike a plain call's ask (which ends the round and runs
+    the handler again), the task's handler stays alive in the server's task group, so questions
+    asked at once (a task group of asks) are all open together and answered in any order."""
+
+    async def elicit(message: str, schema: dict[str, Any]) -> dict[str, Any] | None:
+        key = f"input-{secrets.token_urlsafe(6)}"
+        request = mcp_types.ElicitRequest(
+            params=mcp_types.ElicitRequestFormParams(message=message, requested_schema=cast(Any, schema))
+        ).model_dump(by_alias=True, mode="json", exclude_none=True)
+        question = _Question(request)
+        task.pending[key] = question
+        if task.status == "working":
+            task.status, task.message = "input_required", message.splitlines()[0][:300] if message else None
+            task.touch()
+        try:
+            await question.answered.wait()
+        finally:
+            if (
+                task.pending.pop(key, None) is not None
+                and not task.pending
+                and task.status == "input_required"
+            ):
+                task.status, task.message = "working", None  # cancelled while asking
+        return elicit_answer(question.response, key)
+
+    return elicit
+
+
+_ANNOUNCE: ContextVar[Callable[[], None] | None] = ContextVar("mcpkit_task_announce", default=None)
+
+
+async def start_task(ctx: ToolContext) -> None:
+    """From here on this call is a task (for a tool with ``asks_before_task``): the call is
+    answered with the task, and the handler goes on in the background, asking (if it must)
+    through the task. Its questions before this point were asked on the call, as input requests
+    of its rounds (2026-07-28), so a client answers what the work needs before the work starts.
+
+    A no-op anywhere else (a plain call, 2025, a task already told), so a handler calls it
+    unconditionally."""
+    announce = _ANNOUNCE.get()
+    if announce is not None:
+        announce()
 
 
 class TaskStore:
@@ -176,7 +273,12 @@ class TaskStore:
         *,
         owner: str,
         ttl_ms: int | None,
+        ask_through_task: bool = False,
+        asks_first: bool = False,
     ) -> _Task | str:
+        """``asks_first``: the handler runs, asking on the call (the request's own ``ask``),
+        until it calls :func:`start_task` or ends; only then is the task held and findable
+        (wait for ``task.announced``)."""
         """Start ``work`` in the background as a new task; a one-line refusal when full."""
         self.expire()
         if not self._groups:
@@ -197,12 +299,32 @@ class TaskStore:
             task.message = f"{amount}: {message}" if message else amount
             task.touch()
 
-        # The request that made the task is answered: progress goes to the task, logs to the
-        # server's log only, and nobody is left to ask.
-        task.context = replace(context, _send_progress=progress, _log_threshold=lambda: None, _elicit=None)
-        self._tasks[task.task_id] = task
-        self._groups[-1].start_soon(self._run, task, work)
+        # The request that made the task is answered: progress goes to the task and logs to the
+        # server's log only. A 2026 client that can fill forms is asked through the task
+        # (input_required, answered by tasks/update); a 2025 one is not asked (see the module).
+        asker = task_asker(task) if context.can_elicit and ask_through_task else None
+        task.context = replace(
+            context,
+            _send_progress=progress,
+            _log_threshold=lambda: None,
+            _elicit=context._elicit if asks_first else asker,
+        )
+        if asks_first:
+            task.announced = anyio.Event()
+        else:
+            self._tasks[task.task_id] = task
+        self._groups[-1].start_soon(self._run, task, work, asker)
         return task
+
+    def _announce(self, task: _Task, asker: Elicit | None) -> None:
+        """Tell the task to its caller: held (findable by ``tasks/get``), its asking switched
+        from the call's rounds to the task's ``input_required``."""
+        if task.announced is None or task.announced.is_set():
+            return
+        assert task.context is not None
+        task.context._elicit = asker
+        self._tasks[task.task_id] = task
+        task.announced.set()
 
     def _evict_finished(self) -> bool:
         """Make room by forgetting the finished task that ended first (its TTL not yet over):
@@ -216,13 +338,25 @@ class TaskStore:
         return True
 
     async def _run(
-        self, task: _Task, work: Callable[[ToolContext], Awaitable[mcp_types.CallToolResult]]
+        self,
+        task: _Task,
+        work: Callable[[ToolContext], Awaitable[mcp_types.CallToolResult]],
+        asker: Elicit | None = None,
     ) -> None:
         assert task.context is not None
+        if task.announced is not None:
+            _ANNOUNCE.set(lambda: self._announce(task, asker))
         try:
             with task.scope:
-                result = await work(task.context)
-                if task.status == "working":
+                try:
+                    result = await work(task.context)
+                except BaseException as exc:
+                    asked = input_required_of(exc)  # asked on the call, before the task
+                    if asked is None or task.announced is None or task.announced.is_set():
+                        raise
+                    task.asked = asked
+                    return
+                if task.status in ("working", "input_required"):
                     task.result = result
                     task.status = "failed" if result.is_error else "completed"
                     task.message = _first_line(result) if result.is_error else None
@@ -232,12 +366,16 @@ class TaskStore:
             task.error = {"code": -32603, "message": f"Tool {task.tool} failed; the server log has details."}
             task.status, task.message = "failed", "the tool failed"
         finally:
-            if task.status == "working":  # cancelled by the server's shutdown
+            if task.status in ("working", "input_required"):  # cancelled by the server's shutdown
                 task.status, task.message = "cancelled", "the server stopped"
                 task.context.cancelled.set()
             task.finished = self.clock()
             task.touch()
             task.done.set()
+            if task.announced is not None and not task.announced.is_set():
+                if task.asked is None:  # ended without start_task: the finished task is told
+                    self._tasks[task.task_id] = task
+                task.announced.set()
 
     def find(self, task_id: str, owner: str) -> _Task:
         """The caller's task, or a -32602 naming the id (another caller's task is unknown too)."""
@@ -291,6 +429,8 @@ class TaskStore:
             )
         elif out["status"] == "failed" and task.error is not None:
             out["error"] = dict(task.error)
+        elif out["status"] == "input_required":
+            out["inputRequests"] = {k: dict(q.request) for k, q in task.pending.items()}
         return out
 
 
@@ -425,9 +565,10 @@ def install(
     lowlevel: SdkServer,
     store: TaskStore,
     *,
-    is_task_tool: Callable[[str], bool],
+    is_task_tool: Callable[[str], bool | str],
     run_tool: RunTool,
     context_of: ContextOf,
+    asks_first: Callable[[str], bool] = lambda _name: False,
 ) -> None:
     """Serve tasks on ``lowlevel``: the capability (2025) and extension (2026), the ``tasks/*``
     methods, the ``tools/call`` middleware that answers with a task, and the lifespan that
@@ -453,6 +594,8 @@ def install(
         if ctx.method != "tools/call" or not isinstance(name, str) or not is_task_tool(name):
             return await call_next(ctx)
         wanted, ttl = task_requested(ctx, params)
+        if not wanted and is_task_tool(name) == "required":
+            refuse_untasked(ctx, name)
         if not wanted or not store.serving:
             return await call_next(ctx)
         arguments = params.get("arguments")
@@ -462,17 +605,28 @@ def install(
         async def work(task_context: ToolContext) -> mcp_types.CallToolResult:
             return await run_tool(name, arguments, task_context)
 
-        task = store.start(name, work, context, owner=owner(ctx), ttl_ms=ttl)
+        first = modern(ctx) and asks_first(name)
+        task = store.start(
+            name, work, context, owner=owner(ctx), ttl_ms=ttl, ask_through_task=modern(ctx), asks_first=first
+        )
         if isinstance(task, str):
             refused = error_result(task).model_dump(by_alias=True, mode="json", exclude_none=True)
             return answer(ctx, refused)
+        if task.announced is not None:
+            try:
+                await task.announced.wait()
+            finally:
+                if not task.announced.is_set():  # the caller left while the handler was asking
+                    task.scope.cancel()
+            if task.asked is not None:  # this round ends with the handler's question
+                return answer(ctx, task.asked.model_dump(by_alias=True, mode="json", exclude_none=True))
         if modern(ctx):  # SEP-2663: flat, the task's fields beside resultType "task"
             return answer(
                 ctx, {"resultType": "task", **modern_task(store.wire(task), protocol_failure=False)}
             )
         return answer(ctx, {"task": store.wire(task)})
 
-    lowlevel.middleware.append(middleware)
+    lowlevel.middleware.append(cast(Any, sdk_errors(middleware)))  # a refusal: its JSON-RPC error, not -32603
 
     async def get(ctx: Any, params: mcp_types.GetTaskRequestParams) -> dict[str, Any]:
         check_task_request(ctx, params.task_id)
@@ -487,7 +641,8 @@ def install(
             raise JsonRpcError(-32601, "Method not found: tasks/update is part of the 2026 tasks extension")
         check_task_request(ctx, params.task_id)
         task = store.find(params.task_id, owner(ctx))
-        raise JsonRpcError.invalid_params(f"Task {task.task_id!r} is {task.status}, not waiting for input")
+        answer_questions(task, params.input_responses or {})
+        return {}  # an empty acknowledgement; the next tasks/get tells where the task went
 
     async def result(ctx: Any, params: mcp_types.GetTaskPayloadRequestParams) -> dict[str, Any]:
         only_on_2025(ctx)
@@ -518,8 +673,8 @@ def install(
 
 
 class TaskUpdateParams(mcp_types.RequestParams):
-    """``tasks/update`` (2026): a client's answers to a task waiting for input. No toolkit task
-    asks for input yet, so every update names a task that is not waiting (-32602)."""
+    """``tasks/update`` (2026): a client's answers to a task waiting for input, keyed as the
+    task's ``inputRequests`` named them (SEP-2663); acknowledged empty, whatever it answered."""
 
     task_id: str
     input_responses: dict[str, Any] | None = None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar, cast
+from typing import Any, Literal, TypeVar, cast
 
 import mcp_types
 
@@ -63,10 +63,17 @@ class ToolSpec:
     output_schema: Mapping[str, Any] | None = None
     meta: Mapping[str, Any] = field(default_factory=dict)
     needs_context: bool = False
-    tasks: bool = False
+    tasks: bool | Literal["required"] = False
     """The tool may run as a task (the tasks extension): a client that asks gets a task at once
     and polls it; every other client gets the ordinary, held-open call. Served by
-    :mod:`mcpkit.server` (``execution.taskSupport: "optional"`` in the definition)."""
+    :mod:`mcpkit.server` (``execution.taskSupport: "optional"`` in the definition).
+    ``"required"``: only as a task (``taskSupport: "required"``); a client that does not take
+    one is refused (-32021 naming the extension on 2026-07-28, -32601 on 2025-11-25)."""
+    asks_before_task: bool = False
+    """A task tool whose handler asks its questions on the call itself, and becomes a task only
+    where it calls ``mcpkit.server.start_task(ctx)`` (2026-07-28: the questions are input
+    requests of the call's rounds, the round that answers the last one gets the task; SEP-2663's
+    "MRTR, then a task"). Elsewhere ``start_task`` does nothing."""
 
     @classmethod
     def with_context(cls, handler: ContextHandler[C], **definition: Any) -> ToolSpec:
@@ -130,7 +137,7 @@ class ToolSpec:
         if self.output_schema is not None:
             out["outputSchema"] = copy.deepcopy(dict(self.output_schema))
         if self.tasks:
-            out["execution"] = {"taskSupport": "optional"}
+            out["execution"] = {"taskSupport": "required" if self.tasks == "required" else "optional"}
         if self.meta:  # e.g. an MCP App's ``{"ui": {"resourceUri": ...}}``
             out["_meta"] = copy.deepcopy(dict(self.meta))
         return out
