@@ -172,3 +172,65 @@ async def test_a_tool_that_allows_no_task_is_called_plainly_even_when_one_is_ask
         assert (await session.call("quick", {}, task=True)).text == "plain"
         assert (await session.call("job", {}, task=True)).text == "finished"
         assert server.tasks is not None and [t.tool for t in server.tasks.listed("")] == ["job"]
+
+
+NAME_FORM = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+
+
+async def _asks(args: dict[str, Any], ctx: ToolContext) -> str:
+    from mcpkit.server import ask
+
+    answer = await ask(ctx, "Your name?", NAME_FORM)
+    return f"{answer.action}: {answer.content.get('name')}"
+
+
+def _asking_server() -> McpkitServer:
+    spec = ToolSpec(
+        "survey", "Ask a name and report it.", p.object_schema(), _asks, read_only=True, tasks=True
+    )
+    server = build_server("survey", "1", [spec], options=ServerOptions())
+    assert server.tasks is not None
+    server.tasks.poll_interval_ms = 20
+    return server
+
+
+async def test_a_task_waiting_on_its_user_is_answered_by_the_clients_elicitation_callback() -> None:
+    """2026: the SDK's client with mcpkit's TasksExtension polls the task, answers its open
+    question through the client's own elicitation callback and tasks/update, and returns the
+    result as if the call had been held open."""
+    import mcp
+    from mcp.client.session import ClientRequestContext
+
+    from mcpkit.client import TasksExtension
+
+    server, asked = _asking_server(), []
+
+    async def elicit(ctx: ClientRequestContext, params: Any) -> Any:
+        import mcp_types
+
+        asked.append(params.message)
+        return mcp_types.ElicitResult(action="accept", content={"name": "Ada"})
+
+    async with mcp.Client(
+        server.lowlevel, mode="2026-07-28", elicitation_callback=elicit, extensions=[TasksExtension()]
+    ) as client:
+        with anyio.fail_after(GUARD):
+            result = await client.call_tool("survey", {})
+    assert asked == ["Your name?"]
+    assert result.content[0].text == "accept: Ada"  # type: ignore[union-attr]
+    assert _statuses(server) == ["completed"]
+
+
+async def test_a_2025_task_runs_unasked() -> None:
+    """2025-11-25: a toolkit task does not ask (its questions would need the tasks/result side
+    channel), so the handler gets ``unasked`` and decides; the call still ends."""
+    from mcpkit.client import ClientHandlers
+
+    async def elicitation(params: dict[str, Any]) -> dict[str, Any]:
+        raise AssertionError("a 2025 task does not ask")
+
+    server = _asking_server()
+    options = SessionOptions(timeout=GUARD, handlers=ClientHandlers(elicitation=elicitation))
+    async with connect(server, options) as session:
+        assert (await session.call("survey", {}, task=True)).text == "unasked: None"
+    assert _statuses(server) == ["completed"]

@@ -17,7 +17,7 @@ import pytest
 
 from mcpkit.client import Session, TasksExtension, connect
 from mcpkit.jsonrpc import JsonRpcError
-from mcpkit.server import TASKS_EXTENSION, McpkitServer, ServerOptions, build_server
+from mcpkit.server import TASKS_EXTENSION, McpkitServer, ServerOptions, ask, build_server, start_task
 from mcpkit.tools import ToolContext, ToolSpec
 from mcpkit.tools import params as p
 from tests.support.stateless import Stateless
@@ -305,3 +305,162 @@ async def test_the_2026_wire_is_the_tasks_extensions() -> None:
             assert refused["data"] == {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}}
         sync = (await undeclared.send("tools/call", {"name": "long_job", "arguments": {"n": 6}}))["result"]
         assert sync["resultType"] == "complete" and sync["content"][0]["text"] == "done 6"
+
+
+NAME_FORM = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+OK_FORM = {"type": "object", "properties": {"ok": {"type": "boolean"}}}
+
+
+async def _asks_twice(args: dict[str, Any], ctx: ToolContext) -> str:
+    """Two questions at once (a task group of asks), then the answers."""
+    answers: dict[str, Any] = {}
+
+    async def put(key: str, message: str, schema: dict[str, Any]) -> None:
+        answers[key] = await ask(ctx, message, schema)
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(put, "name", "Your name?", NAME_FORM)
+        tg.start_soon(put, "ok", "Go on?", OK_FORM)
+    return f"{answers['name'].action}:{answers['name'].content.get('name')} {answers['ok'].content.get('ok')}"
+
+
+ASKS_TWICE = ToolSpec(
+    "survey", "Ask two questions and report the answers.", p.object_schema(), _asks_twice, tasks=True
+)
+
+
+async def _get_until(raw: Stateless, task_id: str, done: Any) -> dict[str, Any]:
+    with anyio.fail_after(GUARD):
+        while True:
+            got: dict[str, Any] = (await raw.send("tasks/get", {"taskId": task_id}))["result"]
+            if done(got):
+                return got
+            await anyio.sleep(0.02)
+
+
+async def test_a_task_asks_its_user_through_the_task_on_2026() -> None:
+    """SEP-2663: the task goes to input_required with its open questions in inputRequests; each
+    tasks/update is acknowledged empty; an answered key leaves at once while the other stays
+    open; the task then completes with the answers. Answers for no open question change nothing."""
+    import httpx2
+
+    async with serving(ASKS_TWICE) as (_server, url), httpx2.AsyncClient() as http:
+        raw = Stateless(url, http, elicitation=True)
+        created = (await raw.send("tools/call", {"name": "survey", "arguments": {}}))["result"]
+        task_id = created["taskId"]
+        asking = await _get_until(raw, task_id, lambda t: len(t.get("inputRequests") or {}) == 2)
+        assert asking["status"] == "input_required" and "requestState" not in asking
+        keys = {k: r["params"]["message"] for k, r in asking["inputRequests"].items()}
+        assert all(r["method"] == "elicitation/create" for r in asking["inputRequests"].values())
+        name_key = next(k for k, m in keys.items() if m == "Your name?")
+        ok_key = next(k for k in keys if k != name_key)
+
+        ack = await raw.send(
+            "tasks/update",
+            {
+                "taskId": task_id,
+                "inputResponses": {name_key: {"action": "accept", "content": {"name": "Ada"}}, "stray": {}},
+            },
+            mcp_name=task_id,
+        )
+        assert ack["result"]["resultType"] == "complete"
+        assert not {"taskId", "status", "inputRequests"} & set(ack["result"])
+        after = (await raw.send("tasks/get", {"taskId": task_id}))["result"]
+        assert after["status"] == "input_required" and list(after["inputRequests"]) == [ok_key]
+
+        await raw.send(
+            "tasks/update",
+            {"taskId": task_id, "inputResponses": {ok_key: {"action": "accept", "content": {"ok": "true"}}}},
+        )
+        done = await _get_until(raw, task_id, lambda t: t["status"] in ("completed", "failed", "cancelled"))
+        assert done["status"] == "completed" and "inputRequests" not in done
+        assert done["result"]["content"][0]["text"] == "accept:Ada True"
+        late = await raw.send(
+            "tasks/update", {"taskId": task_id, "inputResponses": {ok_key: {"action": "decline"}}}
+        )
+        assert late["result"]["resultType"] == "complete"
+
+
+async def test_a_2026_client_that_cannot_fill_forms_is_not_asked_through_the_task() -> None:
+    import httpx2
+
+    async with serving(ASKS_TWICE) as (_server, url), httpx2.AsyncClient() as http:
+        raw = Stateless(url, http)  # declares the extension, not elicitation
+        created = (await raw.send("tools/call", {"name": "survey", "arguments": {}}))["result"]
+        done = await _get_until(raw, created["taskId"], lambda t: t["status"] != "working")
+        assert done["status"] == "completed" and done["result"]["content"][0]["text"] == "unasked:None None"
+
+
+async def _quick_job(args: dict[str, Any]) -> str:
+    return "ran as a task"
+
+
+ONLY_TASK = ToolSpec("only_task", "Run only as a task.", p.object_schema(), _quick_job, tasks="required")
+
+
+async def test_a_required_task_tool_refuses_a_client_that_takes_no_task() -> None:
+    """2026 without the extension: -32021 naming it; 2025 without params.task: -32601. A client
+    that takes tasks gets one (mcpkit's client asks for it where the tool requires it)."""
+    import httpx2
+
+    assert ONLY_TASK.definition()["execution"] == {"taskSupport": "required"}
+    async with serving(ONLY_TASK) as (_server, url), httpx2.AsyncClient() as http:
+        refused = await Stateless(url, http, tasks=False).send(
+            "tools/call", {"name": "only_task", "arguments": {}}
+        )
+        assert refused["error"]["code"] == -32021
+        assert refused["error"]["data"] == {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}}
+        taken = (await Stateless(url, http).send("tools/call", {"name": "only_task", "arguments": {}}))[
+            "result"
+        ]
+        assert taken["resultType"] == "task"
+        async with connect(url) as session:
+            with pytest.raises(JsonRpcError) as plain:
+                await session.request("tools/call", {"name": "only_task", "arguments": {}})
+            assert plain.value.code == -32601
+            assert (await session.call("only_task", {})).text == "ran as a task"
+
+
+async def _greets_later(args: dict[str, Any], ctx: ToolContext) -> str:
+    answer = await ask(ctx, "Your name?", NAME_FORM)
+    await start_task(ctx)
+    return f"Hello, {answer.content.get('name')}!"
+
+
+GREETS_LATER = ToolSpec(
+    "greet_later",
+    "Ask a name, then greet as a task.",
+    p.object_schema(),
+    _greets_later,
+    tasks="required",
+    asks_before_task=True,
+)
+
+
+async def test_a_tool_asks_on_the_call_and_then_becomes_a_task() -> None:
+    """SEP-2663 MRTR then a task: the first round ends with the question (no task id), the
+    round that answers it gets the task (no requestState), whose result has the answer."""
+    import httpx2
+
+    async with serving(GREETS_LATER) as (server, url), httpx2.AsyncClient() as http:
+        raw = Stateless(url, http, elicitation=True)
+        first = (await raw.send("tools/call", {"name": "greet_later", "arguments": {}}))["result"]
+        assert first["resultType"] == "input_required" and "taskId" not in first
+        assert server.tasks is not None and server.tasks.listed("") == [], "no task for a round that asked"
+        (key,) = first["inputRequests"]
+        second = (
+            await raw.send(
+                "tools/call",
+                {
+                    "name": "greet_later",
+                    "arguments": {},
+                    "inputResponses": {key: {"action": "accept", "content": {"name": "Alice"}}},
+                    "requestState": first["requestState"],
+                },
+            )
+        )["result"]
+        assert (
+            second["resultType"] == "task" and "requestState" not in second and "inputRequests" not in second
+        )
+        done = await _get_until(raw, second["taskId"], lambda t: t["status"] != "working")
+        assert done["status"] == "completed" and done["result"]["content"][0]["text"] == "Hello, Alice!"

@@ -12,13 +12,15 @@ class Stateless:
     """Raw 2026-07-28 requests over HTTP, envelope and headers written out, so the test sees
     the answer exactly as sent (the SDK's client would parse the shapes away)."""
 
-    def __init__(self, url: str, client: Any, *, tasks: bool = True) -> None:
-        self.url, self.client, self.tasks = url, client, tasks
+    def __init__(self, url: str, client: Any, *, tasks: bool = True, elicitation: bool = False) -> None:
+        self.url, self.client, self.tasks, self.elicitation = url, client, tasks, elicitation
         self.ids = 0
 
     async def send(self, method: str, params: dict[str, Any], **headers: str) -> dict[str, Any]:
         self.ids += 1
-        caps = {"extensions": {TASKS_EXTENSION: {}}} if self.tasks else {}
+        caps: dict[str, Any] = {"extensions": {TASKS_EXTENSION: {}}} if self.tasks else {}
+        if self.elicitation:
+            caps["elicitation"] = {}
         meta = {
             "io.modelcontextprotocol/protocolVersion": "2026-07-28",
             "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},

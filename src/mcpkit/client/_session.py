@@ -880,6 +880,15 @@ class Session:
         except MCPError as exc:  # a handler refused an input request: the call ends with its word
             raise JsonRpcError(exc.code, exc.message, exc.data) from None
 
+    async def answer_requests(self, requests: Mapping[str, Any]) -> dict[str, Any]:
+        """Answer input requests that are not a call's (a 2026 task's ``inputRequests``, shown
+        by ``tasks/get`` while it is ``input_required``) through this session's
+        :class:`ClientHandlers`, as :meth:`answer_input` answers a call's: the raw answers by
+        key, for ``tasks/update``. A handler's refusal raises :class:`JsonRpcError`."""
+        from mcpkit.client._tasks import dispatch_answers
+
+        return await dispatch_answers(self._live().client, requests)
+
     def send_raw(
         self,
         method: str,

@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 import anyio
 import mcp_types
 from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
-from pydantic import TypeAdapter
+from mcp.client.session import ClientRequestContext
+from pydantic import TypeAdapter, ValidationError
 
-from mcpkit.errors import CallTimeoutError, JsonRpcError
+from mcpkit.errors import CallError, CallTimeoutError, JsonRpcError
 
 if TYPE_CHECKING:
     from mcpkit.client._session import Session
@@ -70,23 +71,72 @@ def poll_seconds(task: Mapping[str, Any]) -> float:
     return min(max(interval / 1000, MIN_POLL_SECONDS), MAX_POLL_SECONDS)
 
 
+async def dispatch_answers(client: Any, requests: Mapping[str, Any]) -> dict[str, Any]:
+    """``requests`` (a task's ``inputRequests``, wire form) answered through ``client``'s input
+    callbacks (the SDK's ``ClientSession.dispatch_input_request``, which mcpkit's handlers
+    fill): the raw answers by key. A callback's refusal raises :class:`JsonRpcError`; a request
+    that is none the client knows raises :class:`CallError`."""
+    try:
+        parsed = mcp_types.InputRequiredResult.model_validate(
+            {"resultType": "input_required", "inputRequests": dict(requests)}, by_name=False
+        )
+    except ValidationError as exc:
+        problem = exc.errors()[0]
+        raise CallError(
+            f"a task asked for input in a malformed request: {problem.get('msg')} at {problem.get('loc')}"
+        ) from None
+    answers: dict[str, Any] = {}
+    for key, request in (parsed.input_requests or {}).items():
+        meta = request.params.meta if request.params is not None else None
+        answer = await client.dispatch_input_request(
+            ClientRequestContext(session=client, request_id=key, meta=meta), request
+        )
+        if isinstance(answer, mcp_types.ErrorData):
+            raise JsonRpcError(answer.code, answer.message, answer.data)
+        answers[key] = answer.model_dump(by_alias=True, mode="json", exclude_none=True)
+    return answers
+
+
+Answer = Callable[[Mapping[str, Any]], Awaitable[dict[str, Any]]]
+"""Answers a task's open input requests (key -> request) with the raw answers by key."""
+
+
 async def follow(
     request: Request,
     task: Mapping[str, Any],
     *,
     on_status: Callable[[Mapping[str, Any]], Any] | None = None,
+    answer: Answer | None = None,
 ) -> dict[str, Any]:
     """Poll ``task`` until it ends and return the tool's result (a raw ``CallToolResult``):
     inlined in the last ``tasks/get`` on 2026, from ``tasks/result`` on 2025.
 
     A task that failed raises the server's error as :class:`~mcpkit.errors.JsonRpcError`, as
     does one cancelled by someone else. Leaving early, by cancellation or an exception,
-    cancels the task on the server first."""
+    cancels the task on the server first.
+
+    A 2026 task waiting on its user (``input_required`` with ``inputRequests``) is answered
+    through ``answer`` and ``tasks/update``, each question once; with no ``answer`` it waits
+    until the caller gives up (the task is then cancelled)."""
     task_id = str(task.get("taskId"))
     finished = False
+    answered: set[str] = set()
     try:
         current: Mapping[str, Any] = task
         while current.get("status") not in TERMINAL:
+            asked = current.get("inputRequests") if current.get("status") == "input_required" else None
+            if current.get("status") == "input_required" and asked is None and "ttl" in current:
+                # 2025-11-25: the questions come as requests on the tasks/result stream (the
+                # session's handlers answer them), which then ends with the result.
+                result = await request("tasks/result", {"taskId": task_id})
+                finished = True
+                return result
+            if answer is not None and isinstance(asked, Mapping):
+                fresh = {k: v for k, v in asked.items() if k not in answered}
+                if fresh:
+                    responses = await answer(fresh)
+                    answered.update(fresh)
+                    await request("tasks/update", {"taskId": task_id, "inputResponses": responses})
             await anyio.sleep(poll_seconds(current))
             current = await request("tasks/get", {"taskId": task_id})
             if on_status is not None:
@@ -154,7 +204,7 @@ async def call_tool(
         return dict(await session.request(method, body, timeout=left))
 
     with anyio.CancelScope(deadline=math.inf if deadline is None else deadline) as scope:
-        return await follow(request, task_of(raw))
+        return await follow(request, task_of(raw), answer=session.answer_requests)
     assert scope.cancelled_caught and seconds is not None
     raise CallTimeoutError("tools/call", seconds)
 
@@ -234,6 +284,19 @@ class _CancelTask(mcp_types.CancelTaskRequest):
     name_param = "taskId"
 
 
+class _UpdateParams(mcp_types.RequestParams):
+    task_id: str
+    input_responses: dict[str, Any]
+
+
+class _UpdateTask(mcp_types.Request[_UpdateParams, Literal["tasks/update"]]):
+    """SEP-2663's ``tasks/update``: a task's answers (the SDK has no model of it)."""
+
+    method: Literal["tasks/update"] = "tasks/update"
+    params: _UpdateParams
+    name_param = "taskId"
+
+
 _RAW = TypeAdapter(dict[str, Any])
 _REQUESTS: dict[str, Callable[[str], Any]] = {
     "tasks/get": lambda t: _GetTask(params=mcp_types.GetTaskRequestParams(task_id=t)),
@@ -262,5 +325,18 @@ class TasksExtension(ClientExtension):
             return answer
 
         task = created.model_dump(by_alias=True, mode="json", exclude_none=True)
-        raw = await follow(request, task)
+
+        async def answer(requests: Mapping[str, Any]) -> dict[str, Any]:
+            return await dispatch_answers(ctx.session, requests)
+
+        async def update(method: str, body: dict[str, Any]) -> dict[str, Any]:
+            if method != "tasks/update":
+                return await request(method, body)
+            sent = _UpdateTask(params=_UpdateParams.model_validate(body, by_name=False))
+            answer_: dict[str, Any] = await ctx.session.send_request(
+                sent, cast(Any, _RAW), request_read_timeout_seconds=ctx.read_timeout_seconds
+            )
+            return answer_
+
+        raw = await follow(update, task, answer=answer)
         return mcp_types.CallToolResult.model_validate(raw, by_name=False)
