@@ -221,16 +221,23 @@ async def test_a_task_waiting_on_its_user_is_answered_by_the_clients_elicitation
     assert _statuses(server) == ["completed"]
 
 
-async def test_a_2025_task_runs_unasked() -> None:
-    """2025-11-25: a toolkit task does not ask (its questions would need the tasks/result side
-    channel), so the handler gets ``unasked`` and decides; the call still ends."""
+async def test_a_2025_task_asks_on_the_tasks_result_stream() -> None:
+    """2025-11-25: the task goes to input_required; mcpkit's client then calls tasks/result,
+    on whose stream the question comes as elicitation/create tied to the task (related-task
+    ``_meta``), answered by the session's handler; tasks/result then ends with the result."""
     from mcpkit.client import ClientHandlers
 
+    asked: list[dict[str, Any]] = []
+
     async def elicitation(params: dict[str, Any]) -> dict[str, Any]:
-        raise AssertionError("a 2025 task does not ask")
+        asked.append(params)
+        return {"action": "accept", "content": {"name": "Grace"}}
 
     server = _asking_server()
     options = SessionOptions(timeout=GUARD, handlers=ClientHandlers(elicitation=elicitation))
     async with connect(server, options) as session:
-        assert (await session.call("survey", {}, task=True)).text == "unasked: None"
+        assert (await session.call("survey", {}, task=True)).text == "accept: Grace"
+    assert [a["message"] for a in asked] == ["Your name?"]
+    (task,) = server.tasks.listed("") if server.tasks is not None else []
+    assert asked[0]["_meta"]["io.modelcontextprotocol/related-task"] == {"taskId": task.task_id}
     assert _statuses(server) == ["completed"]

@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any, cast
 import anyio
 import anyio.abc
 import mcp_types
+from mcp.shared.message import ServerMessageMetadata
 
 from mcpkit import _sdk as sdk
 from mcpkit.errors import JsonRpcError
@@ -120,6 +121,9 @@ class _Task:
     """Set once the task is told to its caller (at once, or at ``start_task`` when the handler
     asks first); ``None`` for a task told at once."""
     pending: dict[str, _Question] = field(default_factory=dict)
+    side: list[_Question] = field(default_factory=list)
+    """2025: questions waiting for a ``tasks/result`` stream to carry them to the client."""
+    side_changed: anyio.Event = field(default_factory=anyio.Event)
     """Questions the running handler waits on (2026: ``input_required``), by server-minted key."""
 
     def __post_init__(self) -> None:
@@ -199,6 +203,61 @@ async def start_task(ctx: ToolContext) -> None:
     announce = _ANNOUNCE.get()
     if announce is not None:
         announce()
+
+
+def side_channel_asker(task: _Task) -> Elicit:
+    """How a task's handler asks its user on 2025-11-25: the task goes to ``input_required`` and
+    the question waits for the client's ``tasks/result``, on whose stream it goes out as
+    ``elicitation/create`` tied to the task by the related-task ``_meta`` (the 2025 schema's
+    side channel; a client that sees ``input_required`` calls ``tasks/result``)."""
+
+    async def elicit(message: str, schema: dict[str, Any]) -> dict[str, Any] | None:
+        question = _Question({"message": message, "requestedSchema": schema})
+        task.side.append(question)
+        task.side_changed.set()
+        if task.status == "working":
+            task.status, task.message = "input_required", message.splitlines()[0][:300] if message else None
+            task.touch()
+        try:
+            await question.answered.wait()
+        finally:
+            if question in task.side:
+                task.side.remove(question)
+            if not task.side and task.status == "input_required":
+                task.status, task.message = "working", None
+                task.touch()
+        answer = question.response
+        return dict(answer) if isinstance(answer, dict) else None
+
+    return elicit
+
+
+async def carry_questions(task: _Task, ctx: Any) -> None:
+    """Put a 2025 task's waiting questions to the client on this ``tasks/result`` request's
+    stream until the task ends (the caller cancels this then). A question the client cannot be
+    asked (no way back, a refusal) is answered "not asked", so the handler decides."""
+    while True:
+        while task.side:
+            question = task.side.pop(0)
+            params = mcp_types.ElicitRequestFormParams.model_validate(
+                {**question.request, "_meta": {RELATED_TASK: {"taskId": task.task_id}}}, by_name=False
+            )
+            try:
+                result = await ctx.session.send_request(
+                    mcp_types.ElicitRequest(params=params),
+                    mcp_types.ElicitResult,
+                    metadata=ServerMessageMetadata(related_request_id=ctx.request_id),
+                )
+                question.response = {"action": result.action, "content": dict(result.content or {})}
+            except Exception as exc:  # no back channel, a refusal: the user was not asked
+                logger.info(
+                    "task %s: elicitation/create not answered (%s: %s)", task.task_id, type(exc).__name__, exc
+                )
+            question.answered.set()
+        task.side_changed = anyio.Event()
+        if task.side:
+            continue
+        await task.side_changed.wait()
 
 
 class TaskStore:
@@ -300,9 +359,13 @@ class TaskStore:
             task.touch()
 
         # The request that made the task is answered: progress goes to the task and logs to the
-        # server's log only. A 2026 client that can fill forms is asked through the task
-        # (input_required, answered by tasks/update); a 2025 one is not asked (see the module).
-        asker = task_asker(task) if context.can_elicit and ask_through_task else None
+        # server's log only. A client that can fill forms is asked through the task
+        # (input_required): answered by tasks/update on 2026, on the tasks/result stream on 2025.
+        asker = (
+            (task_asker(task) if ask_through_task else side_channel_asker(task))
+            if context.can_elicit
+            else None
+        )
         task.context = replace(
             context,
             _send_progress=progress,
@@ -647,7 +710,10 @@ def install(
     async def result(ctx: Any, params: mcp_types.GetTaskPayloadRequestParams) -> dict[str, Any]:
         only_on_2025(ctx)
         task = store.find(params.task_id, owner(ctx))
-        await task.done.wait()
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(carry_questions, task, ctx)
+            await task.done.wait()
+            tg.cancel_scope.cancel()
         if task.result is None:
             raise JsonRpcError.invalid_params(f"Task {task.task_id!r} was {task.status}: {task.message}")
         out = task.result.model_dump(by_alias=True, mode="json", exclude_none=True)
