@@ -17,6 +17,7 @@ import pytest
 
 from mcpkit.client import Session, TasksExtension, connect
 from mcpkit.jsonrpc import JsonRpcError
+from mcpkit.results import text_result
 from mcpkit.server import TASKS_EXTENSION, McpkitServer, ServerOptions, ask, build_server, start_task
 from mcpkit.tools import ToolContext, ToolSpec
 from mcpkit.tools import params as p
@@ -464,3 +465,45 @@ async def test_a_tool_asks_on_the_call_and_then_becomes_a_task() -> None:
         )
         done = await _get_until(raw, second["taskId"], lambda t: t["status"] != "working")
         assert done["status"] == "completed" and done["result"]["content"][0]["text"] == "Hello, Alice!"
+
+
+async def test_a_2025_task_tells_each_change_of_status() -> None:
+    """notifications/tasks/status (2025-11-25, optional there): one per change of status, the
+    last at the end; progress alone sends none. (The SDK's 2025 client drops this notification
+    as unknown, so the store's notifier is read here.)"""
+    from mcpkit.server import TaskStore
+
+    store, told = TaskStore(), []
+    go = anyio.Event()
+
+    async def notify(task: dict[str, Any]) -> None:
+        told.append(task["status"])
+
+    async def work(ctx: ToolContext) -> Any:
+        await ctx.progress(1, 2)
+        answer = await ctx.elicit("Go on?", OK_FORM)
+        await go.wait()
+        return text_result(f"{answer}")
+
+    async def asks(message: str, schema: dict[str, Any]) -> dict[str, Any] | None:
+        return {"action": "accept", "content": {}}
+
+    async with store.running():
+        task = store.start(
+            "job", work, ToolContext(tool="job", _elicit=asks), owner="", ttl_ms=None, notify=notify
+        )
+        assert not isinstance(task, str)
+        with anyio.fail_after(GUARD):
+            while not task.side:
+                await anyio.sleep(0.01)
+        task.side[0].response = {"action": "accept", "content": {}}
+        task.side[0].answered.set()
+        with anyio.fail_after(GUARD):
+            while told != ["input_required", "working"]:
+                await anyio.sleep(0.01)
+        go.set()
+        with anyio.fail_after(GUARD):
+            await task.done.wait()
+            while told[-1:] != ["completed"]:
+                await anyio.sleep(0.01)
+    assert told == ["input_required", "working", "completed"]

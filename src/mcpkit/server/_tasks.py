@@ -129,8 +129,12 @@ class _Task:
     def __post_init__(self) -> None:
         self.updated_at = self.updated_at or self.created_at
 
+    moved: anyio.Event = field(default_factory=anyio.Event)
+    """Set at each change (see :meth:`touch`); the 2025 status notifier waits on it."""
+
     def touch(self) -> None:
         self.updated_at = _now_iso()
+        self.moved.set()
 
 
 @dataclass
@@ -184,6 +188,7 @@ def task_asker(task: _Task) -> Elicit:
                 and task.status == "input_required"
             ):
                 task.status, task.message = "working", None  # cancelled while asking
+                task.touch()
         return elicit_answer(question.response, key)
 
     return elicit
@@ -334,6 +339,7 @@ class TaskStore:
         ttl_ms: int | None,
         ask_through_task: bool = False,
         asks_first: bool = False,
+        notify: Callable[[dict[str, Any]], Awaitable[None]] | None = None,
     ) -> _Task | str:
         """``asks_first``: the handler runs, asking on the call (the request's own ``ask``),
         until it calls :func:`start_task` or ends; only then is the task held and findable
@@ -377,7 +383,28 @@ class TaskStore:
         else:
             self._tasks[task.task_id] = task
         self._groups[-1].start_soon(self._run, task, work, asker)
+        if notify is not None:
+            self._groups[-1].start_soon(self._notify_status, task, notify)
         return task
+
+    async def _notify_status(self, task: _Task, notify: Callable[[dict[str, Any]], Awaitable[None]]) -> None:
+        """Send ``notifications/tasks/status`` (2025-11-25, optional there) at each change of the
+        task's status, the last one when it ends; a client that cannot hear it (no way back)
+        loses nothing, ``tasks/get`` says the same."""
+        told = "working"  # what the call's answer said; the work may have moved on already
+        while True:
+            await task.moved.wait()
+            task.moved = anyio.Event()
+            if task.status == told:
+                continue
+            told = task.status
+            try:
+                await notify(self.wire(task))
+            except Exception as exc:  # the connection is gone, or has no way back
+                logger.debug("task %s: status notification not sent (%s)", task.task_id, exc)
+                return
+            if told in TERMINAL:
+                return
 
     def _announce(self, task: _Task, asker: Elicit | None) -> None:
         """Tell the task to its caller: held (findable by ``tasks/get``), its asking switched
@@ -608,6 +635,21 @@ def declare_tasks(lowlevel: SdkServer) -> None:
     lowlevel.task_capability = TASK_CAPABILITY
 
 
+def status_notifier(ctx: Any) -> Callable[[dict[str, Any]], Awaitable[None]] | None:
+    """Sends a 2025 ``notifications/tasks/status`` to the client that made the task, over its
+    session (stdio, or HTTP with sessions); ``None`` on stateless HTTP, where nothing reaches a
+    client outside a request's own stream."""
+    session = ctx.session
+    if getattr(ctx, "request", None) is not None and _headers(ctx).get("mcp-session-id") is None:
+        return None
+
+    async def notify(task: dict[str, Any]) -> None:
+        params = mcp_types.TaskStatusNotificationParams.model_validate(task, by_name=False)
+        await session.send_notification(mcp_types.TaskStatusNotification(params=params))
+
+    return notify
+
+
 def task_owner(ctx: Any) -> str:
     """Who owns the tasks a request makes or reads (see :func:`owner_of`)."""
     return owner_of(_headers(ctx))
@@ -670,7 +712,14 @@ def install(
 
         first = modern(ctx) and asks_first(name)
         task = store.start(
-            name, work, context, owner=owner(ctx), ttl_ms=ttl, ask_through_task=modern(ctx), asks_first=first
+            name,
+            work,
+            context,
+            owner=owner(ctx),
+            ttl_ms=ttl,
+            ask_through_task=modern(ctx),
+            asks_first=first,
+            notify=None if modern(ctx) else status_notifier(ctx),
         )
         if isinstance(task, str):
             refused = error_result(task).model_dump(by_alias=True, mode="json", exclude_none=True)
