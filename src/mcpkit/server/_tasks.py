@@ -26,6 +26,13 @@ The SDK (mcp 2.3.0) has the types (``mcp_types.Task`` ...) and passes a 2026 cla
 2025 wire (its ``tools/call`` sieve wants ``content``), so the task answer is made here, in a
 server middleware that owns its result. A client that did not ask gets the ordinary call.
 
+A task's handler may ``ask`` its user: the task goes to ``input_required`` and the handler
+waits, suspended in the background, for the answer (2026: ``inputRequests`` on ``tasks/get``,
+answered by ``tasks/update``; 2025: ``elicitation/create`` on the ``tasks/result`` stream). A
+tool with ``asks_before_task`` asks on the call first (2026 input requests of its rounds) and
+becomes a task where its handler calls :func:`start_task`. A ``tasks="required"`` tool refuses
+a client that takes no task.
+
 Tasks belong to the caller who made them (over HTTP, the credentials the request carried), are
 bounded in number (a full store answers the call with one line, never a queue that grows), and
 a finished task is forgotten once its TTL has passed. The work runs in a task group that the
