@@ -157,3 +157,23 @@ async def test_a_2026_client_gets_the_extensions_shapes_from_a_2025_server(
             "error"
         ]
         assert refused["code"] == -32021
+
+
+async def test_a_required_task_tool_refuses_a_2026_client_without_the_extension(
+    gateway_url: str, tmp_path: Path
+) -> None:
+    """The gateway answers -32021 naming the extension itself (its 2025 server behind would
+    refuse with its own error), and a client with the extension gets the task."""
+    import httpx2
+
+    done = tmp_path / "done"
+    done.write_text("ready")
+    call = {"name": "jobs_only_task", "arguments": {"path": str(done)}}
+    async with httpx2.AsyncClient() as http:
+        refused = (await Stateless(gateway_url, http, tasks=False).send("tools/call", call))["error"]
+        assert refused["code"] == -32021, refused
+        assert refused["data"]["requiredCapabilities"] == {
+            "extensions": {"io.modelcontextprotocol/tasks": {}}
+        }
+        created = (await Stateless(gateway_url, http).send("tools/call", call))["result"]
+        assert created["resultType"] == "task" and created["taskId"]

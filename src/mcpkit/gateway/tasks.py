@@ -26,7 +26,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 import mcp_types
@@ -42,6 +42,7 @@ from mcpkit.server import (
     inlined_result,
     modern_task,
     only_on_2025,
+    refuse_untasked,
     sdk_errors,
     task_answer,
     task_owner,
@@ -110,7 +111,7 @@ class TaskRelay:
         if ctx.method != "tools/call" or not isinstance(name, str):
             return await call_next(ctx)
         wanted, ttl = task_requested(ctx, params)
-        if not wanted:
+        if not wanted and not _modern(ctx):  # a 2025 server refuses its own required tool
             return await call_next(ctx)
         gateway = self.gateway
         view = await gateway.routing.view_async(gateway.relay.profiles_of(ctx))
@@ -119,6 +120,12 @@ class TaskRelay:
             return await call_next(ctx)
         downstream = gateway.downstreams[entry.route.server]
         support = (entry.original.get("execution") or {}).get("taskSupport")
+        if not wanted:
+            # A 2026 client without the extension: -32021 naming it (SEP-2663), as the toolkit's
+            # own servers answer, where a 2025 server behind would refuse the call its own way.
+            if support == "required":
+                refuse_untasked(ctx, name)
+            return await call_next(ctx)
         if not offers_tasks(downstream.capabilities) or support not in ("optional", "required"):
             return await call_next(ctx)
         arguments = params.get("arguments")
@@ -248,7 +255,7 @@ def relay_tasks(gateway: Gateway, server: SdkServer, counted: Any) -> None:
     async def middleware(ctx: Any, call_next: Any) -> Any:
         return await relay.call(server, ctx, call_next, counted)
 
-    server.middleware.append(middleware)
+    server.middleware.append(cast(Any, sdk_errors(middleware)))  # a refusal: its JSON-RPC error
     methods: dict[str, tuple[Any, Any]] = {
         "tasks/get": (mcp_types.GetTaskRequestParams, relay.get),
         "tasks/result": (mcp_types.GetTaskPayloadRequestParams, relay.result),
