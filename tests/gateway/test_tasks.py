@@ -126,7 +126,8 @@ async def test_a_2026_client_gets_the_extensions_shapes_from_a_2025_server(
     gateway_url: str, tmp_path: Path
 ) -> None:
     """The server behind speaks 2025 tasks; the gateway's 2026 face answers as the extension
-    says: a flat task, the result inlined by tasks/get once done, an empty cancel ack, no
+    says: a flat task, the result inlined by tasks/get once done, empty acknowledgements of
+    tasks/update (answers to nothing asked, as the toolkit takes them) and tasks/cancel, no
     tasks/result, and -32021 for a client that did not declare the extension."""
     import httpx2
 
@@ -150,6 +151,11 @@ async def test_a_2026_client_gets_the_extensions_shapes_from_a_2025_server(
         assert got["status"] == "completed" and got["result"]["content"] == [
             {"type": "text", "text": "finished"}
         ]
+        update = {"taskId": task_id, "inputResponses": {"ask-1": {"action": "accept", "content": {}}}}
+        acknowledged = (await raw.send("tasks/update", update))["result"]
+        assert acknowledged["resultType"] == "complete" and "status" not in acknowledged
+        unknown = {"taskId": "no-such-task", "inputResponses": {}}
+        assert (await raw.send("tasks/update", unknown))["error"]["code"] == -32602
         ack = (await raw.send("tasks/cancel", {"taskId": task_id}))["result"]
         assert ack["resultType"] == "complete" and "status" not in ack
         assert (await raw.send("tasks/result", {"taskId": task_id}))["error"]["code"] == -32601

@@ -187,7 +187,10 @@ class TaskRelay:
             raise JsonRpcError(-32601, "Method not found: tasks/update is part of the 2026 tasks extension")
         check_task_request(ctx, params.task_id)
         self._find(params.task_id, task_owner(ctx))
-        raise JsonRpcError.invalid_params(f"Task {params.task_id!r} is not waiting for input")
+        # An empty acknowledgement, as the toolkit's own tasks/update gives answers to nothing
+        # asked (SEP-2663: the next tasks/get tells where the task went). The task lives on a
+        # 2025 server, whose questions the gateway does not relay, so no answer is awaited.
+        return {}
 
     async def result(self, ctx: Any, params: mcp_types.GetTaskPayloadRequestParams) -> dict[str, Any]:
         only_on_2025(ctx)
