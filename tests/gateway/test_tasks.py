@@ -183,3 +183,36 @@ async def test_a_required_task_tool_refuses_a_2026_client_without_the_extension(
         }
         created = (await Stateless(gateway_url, http).send("tools/call", call))["result"]
         assert created["resultType"] == "task" and created["taskId"]
+
+
+async def test_a_2025_servers_task_asks_a_2026_client_through_the_gateway(gateway_url: str) -> None:
+    """The server behind asks on the 2025 wire (elicitation/create on its tasks/result stream);
+    the gateway's 2026 client sees the question in tasks/get's inputRequests, answers it with
+    tasks/update, and the task ends with the answer in its result."""
+    import httpx2
+
+    async with httpx2.AsyncClient() as http:
+        raw = Stateless(gateway_url, http, elicitation=True)
+        created = (await raw.send("tools/call", {"name": "jobs_greet", "arguments": {}}))["result"]
+        assert created["resultType"] == "task", created
+        task_id = created["taskId"]
+        with anyio.fail_after(GUARD):
+            while True:
+                got = (await raw.send("tasks/get", {"taskId": task_id}))["result"]
+                if got["status"] != "working":
+                    break
+                await anyio.sleep(0.02)
+        assert got["status"] == "input_required", got
+        [(key, question)] = got["inputRequests"].items()
+        assert question["method"] == "elicitation/create"
+        assert question["params"]["message"] == "What is your name?"
+        answer = {"action": "accept", "content": {"name": "Ada"}}
+        await raw.send("tasks/update", {"taskId": task_id, "inputResponses": {key: answer}})
+        with anyio.fail_after(GUARD):
+            while True:
+                got = (await raw.send("tasks/get", {"taskId": task_id}))["result"]
+                if got["status"] == "completed":
+                    break
+                assert "inputRequests" not in got or key not in got["inputRequests"], got
+                await anyio.sleep(0.02)
+        assert got["result"]["content"] == [{"type": "text", "text": "Hello, Ada!"}]

@@ -41,7 +41,7 @@ from __future__ import annotations
 import itertools
 import logging
 import secrets
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -201,10 +201,18 @@ class Asking:
         self._waiting: dict[str, list[Parked]] = {}
         self._direct: dict[str, list[Direct]] = {}
         self._tg: anyio.abc.TaskGroup | None = None
+        self.for_task: Callable[[str, Mapping[str, Any]], Parked | None] | None = None
+        """The 2026 client's task a server's question belongs to (its related-task ``_meta``),
+        set by :mod:`mcpkit.gateway.tasks`; such a question waits in that task's inputRequests."""
 
     def start(self, tg: anyio.abc.TaskGroup) -> None:
         """Parked calls run in ``tg`` (the gateway's own, alive as long as it serves)."""
         self._tg = tg
+
+    def start_soon(self, func: Callable[[], Coroutine[Any, Any, Any]]) -> None:
+        """Run ``func`` in the gateway's task group (a task's question relay outlives requests)."""
+        assert self._tg is not None, "the gateway has not started"
+        self._tg.start_soon(func)
 
     @property
     def parked(self) -> int:
@@ -217,6 +225,9 @@ class Asking:
         """``server``'s ``method`` requests: to its parked call when one waits, else ``fallback``."""
 
         async def ask(params: dict[str, Any]) -> dict[str, Any]:
+            task = self.for_task(server, params) if self.for_task is not None else None
+            if task is not None:
+                return await task.ask(method, params, self.answer_seconds)
             waiting: list[Parked | Direct] = [*self._waiting.get(server, ()), *self._direct.get(server, ())]
             if not waiting:
                 return await fallback(params)

@@ -12,7 +12,12 @@ called as always, held open, whatever the client asked.
 The servers speak the 2025 wire to the gateway; a 2026 client in front gets the extension's
 shapes (SEP-2663): the flat task, ``tasks/get`` with the result inlined once the task ended
 (fetched from the server's ``tasks/result``), an empty ``tasks/cancel`` acknowledgement, and no
-``tasks/result`` or ``tasks/list``.
+``tasks/result`` or ``tasks/list``. A task that asks its user (2025: ``input_required``, the
+question sent as ``elicitation/create`` on the server's ``tasks/result`` stream) is shown to a
+2026 client as ``input_required`` with ``inputRequests``: the gateway keeps that stream open
+while the task waits, the server's question waits in the task (:class:`Parked`, as a 2026
+client's parked call), and ``tasks/update`` answers it. A ``taskSupport: "required"`` tool called
+by a 2026 client without the extension gets -32021 from the gateway itself.
 
 The gateway declares tasks only when one of its servers does (the toolkit's rules:
 :func:`mcpkit.server.declare_tasks`), and a task belongs to the caller who made it
@@ -22,6 +27,7 @@ with ``params.task`` never takes a fast path, and 2026 requests never do.
 
 from __future__ import annotations
 
+import logging
 import weakref
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -32,6 +38,8 @@ import anyio
 import mcp_types
 
 from mcpkit.client import CallError, is_task, offers_tasks, poll_seconds
+from mcpkit.gateway.asking import Parked
+from mcpkit.gateway.pipeline import capabilities_of
 from mcpkit.jsonrpc import JsonRpcError
 from mcpkit.server import (
     SDK_HANDSHAKE_VERSIONS,
@@ -54,15 +62,22 @@ if TYPE_CHECKING:
     from mcpkit.gateway.downstream import Downstream
     from mcpkit.gateway.views import Entry
 
+logger = logging.getLogger("mcpkit.gateway")
+RELATED_TASK = "io.modelcontextprotocol/related-task"
+
 MAX_HELD = 4096
 """Task ids remembered at once; the oldest is forgotten first (its server expires it anyway)."""
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class _Held:
     entry: Entry
     owner: str
+    asking: Parked | None = None
+    """A 2026 client's task: its 2025 server's questions wait here for tasks/get and tasks/update."""
+    relaying: bool = False
+    """Whether a ``tasks/result`` to its server is open now (the stream its questions come on)."""
 
 
 class TaskRelay:
@@ -71,6 +86,7 @@ class TaskRelay:
     def __init__(self, gateway: Gateway) -> None:
         self.gateway = gateway
         self._held: OrderedDict[str, _Held] = OrderedDict()
+        gateway.asking.for_task = self._asking_of
 
     def offered(self) -> bool:
         """Whether some server takes task-augmented tool calls."""
@@ -141,7 +157,11 @@ class TaskRelay:
         if not is_task(raw):  # the server ran it at once after all: an ordinary result
             return task_answer(server, ctx, gateway.pipeline.finished(entry, raw))
         task = dict(raw["task"])
-        self._hold(str(task.get("taskId")), _Held(entry, task_owner(ctx)))
+        task_id = str(task.get("taskId"))
+        asking = None
+        if _modern(ctx):  # its server's questions come back to this client through tasks/get
+            asking = Parked(task_id, entry.route.server, capabilities_of(ctx.session.client_capabilities))
+        self._hold(task_id, _Held(entry, task_owner(ctx), asking))
         if _modern(ctx):  # the 2026 extension's flat shape, from the server's 2025 one
             return task_answer(
                 server, ctx, {"resultType": "task", **modern_task(task, protocol_failure=False)}
@@ -156,6 +176,8 @@ class TaskRelay:
             return task
         # 2026's DetailedTask: the result inlined once the task ended (a 2025 server keeps it
         # behind tasks/result), a JSON-RPC error from there as the failed task's error.
+        if task.get("status") == "input_required" and held.asking is not None:
+            return self._waiting(held, params.task_id, task)
         if task.get("status") not in ("completed", "failed"):
             return modern_task(task, protocol_failure=False)
         try:
@@ -186,11 +208,48 @@ class TaskRelay:
         if not _modern(ctx):
             raise JsonRpcError(-32601, "Method not found: tasks/update is part of the 2026 tasks extension")
         check_task_request(ctx, params.task_id)
-        self._find(params.task_id, task_owner(ctx))
-        # An empty acknowledgement, as the toolkit's own tasks/update gives answers to nothing
-        # asked (SEP-2663: the next tasks/get tells where the task went). The task lives on a
-        # 2025 server, whose questions the gateway does not relay, so no answer is awaited.
-        return {}
+        held = self._find(params.task_id, task_owner(ctx))
+        if held.asking is not None:  # answers to questions not asked (or asked no more) are ignored
+            held.asking.answer(params.input_responses or {})
+        return {}  # an empty acknowledgement; the next tasks/get tells where the task went
+
+    def _asking_of(self, server: str, params: Mapping[str, Any]) -> Parked | None:
+        """The 2026 client's task that ``server``'s question (params of an ``elicitation/create``,
+        ``sampling/createMessage`` or ``roots/list``) belongs to, by its related-task ``_meta``."""
+        meta = params.get("_meta")
+        related = meta.get(RELATED_TASK) if isinstance(meta, Mapping) else None
+        task_id = related.get("taskId") if isinstance(related, Mapping) else None
+        held = self._held.get(task_id) if isinstance(task_id, str) else None
+        if held is None or held.entry.route.server != server:
+            return None
+        return held.asking
+
+    def _waiting(self, held: _Held, task_id: str, task: dict[str, Any]) -> dict[str, Any]:
+        """A 2025 server's task in ``input_required`` as 2026 shows it: its questions in
+        ``inputRequests``. The 2025 server asks them on a ``tasks/result`` stream, so one is
+        kept open while the task waits; until a question arrives (or after its answer went)
+        the task shows ``working``."""
+        assert held.asking is not None
+        if not held.relaying:
+            held.relaying = True
+
+            async def relay() -> None:
+                try:
+                    await self._ask(held, task_id, "tasks/result")
+                except Exception as exc:  # the task's end is read by tasks/get: nothing is lost
+                    logger.debug("tasks/result for %s ended: %s", task_id, exc)
+                finally:
+                    held.relaying = False
+
+            self.gateway.asking.start_soon(relay)
+        out = modern_task(task, protocol_failure=False)
+        questions = held.asking.open()
+        if not questions:
+            return {**out, "status": "working"}
+        return {
+            **out,
+            "inputRequests": {k: {"method": q.method, "params": q.params} for k, q in questions.items()},
+        }
 
     async def result(self, ctx: Any, params: mcp_types.GetTaskPayloadRequestParams) -> dict[str, Any]:
         only_on_2025(ctx)
