@@ -475,6 +475,10 @@ def run(
         "text_p50_ms": _p(text, 0.5),
         "peak_rss_mib": _rss_mib("VmHWM"),
         "serving_rss_mib": _rss_mib("VmRSS"),
+        # anonymous memory (the index's codes, arrays) apart from mapped file pages (SQLite's
+        # read mappings: page cache, shared and reclaimable)
+        "serving_rss_anon_mib": _rss_mib("RssAnon"),
+        "serving_rss_file_mib": _rss_mib("RssFile"),
     }
 
     # the exact scan, and a fresh open as a server's first answer comes before its index is built
@@ -632,7 +636,8 @@ def render(report: dict[str, Any]) -> str:
         f"{'text search p50 ms (limit 50)':34} {m['text_p50_ms']:>12.1f} {u['text_p50_ms']:>12.1f} "
         f"{ratio(m['text_p50_ms'], u['text_p50_ms']):>9}",
         f"{'peak RSS MiB (per phase)':34} {m['peak_rss_mib']:>12,.0f} {u['peak_rss_mib']:>12,.0f}",
-        f"{'RSS MiB while serving':34} {m['serving_rss_mib']:>12,.0f}",
+        f"{'RSS MiB while serving':34} {m['serving_rss_mib']:>12,.0f}  (anonymous {m['serving_rss_anon_mib']:,.0f}, "
+        f"mapped files {m['serving_rss_file_mib']:,.0f})",
         f"import: {report['import_s']:.1f} s wall, {report['import_cpu_s']:.1f} s CPU, peak RSS "
         f"{report['import_peak_rss_mib']:,.0f} MiB; hub scores measured in {report['hub_fill_s']:.1f} s "
         f"(once, stored; {report['hub_rows_measured_in_queries']:,} rows measured by the timed hybrid queries)",
