@@ -216,3 +216,17 @@ async def test_a_2025_servers_task_asks_a_2026_client_through_the_gateway(gatewa
                 assert "inputRequests" not in got or key not in got["inputRequests"], got
                 await anyio.sleep(0.02)
         assert got["result"]["content"] == [{"type": "text", "text": "Hello, Ada!"}]
+
+
+async def test_a_2025_client_over_http_gets_a_task_that_asks_run_unasked(gateway_url: str) -> None:
+    """A 2025 client over HTTP cannot be asked through the gateway (only its stdio face passes
+    a server's questions on): the task's question is answered "not asked" and the task ends,
+    where it used to wait in input_required for a tasks/result stream no one opened."""
+    async with connect(gateway_url) as session:
+        created = dict(
+            await session.request("tools/call", {"name": "jobs_greet", "arguments": {}, "task": {}})
+        )
+        task_id = created["task"]["taskId"]
+        with anyio.fail_after(GUARD):
+            result = dict(await session.request("tasks/result", {"taskId": task_id}))
+        assert result["content"] == [{"type": "text", "text": "No name (unasked)"}]

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, cast
 import anyio
 import mcp_types
 
-from mcpkit.client import CallError, is_task, offers_tasks, poll_seconds
+from mcpkit.client import CallError, CallTimeoutError, is_task, offers_tasks, poll_seconds
 from mcpkit.gateway.asking import Parked
 from mcpkit.gateway.pipeline import capabilities_of
 from mcpkit.jsonrpc import JsonRpcError
@@ -256,16 +256,39 @@ class TaskRelay:
         task_id = params.task_id
         held = self._find(task_id, task_owner(ctx))
         task = await self._ask(held, task_id, "tasks/get")
-        while task.get("status") not in TERMINAL:
+        raw: dict[str, Any] | None = None
+        while raw is None and task.get("status") not in TERMINAL:
+            if task.get("status") == "input_required":
+                # Its server asks on a tasks/result stream (2025): open one, so the question
+                # goes out (to the gateway's own client on stdio, else answered "not asked")
+                # instead of the task waiting for a stream no one opens. One that outlives
+                # the call timeout is opened again at the next poll.
+                raw = await self._result_within_timeout(held, task_id)
+                if raw is not None:
+                    break
             await anyio.sleep(poll_seconds(task))
             task = await self._ask(held, task_id, "tasks/get")
-        raw = await self._ask(held, task_id, "tasks/result")
+        if raw is None:
+            raw = await self._ask(held, task_id, "tasks/result")
         out = self.gateway.pipeline.finished(held.entry, raw)
         out["_meta"] = {
             **(out.get("_meta") or {}),
             "io.modelcontextprotocol/related-task": {"taskId": task_id},
         }
         return out
+
+    async def _result_within_timeout(self, held: _Held, task_id: str) -> dict[str, Any] | None:
+        """The server's ``tasks/result`` for ``task_id``, or None when the call timeout passed."""
+        try:
+            return await self._downstream(held).request("tasks/result", {"taskId": task_id})
+        except JsonRpcError:
+            raise  # the server's refusal, as the client's error
+        except CallTimeoutError:
+            return None
+        except CallError as exc:
+            raise JsonRpcError.internal(
+                f"Server {held.entry.route.server} did not answer tasks/result: {exc}"
+            ) from None
 
     async def listing(self, ctx: Any, params: mcp_types.PaginatedRequestParams) -> dict[str, Any]:
         only_on_2025(ctx)
