@@ -21,7 +21,6 @@ again.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import threading
@@ -31,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from mcpkit.archive.ranking import HUB_REFERENCES, hub_references, neighbour_means
-from mcpkit.archive.vectors import FloatArray, IntArray, VectorSpace
+from mcpkit.archive.vectors import FloatArray, IntArray, VectorSpace, prefix_fingerprint
 
 VALUES = "hubness.f32"
 META = "hubness.json"
@@ -46,15 +45,6 @@ class _State:
     reference_vectors: FloatArray
     values: FloatArray
     fingerprint: str
-
-
-def _fingerprint(space: VectorSpace, count: int) -> str:
-    """A digest of the ids of rows ``[0, count)``, sampled (every 997th and the last): enough to
-    tell a space rebuilt or compacted by a repair from the one the scores were measured on."""
-    if count == 0:
-        return ""
-    picks = np.unique(np.concatenate([np.arange(0, count, 997), [count - 1]]))
-    return hashlib.blake2b(np.asarray(space.ids[picks], dtype=np.int64).tobytes(), digest_size=16).hexdigest()
 
 
 class HubScores:
@@ -84,7 +74,7 @@ class HubScores:
             values = np.fromfile(self.directory / VALUES, dtype=np.float32, count=count)
         except (OSError, ValueError, KeyError, TypeError):
             return None
-        if len(values) != count or count > len(space) or _fingerprint(space, count) != fingerprint:
+        if len(values) != count or count > len(space) or prefix_fingerprint(space, count) != fingerprint:
             return None
         if len(references) == 0 or int(references.max()) >= len(space):
             return None
@@ -104,7 +94,7 @@ class HubScores:
                 small
                 or state.count > len(space)
                 or int(state.references.max()) >= len(space)
-                or (state.count and state.fingerprint != _fingerprint(space, state.count))
+                or (state.count and state.fingerprint != prefix_fingerprint(space, state.count))
             ):
                 state = None
         if state is None:
@@ -157,7 +147,7 @@ class HubScores:
                         state.references,
                         state.reference_vectors,
                         np.concatenate([state.values, values]),
-                        _fingerprint(space, stop),
+                        prefix_fingerprint(space, stop),
                     )
                     self._commit(space, state, values, start)
                     self.measured_in_fill += stop - start

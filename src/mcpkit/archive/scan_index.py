@@ -240,11 +240,12 @@ class ScanIndexes:
                 return None
             return scan
 
-    def build_now(self, name: str, space: VectorSpace) -> Index | None:
-        """Build (or rebuild) synchronously; for warm-up at start and for the benchmark."""
+    def build_now(self, name: str, space: VectorSpace, *, reuse: bool = True) -> Index | None:
+        """Build (or rebuild; reload a saved one with ``reuse``) synchronously; for warm-up at
+        start and for the benchmark."""
         if not self.enabled or self.min_rows is None or len(space) < self.min_rows:
             return None
-        index = build_index(space)
+        index = build_index(space, reuse=reuse)
         with self._lock:
             self._ready[name] = index
         return index
@@ -310,14 +311,20 @@ def _describe(index: Index) -> str:
     return index.kind
 
 
-def build_index(space: VectorSpace) -> Index:
-    """The index for ``space``: the inverted file when its measured recall reaches the target
-    (:func:`~mcpkit.archive.vector_index.calibrate`), else the flat 8-bit scan."""
+def build_index(space: VectorSpace, *, reuse: bool = True) -> Index:
+    """The index for ``space``: the inverted file saved by an earlier build when it still fits
+    the space (``reuse``), else one built now and saved when its measured recall reaches the
+    target (:func:`~mcpkit.archive.vector_index.calibrate`), else the flat 8-bit scan."""
+    if reuse and vector_index.available():
+        saved = vector_index.IvfIndex.load(space)
+        if saved is not None:
+            return saved
     ivf = vector_index.IvfIndex.build(space)
     nprobe, measured = vector_index.calibrate(ivf, space)
     if nprobe is not None:
         ivf.nprobe = nprobe
         ivf.recall = measured[nprobe]
+        ivf.save(space)
         return ivf
     del ivf
     return QuantisedScan.build(space)

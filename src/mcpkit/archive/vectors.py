@@ -26,6 +26,7 @@ rest, for ``embed`` to embed again.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import os
 import shutil
@@ -418,6 +419,18 @@ class RepairReport:
             f"{self.space}: repaired ({self.problem}): kept {self.kept:,} intact rows, "
             f"dropped {self.dropped:,} to embed again"
         )
+
+
+def prefix_fingerprint(space: VectorSpace, count: int) -> str:
+    """A digest of the ids of rows ``[0, count)``, sampled (every 997th and the last), and of the
+    model: enough to tell a space rebuilt, re-embedded or compacted by a repair from the one a
+    stored result (hub scores, a saved index) was computed on."""
+    if count == 0:
+        return ""
+    picks = np.unique(np.concatenate([np.arange(0, count, 997), [count - 1]]))
+    digest = hashlib.blake2b(np.asarray(space.ids[picks], dtype=np.int64).tobytes(), digest_size=16)
+    digest.update(f"{space.model}/{space.dim}".encode())
+    return digest.hexdigest()
 
 
 def repair_space(root: Path, space: str) -> RepairReport:
