@@ -325,17 +325,25 @@ def test_a_search_runs_on_one_thread_until_it_scans_enough_rows_for_more(
     data: tuple[VectorSpace, np.ndarray, np.ndarray], ivf: IvfIndex
 ) -> None:
     """On busy cores OpenMP's threads wait for each other at a barrier, so a search takes more
-    threads only per :data:`vector_index.ROWS_PER_THREAD` rows it scans, never more than the
-    cores this process may use; the small index of the tests probes a few thousand rows."""
+    threads only per :data:`vector_index.ROWS_PER_THREAD` rows it scans; on idle cores per
+    :data:`vector_index.ROWS_PER_IDLE_THREAD`; never more than the cores this process may use."""
     per = vector_index.ROWS_PER_THREAD
-    assert vector_index.search_threads(0, cores=16) == 1
-    assert vector_index.search_threads(per - 1, cores=16) == 1
-    assert vector_index.search_threads(3 * per, cores=16) == 3
-    assert vector_index.search_threads(100 * per, cores=16) == 16
-    assert vector_index.search_threads(100 * per, cores=2) == 2
-    counts = [vector_index.search_threads(rows, cores=8) for rows in range(0, 10 * per, per // 3)]
+    assert vector_index.search_threads(0, cores=16, idle=0) == 1
+    assert vector_index.search_threads(per - 1, cores=16, idle=0) == 1
+    assert vector_index.search_threads(3 * per, cores=16, idle=0) == 3
+    assert vector_index.search_threads(100 * per, cores=16, idle=0) == 16
+    assert vector_index.search_threads(100 * per, cores=2, idle=0) == 2
+    counts = [vector_index.search_threads(rows, cores=8, idle=0) for rows in range(0, 10 * per, per // 3)]
     assert counts == sorted(counts)
-    assert ivf.threads(ivf.nprobe) == 1 and ivf.threads(ivf.nlist) == 1
+    # Idle cores: a thread per ROWS_PER_IDLE_THREAD rows, never more than are idle.
+    idle_per = vector_index.ROWS_PER_IDLE_THREAD
+    assert vector_index.search_threads(4 * idle_per, cores=16, idle=16) == 4
+    assert vector_index.search_threads(4 * idle_per, cores=16, idle=2) == 2
+    assert vector_index.search_threads(4 * idle_per, cores=16, idle=1) == 1
+    assert vector_index.search_threads(idle_per - 1, cores=16, idle=16) == 1
+    assert vector_index.search_threads(100 * per, cores=4, idle=16) == 4
+    assert 0 <= vector_index.idle_cores(4) <= 4
+    assert ivf.threads(ivf.nprobe) >= 1
     space, queries, _ = data
     rows, _ = ivf.search(space, queries[0], 10, None)  # searched on the thread count it chose
     assert len(rows) == 10
