@@ -401,3 +401,15 @@ def test_a_damaged_saved_index_is_rebuilt_not_trusted(tmp_path: Path) -> None:
     assert IvfIndex.load(space) is None
     assert isinstance(scan_index.build_index(space), IvfIndex)
     assert IvfIndex.load(space) is not None, "the rebuild saved a whole index again"
+
+
+def test_an_index_that_cannot_be_saved_still_serves_and_leaves_no_scratch_files(tmp_path: Path) -> None:
+    rng = np.random.default_rng(25)
+    centres = normalize_rows(rng.standard_normal((50, DIM), dtype=np.float32))
+    space = _space(tmp_path, _clustered(rng, 6_000, centres))
+    (space.directory / vector_index.SAVED).mkdir()  # the rename onto it fails, as on a full disk
+    built = scan_index.build_index(space)
+    assert isinstance(built, IvfIndex)
+    assert len(built.search(space, centres[0], 10, None)[0]) == 10
+    assert not [p.name for p in space.directory.iterdir() if p.name.startswith(".")]
+    assert IvfIndex.load(space) is None

@@ -228,6 +228,11 @@ class IvfIndex:
             tmp_meta.write_text(json.dumps(meta), encoding="utf-8")
             os.replace(tmp_meta, directory / SAVED_META)
         except (OSError, RuntimeError) as exc:  # faiss raises RuntimeError for its I/O
+            for leftover in (
+                directory / f".{SAVED}.{os.getpid()}",
+                directory / f".{SAVED_META}.{os.getpid()}",
+            ):
+                leftover.unlink(missing_ok=True)
             logger.warning("the vector index was not saved (%s); the next start builds it again", exc)
 
     @classmethod
