@@ -214,15 +214,29 @@ class VectorSpace:
         On kernels that cache files in large folios a fault maps up to megabytes around each
         touched row: gathering 100 scattered rows through the mapping made 175 MB resident.
         Reads copy exactly the rows asked for (about 10 us per row).
+
+        When the rows are not in the page cache (a space larger than the memory beside the
+        process, or the first queries after a start), each read waits on the disk in turn: at
+        ten million rows the first pass over a cold cache took 24-34 ms per query against 11 warm.
+        So every row's read is announced first (``POSIX_FADV_WILLNEED``, which queues it without
+        waiting) and the reads then find the rows arriving together; the kernel's readahead
+        around each row is turned off for this handle (``POSIX_FADV_RANDOM``), as the
+        neighbours of a candidate are rarely candidates.
         """
         out = np.empty((len(rows), self.dim), dtype=np.float32)
         if not len(rows):
             return out
         size = self.dim * 4
         view = out.data.cast("B")
+        wanted = np.asarray(rows, dtype=np.int64).tolist()
         with open(self.directory / "vectors.f32", "rb", buffering=0) as handle:
             fd = handle.fileno()
-            for i, row in enumerate(np.asarray(rows, dtype=np.int64).tolist()):
+            if len(wanted) > 1 and hasattr(os, "posix_fadvise"):
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)
+                for row in wanted:
+                    if 0 <= row < len(self):
+                        os.posix_fadvise(fd, row * size, size, os.POSIX_FADV_WILLNEED)
+            for i, row in enumerate(wanted):
                 if not 0 <= row < len(self):
                     raise IndexError(f"row {row} outside a space of {len(self)} rows")
                 if os.preadv(fd, [view[i * size : (i + 1) * size]], row * size) != size:
