@@ -45,6 +45,7 @@ def write_previous_archive(path: Path, posts: list[Post]) -> None:
     conn.execute("PRAGMA journal_mode=WAL")
     for version, migration in enumerate(schema._MIGRATIONS[:PREVIOUS]):
         conn.execute("BEGIN")
+        assert isinstance(migration, str)
         for statement in migration.split(";"):
             if statement.strip():
                 conn.execute(statement)
@@ -190,3 +191,24 @@ def test_the_migrated_kind_is_the_kind_the_model_derives(rows: list[tuple[int, s
         write_previous_archive(db, posts)
         Store(db).close()
         assert dict(_table(db, "SELECT post_id, kind FROM posts")) == {p.post_id: kind_of(p) for p in posts}
+
+
+def _tables(path: Path) -> set[str]:
+    return {str(r[0]) for r in _table(path, "SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def test_an_indexed_archive_keeps_its_text_index_and_an_empty_one_drops_the_sizes(tmp_path: Path) -> None:
+    """Migration 5: the sizes table FTS5 keeps per post (read by nothing mcpkit asks) goes where
+    the index is empty, and an index that holds posts is not rebuilt at the first open."""
+    indexed, empty, fresh = tmp_path / "indexed.db", tmp_path / "empty.db", tmp_path / "fresh.db"
+    write_previous_archive(indexed, OLD_POSTS)
+    write_previous_archive(empty, [])
+    for path in (indexed, empty, fresh):
+        Store(path).close()
+    assert "fts_content_docsize" in _tables(indexed)
+    assert not {f"{t}_docsize" for t in schema.TEXT_INDEXES} & (_tables(empty) | _tables(fresh))
+    store = Store(indexed)
+    try:
+        assert [str(h["post_id"]) for h in store.text_search(parse_terms("trains"), 10)] == ["101"]
+    finally:
+        store.close()

@@ -32,7 +32,8 @@ __all__ = ["SHADOW_TABLES", "SideIndex", "insert_many", "scratch_path"]
 
 SHADOW_TABLES = ("data", "idx", "docsize")
 """The shadow tables of a contentless FTS5 table that hold its index (``config`` is the
-table's own settings, the same on both sides)."""
+table's own settings, the same on both sides; ``docsize`` exists only in an index made before
+``columnsize=0``, see the schema's migration 5)."""
 _AHEAD = 4  # chunks of entries queued for the index thread
 _COPY_ROWS = 4096  # shadow rows read at a time by the copy
 
@@ -87,8 +88,11 @@ class SideIndex:
         self._thread.join()
         self._raise()
         self._conn.execute("COMMIT")
+        present = {str(row[0]) for row in self._conn.execute("SELECT name FROM sqlite_master")}
         for suffix in SHADOW_TABLES:
             name = f"{self.table}_{suffix}"
+            if name not in present:
+                continue
             conn.execute(f"DELETE FROM {name}")  # data holds the empty index's structure
             cursor = self._conn.execute(f"SELECT * FROM {name}")
             width = len(cursor.description)
