@@ -187,12 +187,9 @@ class Store(StoreQueries):
         side = self._side_index(conn)
         if side is not None:
             try:
-                deferred = _defer_post_indexes(conn)
                 writer = self.post_writer(conn, side)
                 yield writer
                 writer.flush()
-                for sql in deferred:  # while the side index's thread finishes its work
-                    conn.execute(sql)
                 self._side_copied = True  # from the first shadow row written, even if it fails
                 side.copy_into(conn)
             finally:
@@ -288,25 +285,3 @@ class Store(StoreQueries):
     ) -> None:
         """``(post_id, content_hash, prompt_version, model, ok, error, tokens)`` per post."""
         conn.executemany("INSERT OR REPLACE INTO enrich_state VALUES (?, ?, ?, ?, ?, ?, ?)", states)
-
-
-def _defer_post_indexes(conn: sqlite3.Connection) -> list[str]:
-    """Drop the secondary indexes of an empty ``posts`` table; returns the SQL that makes them
-    again (run it before the transaction commits). Nothing is dropped when posts are stored.
-
-    Why: a first import adds every row to five indexes one entry at a time, in the order of
-    post ids, which is not theirs (users, kinds, times); each ``CREATE INDEX`` at the end sorts
-    its entries once and writes its pages in order. At a million posts the posts table took
-    4.1 s this way against 4.9 s (``bench/archive.py``). The import's own reads go by post id
-    (the primary key) and by user name (the users table), so no index is missed meanwhile; a
-    unique index, which enforces something, is never dropped.
-    """
-    if conn.execute("SELECT 1 FROM posts LIMIT 1").fetchone() is not None:
-        return []
-    indexes = conn.execute(
-        "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'posts' "
-        "AND sql IS NOT NULL AND sql NOT LIKE 'CREATE UNIQUE%'"
-    ).fetchall()
-    for name, _ in indexes:
-        conn.execute(f'DROP INDEX "{name}"')
-    return [str(sql) for _, sql in indexes]
