@@ -413,3 +413,31 @@ def test_an_index_that_cannot_be_saved_still_serves_and_leaves_no_scratch_files(
     assert len(built.search(space, centres[0], 10, None)[0]) == 10
     assert not [p.name for p in space.directory.iterdir() if p.name.startswith(".")]
     assert IvfIndex.load(space) is None
+
+
+def test_the_index_built_with_reserved_lists_is_the_one_plain_adding_builds(
+    data: tuple[VectorSpace, np.ndarray, np.ndarray], ivf: IvfIndex
+) -> None:
+    """The build assigns every row first and reserves each list at its size (so no list holds
+    twice the memory of its codes); the lists must be entry for entry those of faiss's ``add``."""
+    faiss = vector_index._faiss()
+    space = data[0]
+    built = ivf._index
+    plain = faiss.clone_index(built)
+    plain.reset()
+    plain.add(np.asarray(space.matrix[: ivf.rows]))
+    assert plain.ntotal == built.ntotal == ivf.rows
+    ours, theirs = built.invlists, plain.invlists
+    for number in range(built.nlist):
+        size = ours.list_size(number)
+        assert size == theirs.list_size(number)
+        if size:
+            assert np.array_equal(
+                faiss.rev_swig_ptr(ours.get_ids(number), size),
+                faiss.rev_swig_ptr(theirs.get_ids(number), size),
+            )
+            width = size * built.code_size
+            assert np.array_equal(
+                faiss.rev_swig_ptr(ours.get_codes(number), width),
+                faiss.rev_swig_ptr(theirs.get_codes(number), width),
+            )

@@ -158,6 +158,36 @@ def _read(handle: Any, dim: int, start: int, stop: int) -> FloatArray:
     return np.fromfile(handle, dtype=np.float32, count=(stop - start) * dim).reshape(stop - start, dim)
 
 
+def _add_reserved(faiss: Any, index: Any, handle: Any, rows: int, dim: int, lists: int) -> None:
+    """Add rows ``[0, rows)`` to the trained ``index``, each list allocated once at its size.
+
+    Why: faiss grows a list's codes as a vector, doubling its capacity, so rows added in
+    chunks leave each list with up to twice the memory its codes take: at ten million rows
+    the built index held 7.3 GB of anonymous memory against 5.8 GB for the same index read
+    back from disk, which put a server that had just built it over 8 GB. So every row is
+    assigned to its list first (the one quantizer pass ``add`` makes anyway), each list is
+    reserved at its final size (grown then emptied: a vector keeps its capacity), and the rows
+    are added with those assignments (``add_core``), which only encodes them. The cost is a
+    second read of the float32 file; the index is the one ``add`` builds, entry for entry.
+    """
+    assigned = np.empty(rows, dtype=np.int64)
+    for start in range(0, rows, _READ_ROWS):
+        stop = min(rows, start + _READ_ROWS)
+        assigned[start:stop] = index.quantizer.assign(_read(handle, dim, start, stop), 1)[:, 0]
+    invlists = faiss.downcast_InvertedLists(index.invlists)
+    if hasattr(invlists, "resize"):  # the in-memory lists of a fresh index
+        for number, size in enumerate(np.bincount(assigned, minlength=lists).tolist()):
+            if size:
+                invlists.resize(number, size)
+                invlists.resize(number, 0)
+    for start in range(0, rows, _READ_ROWS):
+        stop = min(rows, start + _READ_ROWS)
+        chunk = _read(handle, dim, start, stop)
+        part = np.ascontiguousarray(assigned[start:stop])
+        # swig_ptr keeps no reference: chunk and part stay bound until the call returns
+        index.add_core(stop - start, faiss.swig_ptr(chunk), None, faiss.swig_ptr(part))
+
+
 class IvfIndex:
     """An inverted file over rows ``[0, rows)`` of one vector file. Immutable once built, so
     concurrent searches need no lock."""
@@ -203,8 +233,7 @@ class IvfIndex:
                 sample[i] = np.fromfile(handle, dtype=np.float32, count=dim)
             index.train(sample)
             del sample
-            for start in range(0, rows, _READ_ROWS):
-                index.add(_read(handle, dim, start, min(rows, start + _READ_ROWS)))
+            _add_reserved(faiss, index, handle, rows, dim, lists)
         index.parallel_mode = 1  # one query's lists on every core: speed grows with cores
         return cls(file_id(path), rows, index)
 
