@@ -34,15 +34,16 @@ SHADOW_TABLES = ("data", "idx", "docsize")
 """The shadow tables of a contentless FTS5 table that hold its index (``config`` is the
 table's own settings, the same on both sides; ``docsize`` exists only in an index made before
 ``columnsize=0``, see the schema's migration 5)."""
-_MERGE_PAGES = 1 << 20
-"""Pages the finished scratch index may write merging its segments, once (4 GB: all of them).
+_NO_AUTOMERGE = 0
+"""The scratch index's ``automerge``: FTS5 merges nothing while a first import builds it.
 
-Why merge once at the end: FTS5 writes a segment each time its pending terms fill ``hashsize``
-(about every 360,000 posts) and, by default, merges segments level by level as they come, so
-at ten million posts each entry was rewritten two or three times: 92 s of the index's CPU
-against 68 s with no merging during the build (``automerge`` 0). Left unmerged, its 28
-segments made a top-50 text match 2-3x slower; one merge at the end brings them to 4 in 4.4 s
-(nine with the default merging), which answers as fast as the default did."""
+Why: FTS5 writes a segment each time its pending terms fill ``hashsize`` and, by default,
+merges segments level by level as they come, so at ten million posts each entry was rewritten
+two or three times (92 s of the index's CPU against 68 s without). The segments are not merged
+at the end either: merging the 18 segments of ten million posts took 18 s, alone after the last
+batch (218 s of import against 170 s without), and the text matches of ``bench/archive.py``
+answered in 1-3 ms with one segment or 18 (``count(DISTINCT segid)`` of ``fts_content_idx``).
+Later writes to the archive's table merge at its own ``automerge``, in steps as small as they."""
 _AHEAD = 4  # chunks of entries queued for the index thread
 _COPY_ROWS = 4096  # shadow rows read at a time by the copy
 
@@ -71,7 +72,9 @@ class SideIndex:
             self._conn.execute("PRAGMA synchronous=OFF")
             self._conn.execute(create_sql)
             self._conn.execute(f"INSERT INTO {table}({table}, rank) VALUES ('hashsize', ?)", (hashsize,))
-            self._conn.execute(f"INSERT INTO {table}({table}, rank) VALUES ('automerge', 0)")
+            self._conn.execute(
+                f"INSERT INTO {table}({table}, rank) VALUES ('automerge', ?)", (_NO_AUTOMERGE,)
+            )
             self._conn.execute("BEGIN")
         except sqlite3.Error:
             self._conn.close()
@@ -97,8 +100,6 @@ class SideIndex:
         self._put(None)
         self._thread.join()
         self._raise()
-        table = self.table
-        self._conn.execute(f"INSERT INTO {table}({table}, rank) VALUES ('merge', ?)", (_MERGE_PAGES,))
         self._conn.execute("COMMIT")
         present = {str(row[0]) for row in self._conn.execute("SELECT name FROM sqlite_master")}
         for suffix in SHADOW_TABLES:
