@@ -19,6 +19,7 @@ import shutil
 import sys
 import time
 import tomllib
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,6 +28,7 @@ import pytest
 from tests.docs import plan as plans
 from tests.docs.blocks import Block, all_blocks
 from tests.docs.sandbox import RUN_PYTHON, Sandbox, port_locks, wait_for_port
+from tests.integration.redmine.redmine_session import RedmineEnv, rest
 from tests.support.env import REPO, THIRD_PARTY, require
 
 BLOCKS = all_blocks(REPO)
@@ -262,16 +264,29 @@ def _xml_shape(text: str) -> set[str]:
 
 
 def _check_tool_xml(block: Block, plan: plans.Plan, box: Sandbox) -> None:
-    """Ask the real Redmine's tool for the answer the page shows, and compare their shapes."""
-    listed = box.run('mcpkit call list_issues --args \'{"status": "*", "limit": 1}\' -- mcpkit redmine mcp')
-    found = re.search(r"<id>(\d+)</id>", listed.stdout)
-    assert found, f"no issue in the local Redmine to preview\n{_transcript(box)}"
-    tool, args = plan.probe[0], plan.probe[1].replace("ISSUE", found[1])
-    answer = box.run(f"mcpkit call {tool} --args '{args}' -- mcpkit redmine mcp")
-    assert answer.returncode == 0, _transcript(box)
-    assert _xml_shape(block.text) == _xml_shape(answer.stdout), (
-        f"{block.id}: the page is not what {tool} prints"
-    )
+    """Ask the real Redmine's tool for the answer the page shows, and compare their shapes.
+
+    The issue asked about is the check's own, in a project made for it and removed after:
+    other tests' issues come and go with their projects, and a fresh Redmine holds none (the
+    check used to take whichever issue it found, and failed when it ran with none left)."""
+    env = RedmineEnv(url=box.env["DOCS_REDMINE_URL"], admin_key=box.env["DOCS_REDMINE_API_KEY"], user_key="")
+    ident = f"docs-preview-{uuid.uuid4().hex[:10]}"
+    project = rest(env, "POST", "projects.json", {"project": {"name": "Doc preview", "identifier": ident}})
+    try:
+        made = rest(
+            env,
+            "POST",
+            "issues.json",
+            {"issue": {"project_id": project["project"]["id"], "subject": "Crash on save"}},
+        )
+        tool, args = plan.probe[0], plan.probe[1].replace("ISSUE", str(made["issue"]["id"]))
+        answer = box.run(f"mcpkit call {tool} --args '{args}' -- mcpkit redmine mcp")
+        assert answer.returncode == 0, _transcript(box)
+        assert _xml_shape(block.text) == _xml_shape(answer.stdout), (
+            f"{block.id}: the page is not what {tool} prints"
+        )
+    finally:
+        rest(env, "DELETE", f"projects/{ident}.json")
 
 
 @pytest.mark.slow
