@@ -112,7 +112,7 @@ class _Facets:
 
 @dataclass(frozen=True, slots=True)
 class _Columns:
-    """Per-row filter columns of one space, valid for one store generation."""
+    """Per-row filter columns of one space, valid for one posts generation."""
 
     generation: int
     count: int
@@ -123,6 +123,25 @@ class _Columns:
     user_counts: IntArray  # indexed by user_id
     facets: _Facets
     arrays: PostArrays  # every post of the store, for counts under a filter
+
+
+def _derived_columns(generation: int, space: VectorSpace, arrays: PostArrays) -> _Columns:
+    """The columns of ``space``'s rows, looked up in the columns of every post."""
+    pos = np.searchsorted(arrays.post_ids, space.ids) if len(arrays.post_ids) else None
+    if pos is None:
+        in_db = np.zeros(len(space), dtype=bool)
+        users = np.zeros(len(space), dtype=np.int64)
+        ts = np.full(len(space), np.nan)
+        clipped = np.zeros(len(space), dtype=np.int64)
+    else:
+        clipped = np.minimum(pos, len(arrays.post_ids) - 1)
+        in_db = arrays.post_ids[clipped] == np.asarray(space.ids)
+        users = np.where(in_db, arrays.user_ids[clipped], 0)
+        ts = np.where(in_db, arrays.ts[clipped], np.nan)
+    facets = _Facets.of(arrays, clipped)
+    return _Columns(
+        generation, len(space), in_db, bool(in_db.all()), users, ts, arrays.user_counts(), facets, arrays
+    )
 
 
 class _Ranking:
@@ -182,6 +201,9 @@ class Engine:
         self._embedders: dict[str, Embedder] = {}
         self._spaces: dict[str, tuple[float, VectorSpace]] = {}
         self._columns: dict[str, _Columns] = {}
+        self._columns_lock = threading.Lock()
+        self._refreshing: set[str] = set()
+        self._refresh_threads: list[threading.Thread] = []
         self._lock = threading.RLock()
         self.scans = ScanIndexes(index_min_rows)
         self._hubs: dict[Path, HubScores] = {}
@@ -208,6 +230,12 @@ class Engine:
         )
 
     def close(self) -> None:
+        """Close the store once no column refresh reads it (closing a connection another
+        thread is reading with crashes SQLite)."""
+        with self._lock:
+            refreshing = list(self._refresh_threads)
+        for thread in refreshing:
+            thread.join()
         self.store.close()
 
     # -- spaces, embedders, filter columns ---------------------------------------------------
@@ -259,34 +287,55 @@ class Engine:
         vector = self.embedder_for(space.model).embed_query(text)
         return np.asarray(vector, dtype=np.float32).reshape(-1)
 
-    def _columns_for(self, name: str, space: VectorSpace) -> _Columns:
-        generation = self.store.generation()
-        with self._lock:
+    def _columns_for(self, name: str, space: VectorSpace, *, wait: bool = True) -> _Columns | None:
+        """The filter columns of ``space``'s rows as of the posts now stored.
+
+        Built outside the engine's lock (their own lock: seconds at ten million posts when the
+        posts must be read whole), so nothing else waits for them. ``wait=False`` (a search
+        that filters nothing) never waits: when they are not current it starts their refresh
+        on a thread of its own and answers None.
+        """
+        if not wait:
+            cached = self._columns.get(name)
+            generation = self.store.posts_generation()
+            if cached is not None and cached.generation == generation and cached.count == len(space):
+                return cached
+            self._refresh_columns_soon(name, space)
+            return None
+        found = self.store.post_arrays()
+        assert found is not None
+        generation, arrays = found
+        cached = self._columns.get(name)
+        if cached is not None and cached.generation == generation and cached.count == len(space):
+            return cached
+        with self._columns_lock:
             cached = self._columns.get(name)
             if cached is not None and cached.generation == generation and cached.count == len(space):
                 return cached
-            arrays = self.store.post_arrays()
-            pos = np.searchsorted(arrays.post_ids, space.ids) if len(arrays.post_ids) else None
-            if pos is None:
-                in_db = np.zeros(len(space), dtype=bool)
-                users = np.zeros(len(space), dtype=np.int64)
-                ts = np.full(len(space), np.nan)
-                clipped = np.zeros(len(space), dtype=np.int64)
-            else:
-                clipped = np.minimum(pos, len(arrays.post_ids) - 1)
-                in_db = arrays.post_ids[clipped] == np.asarray(space.ids)
-                users = np.where(in_db, arrays.user_ids[clipped], 0)
-                ts = np.where(in_db, arrays.ts[clipped], np.nan)
-            counts = self.store.user_counts()
-            table = np.zeros(max(counts, default=0) + 1, dtype=np.int64)
-            for user_id, (_, count) in counts.items():
-                table[user_id] = count
-            facets = _Facets.of(arrays, clipped)
-            columns = _Columns(
-                generation, len(space), in_db, bool(in_db.all()), users, ts, table, facets, arrays
-            )
+            columns = _derived_columns(generation, space, arrays)
             self._columns[name] = columns
             return columns
+
+    def _refresh_columns_soon(self, name: str, space: VectorSpace) -> None:
+        with self._lock:
+            if name in self._refreshing:
+                return
+            self._refreshing.add(name)
+
+        def refresh() -> None:
+            try:
+                self._columns_for(name, space)
+            except Exception:
+                pass
+            finally:
+                with self._lock:
+                    self._refreshing.discard(name)
+
+        thread = threading.Thread(target=refresh, name=f"columns-{name}", daemon=True)
+        with self._lock:
+            self._refresh_threads = [t for t in self._refresh_threads if t.is_alive()]
+            self._refresh_threads.append(thread)
+        thread.start()
 
     def hub_scores(self, space: VectorSpace) -> HubScores:
         """The hybrid mode's hub scores of ``space`` (:mod:`mcpkit.archive.hubs`)."""
@@ -370,10 +419,12 @@ class Engine:
     ) -> Callable[[str, VectorSpace], BoolArray | None]:
         posts_active = post_filter is not None and post_filter.active
 
+        active = user_filter.active or date_filter.active or posts_active
+
         def build(name: str, space: VectorSpace) -> BoolArray | None:
-            columns = self._columns_for(name, space)
-            if columns.all_in_db and not (user_filter.active or date_filter.active or posts_active):
-                return None
+            columns = self._columns_for(name, space, wait=active)
+            if columns is None or (columns.all_in_db and not active):
+                return None  # every row, or unknown yet: the walk skips posts not stored
             mask = columns.in_db.copy()
             if post_filter is not None and posts_active:
                 mask &= columns.facets.mask(post_filter)
@@ -508,7 +559,7 @@ class Engine:
             limit=pool,
             accept=accept,
             doc_freqs=self._doc_freqs,
-            generation=self.store.generation(),
+            generation=self.store.posts_generation(),
             id_range=None if mask is None else _id_range(space, mask),
         )
         text_rows = space.rows_of(hits.post_ids)

@@ -173,6 +173,7 @@ def _import(
             # after tweets.js in the zip): its records get it now
             writer.flush()
             _set_account(conn, late, seen)
+            store.note_post_changes(seen)
             result.account = late
         result.export_id = store.record_export(
             conn, format=reader.format, account=result.account, path=path, summary=result.as_dict()

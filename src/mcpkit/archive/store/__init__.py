@@ -10,8 +10,9 @@ sides, a trigram match is a superset of "folded term is a substring of folded te
 result is re-checked, so FTS is only ever an accelerator, never a different answer.
 """
 
+from mcpkit.archive.store._columns import UNKNOWN_CODE, PostArrays, columns_path
 from mcpkit.archive.store._merge import is_cut, merge_posts, normalized
-from mcpkit.archive.store._queries import SOURCES, PostArrays, add_enrichment, post_dict, trigram_query
+from mcpkit.archive.store._queries import SOURCES, add_enrichment, post_dict, trigram_query
 from mcpkit.archive.store._schema import SCHEMA_VERSION, DatabaseError, describe_db_error, remove_database
 from mcpkit.archive.store._store import Store
 from mcpkit.archive.store._writer import (
@@ -35,6 +36,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "SOURCES",
     "TWILOG_COLUMNS",
+    "UNKNOWN_CODE",
     "BatchBuilder",
     "DatabaseError",
     "PostArrays",
@@ -45,6 +47,7 @@ __all__ = [
     "UpsertCounts",
     "WriteBase",
     "add_enrichment",
+    "columns_path",
     "describe_db_error",
     "is_cut",
     "merge_posts",

@@ -15,9 +15,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
-
 from mcpkit.archive.errors import ArchiveError
 from mcpkit.archive.filters import PostFilter, account_key
 from mcpkit.archive.posts import KINDS, PLATFORMS
@@ -25,7 +22,6 @@ from mcpkit.archive.query import TextFilter
 
 __all__ = [
     "SOURCES",
-    "PostArrays",
     "StoreQueries",
     "ThreadNode",
     "add_enrichment",
@@ -37,29 +33,6 @@ SOURCES = ("content", "reasoning", "summary")
 
 _POST_COLUMNS = "p.post_id, coalesce(u.name, ''), p.timestamp, p.url, p.content"
 _FTS_PROBE = 5000
-
-
-UNKNOWN_CODE = 255
-"""The code of a kind or platform that :data:`KINDS`/:data:`PLATFORMS` do not list."""
-
-
-@dataclass(frozen=True, slots=True)
-class PostArrays:
-    """Per-post columns for vectorised filters, sorted by post id.
-
-    Kinds and platforms are small codes (their index in :data:`KINDS` and :data:`PLATFORMS`,
-    :data:`UNKNOWN_CODE` for anything else), accounts an index into ``account_names``, so a
-    filter is one table lookup per row, as the user filter is.
-    """
-
-    post_ids: npt.NDArray[np.int64]
-    user_ids: npt.NDArray[np.int64]  # 0 = unknown user
-    ts: npt.NDArray[np.float64]  # NaN = unparsable timestamp (passes date filters)
-    kinds: npt.NDArray[np.uint8]
-    platforms: npt.NDArray[np.uint8]
-    accounts: npt.NDArray[np.int32]
-    has_media: npt.NDArray[np.bool_]
-    account_names: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,12 +61,6 @@ _EXTENDED_COLUMNS = (
     "post_id, source_id, platform, kind, account, reply_to, thread_root, quote_of, repost_of, "
     "content_warning, lang, has_media"
 )
-
-
-def _code_case(column: str, names: Sequence[str]) -> str:
-    """SQL turning ``column`` into the index of its value in ``names`` (constants of this module)."""
-    arms = " ".join(f"WHEN '{name}' THEN {i}" for i, name in enumerate(names))
-    return f"CASE {column} {arms} ELSE {UNKNOWN_CODE} END"
 
 
 def _thread_node(row: Sequence[Any]) -> ThreadNode:
@@ -242,32 +209,6 @@ class StoreQueries(abc.ABC):
         for row in rows:
             if text_filter.matches(row[6]):
                 yield post_dict(row), row[5]
-
-    def post_arrays(self) -> PostArrays:
-        """Filter columns for every post, built with numpy (about a second per million posts)."""
-        missing = -(2**62)
-        accounts = tuple(self.distinct_accounts())
-        account_arms = " ".join("WHEN ? THEN " + str(i) for i in range(len(accounts)))
-        account_code = f"CASE account {account_arms} ELSE -1 END" if accounts else "-1"
-        rows = self.reader.execute(
-            f"SELECT post_id, coalesce(user_id, 0), coalesce(ts, {missing}), "
-            f"{_code_case('kind', KINDS)}, {_code_case('platform', PLATFORMS)}, {account_code}, "
-            "has_media != 0 FROM posts ORDER BY post_id",
-            accounts,
-        ).fetchall()
-        table = np.array(rows, dtype=np.int64).reshape(-1, 7)
-        ts = table[:, 2].astype(np.float64)
-        ts[table[:, 2] == missing] = np.nan
-        return PostArrays(
-            post_ids=np.ascontiguousarray(table[:, 0]),
-            user_ids=np.ascontiguousarray(table[:, 1]),
-            ts=ts,
-            kinds=table[:, 3].astype(np.uint8),
-            platforms=table[:, 4].astype(np.uint8),
-            accounts=table[:, 5].astype(np.int32),
-            has_media=table[:, 6].astype(np.bool_),
-            account_names=accounts,
-        )
 
     def distinct_accounts(self) -> list[str]:
         """Every account spelling stored (the archive owners: a handful)."""

@@ -140,6 +140,16 @@ _MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
     """,
     # 5: text indexes without per-document sizes (see _unsized_text_indexes)
     _unsized_text_indexes,
+    # 6: what the per-post filter columns (``_columns``) need to stay current without reading
+    # every post again: a counter of the transactions that changed posts (enrichments and
+    # other writes leave it), the posts each changed (a NULL post_id: too many to list), and
+    # an id of this archive, so columns saved beside it are never taken for another's
+    """
+    INSERT INTO meta VALUES ('posts_generation', '0');
+    INSERT INTO meta VALUES ('archive_id', lower(hex(randomblob(16))));
+    CREATE TABLE post_changes (generation INTEGER NOT NULL, post_id INTEGER);
+    CREATE INDEX post_changes_generation ON post_changes(generation)
+    """,
 )
 
 SCHEMA_VERSION = len(_MIGRATIONS)
@@ -170,7 +180,7 @@ def describe_db_error(path: Path, exc: BaseException) -> str:
 
 def remove_database(path: Path) -> None:
     """Delete an archive database with its WAL files (used to undo a failed creation)."""
-    for suffix in ("", "-wal", "-shm", "-journal", "-fts-build"):
+    for suffix in ("", "-wal", "-shm", "-journal", "-fts-build", "-columns.npz"):
         with contextlib.suppress(FileNotFoundError):
             Path(f"{path}{suffix}").unlink()
 

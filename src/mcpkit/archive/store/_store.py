@@ -5,8 +5,10 @@ Why this shape:
 * WAL journal: one writer at a time (``BEGIN IMMEDIATE``), readers never blocked. Each thread
   gets its own read connection, so searches from worker threads run concurrently; read
   connections map the file (:data:`READ_MMAP_BYTES`).
-* A ``generation`` counter bumps on every write so caches (user counts, filter arrays) know
-  when they are stale without rescanning.
+* A ``generation`` counter bumps on every write so caches know when they are stale without
+  rescanning; ``posts_generation`` bumps only on writes that change posts, with the ids they
+  changed logged, so the per-post filter columns (:mod:`._columns`) follow posts alone and
+  re-read only what changed.
 * Reads are :class:`~mcpkit.archive.store._queries.StoreQueries`; bulk post writes are
   :class:`~mcpkit.archive.store._writer.PostWriter`; schema and faults are ``_schema``.
 """
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpkit.archive.posts import Post, fold
+from mcpkit.archive.store._columns import PostArrays, PostColumns, log_changes
 from mcpkit.archive.store._merge import merge_posts, normalized
 from mcpkit.archive.store._queries import StoreQueries
 from mcpkit.archive.store._schema import DatabaseError, describe_db_error, migrate, rollback
@@ -31,6 +34,7 @@ from mcpkit.archive.store._writer import (
     BULK_HASHSIZE,
     FTS_HASHSIZE,
     BatchBuilder,
+    PostChanges,
     PostWriter,
     UpsertCounts,
     WriteBase,
@@ -63,6 +67,8 @@ class Store(StoreQueries):
         self._connections: list[sqlite3.Connection] = []
         self._conn_lock = threading.Lock()
         self._side_copied = False  # the write connection's FTS5 tables may be stale
+        self._changes = PostChanges()  # the posts the open write transaction changed
+        self.columns = PostColumns(self.path, self._snapshot_connection)
         if self.path.is_dir():
             raise DatabaseError(describe_db_error(self.path, OSError("is a directory")))
         try:
@@ -102,6 +108,14 @@ class Store(StoreQueries):
             self._connections.remove(old)
         old.close()
 
+    def _snapshot_connection(self) -> sqlite3.Connection:
+        """A connection of its own (closed by its user), for a read transaction that must not
+        meet this thread's open statements on :attr:`reader`."""
+        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30.0)
+        conn.execute("PRAGMA busy_timeout=30000")
+        conn.execute(f"PRAGMA mmap_size={READ_MMAP_BYTES}")
+        return conn
+
     @property
     def reader(self) -> sqlite3.Connection:
         """This thread's read connection (WAL: sees the last committed state, never blocks)."""
@@ -125,24 +139,44 @@ class Store(StoreQueries):
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction; bumps the generation counter on commit."""
+        """One write transaction; bumps the generation counter on commit, and the posts
+        generation with the log of changed posts when its :class:`PostWriter` changed any."""
         with self._write_lock:
             conn = self._writer
             conn.execute("BEGIN IMMEDIATE")
+            self._changes = PostChanges()
             try:
                 yield conn
                 conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
+                if self._changes:
+                    log_changes(conn, None if self._changes.many else self._changes.ids)
                 conn.execute("COMMIT")
             except BaseException:
                 rollback(conn)
                 raise
             finally:
+                self._changes = PostChanges()
                 if self._side_copied:
                     self._side_copied = False
                     self._renew_writer()
 
     def generation(self) -> int:
         return int(self.reader.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()[0])
+
+    def posts_generation(self) -> int:
+        """Bumped by each write that changed posts (not by enrichments)."""
+        return int(self.reader.execute("SELECT value FROM meta WHERE key = 'posts_generation'").fetchone()[0])
+
+    def post_arrays(self, *, wait: bool = True) -> tuple[int, PostArrays] | None:
+        """``(posts_generation, filter columns of every post)`` (:mod:`._columns`): current,
+        re-reading only the posts changed since they were last read. ``wait=False`` answers
+        None rather than wait for another thread's refresh."""
+        return self.columns.current(self.reader, wait=wait)
+
+    def note_post_changes(self, ids: Iterable[int]) -> None:
+        """Inside :meth:`transaction`: these posts were changed by a statement of the caller's
+        own (the writers note theirs)."""
+        self._changes.add(ids)
 
     # -- writes ------------------------------------------------------------------------------
 
@@ -171,7 +205,7 @@ class Store(StoreQueries):
 
     def post_writer(self, conn: sqlite3.Connection, side: SideIndex | None = None) -> PostWriter:
         """A :class:`PostWriter` on ``conn``; call inside :meth:`transaction`."""
-        return PostWriter(conn, self._variables, side)
+        return PostWriter(conn, self._variables, self._changes, side)
 
     @contextmanager
     def bulk_writer(self, conn: sqlite3.Connection) -> Iterator[PostWriter]:

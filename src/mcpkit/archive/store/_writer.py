@@ -25,6 +25,7 @@ __all__ = [
     "POST_COLUMNS",
     "BatchBuilder",
     "PostBatch",
+    "PostChanges",
     "PostWriter",
     "UpsertCounts",
     "WriteBase",
@@ -292,10 +293,13 @@ class PostWriter:
       import) every index entry goes there instead, built on another thread and core.
     """
 
-    def __init__(self, conn: sqlite3.Connection, variables: int, side: SideIndex | None = None) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, variables: int, changes: PostChanges, side: SideIndex | None = None
+    ) -> None:
         self._conn = conn
         self._variables = variables
         self._fts: list[tuple[int, str]] = []
+        self.changes = changes
         self.side = side
 
     def write(self, batch: PostBatch) -> tuple[UpsertCounts, list[int]]:
@@ -376,6 +380,7 @@ class PostWriter:
         rows = batch.rows if every else [batch.rows[i] for i in indexes]
         folded = batch.folded if every else [batch.folded[i] for i in indexes]
         self._insert_many(_insert_sql(batch.columns), len(batch.columns), rows)
+        self.changes.add(row[0] for row in rows)
         if batch.columns is POST_COLUMNS:
             self._insert_media([batch.posts[i] for i in indexes if batch.rows[i][_HAS_MEDIA]])
         self._index(rows, folded)
@@ -401,6 +406,7 @@ class PostWriter:
         """Store the merged versions of stored posts: the row, its media, its index entry."""
         conn = self._conn
         ids = self._user_ids({new.user for _, new in changes if new.user})
+        self.changes.add(new.post_id for _, new in changes)
         conn.executemany(
             _FULL_UPDATE, [(*post_row(new, ids.get(new.user))[1:], new.post_id) for _, new in changes]
         )
@@ -429,6 +435,7 @@ class PostWriter:
         conn = self._conn
         old: dict[int, str] = {}
         ids = [batch.rows[i][0] for i in indexes]
+        self.changes.add(ids)
         for start in range(0, len(ids), self._variables):
             part = ids[start : start + self._variables]
             marks = ",".join("?" * len(part))
@@ -491,6 +498,38 @@ def fts_config(conn: sqlite3.Connection, key: str, value: object) -> bool:
     except sqlite3.OperationalError:
         return False
     return True
+
+
+class PostChanges:
+    """The ids of the posts one write transaction inserted or changed, for the per-post
+    columns that searches and pages filter on (:mod:`._columns`), which then re-read only
+    those posts instead of every post.
+
+    Past :data:`LOGGED_CHANGES` ids it keeps only that there were many: the columns are then
+    read whole, which costs about what re-reading that many posts one by one would, and a
+    first import of ten million posts does not write ten million log rows.
+    """
+
+    __slots__ = ("ids", "many")
+
+    def __init__(self) -> None:
+        self.ids: set[int] = set()
+        self.many = False
+
+    def add(self, ids: Iterable[int]) -> None:
+        if self.many:
+            return
+        self.ids.update(ids)
+        if len(self.ids) > LOGGED_CHANGES:
+            self.many = True
+            self.ids = set()
+
+    def __bool__(self) -> bool:
+        return self.many or bool(self.ids)
+
+
+LOGGED_CHANGES = 100_000
+"""The most post ids one transaction logs (:class:`PostChanges`)."""
 
 
 @functools.lru_cache(maxsize=8)

@@ -4,7 +4,8 @@ Why a module of its own: facet counts and the timeline must answer in millisecon
 million posts, which a ``GROUP BY`` per facet per keystroke cannot (each is a scan). So the
 few small per-post columns a facet needs (month, day, kind, platform, account, media, language)
 are read once into numpy arrays, about 12 bytes a post, and every count is a ``bincount`` over
-a mask. The arrays are rebuilt when the store's generation changes (an import, an embed).
+a mask. The arrays are rebuilt when the store's posts generation changes (a write that changed
+posts; an enrichment does not).
 Posts themselves are never held: a page reads only the rows it shows.
 
 Everything here reads the store's per-thread reader connection; nothing writes.
@@ -66,7 +67,7 @@ class Filters:
 
 @dataclass
 class Columns:
-    """The per-post facet columns of one store generation, sorted by post id."""
+    """The per-post facet columns of one posts generation, sorted by post id."""
 
     generation: int
     ids: IntArray
@@ -139,7 +140,7 @@ _POST_FIELDS = (
 
 
 class FacetIndex:
-    """Facet columns of one archive, kept current with its generation; thread-safe."""
+    """Facet columns of one archive, kept current with its posts generation; thread-safe."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -149,8 +150,8 @@ class FacetIndex:
     # -- the columns ---------------------------------------------------------------------------
 
     def columns(self) -> Columns:
-        """The columns of the current generation (built on first use and after a write)."""
-        generation = self.store.generation()
+        """The columns of the current posts (built on first use and after a write to posts)."""
+        generation = self.store.posts_generation()
         cached = self._columns
         if cached is not None and cached.generation == generation:
             return cached

@@ -1,0 +1,239 @@
+"""The per-post filter columns stay current without reading every post again.
+
+What a user meets: a search at millions of posts filters by user, date, kind and account
+over columns of every post. They must say what the posts say after any write (an import, a
+merge, an account set late), must not be read again for an enrichment, must re-read only what
+changed, and must come back from disk when a server starts. Every check compares with the
+columns read whole from the database, the definition of right.
+"""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mcpkit.archive.engine import Engine
+from mcpkit.archive.posts import Post
+from mcpkit.archive.settings import parse_settings
+from mcpkit.archive.store import PostArrays, Store, columns_path
+from mcpkit.archive.store import _columns as columns_module
+from mcpkit.archive.store import _writer as writer_module
+from mcpkit.archive.store._columns import read_all
+from mcpkit.archive.vectors import SpaceWriter, vectors_root
+
+from .archive.helpers import HashEmbedder, row, write_csv
+
+USERS = ("alice", "bob", "carol", "")
+KINDS = ("post", "reply", "quote", "repost", "like", "odd-kind")
+PLATFORMS = ("x", "mastodon", "bluesky", "elsewhere")
+
+
+def _post(post_id: int, user: str, day: int, kind: str, platform: str, account: str, text: str) -> Post:
+    timestamp = f"2024-01-{day:02d} 10:00:00" if day else "not a date"
+    return Post(
+        post_id, user, timestamp, f"https://x.com/{user or 'x'}/status/{post_id}", text, 1,
+        platform=platform, kind=kind, account=account,
+    )  # fmt: skip
+
+
+def _whole(store: Store) -> PostArrays:
+    return read_all(store.reader)
+
+
+def _same(a: PostArrays, b: PostArrays) -> None:
+    """Equal as columns: same posts with the same values (accounts compared by name)."""
+    np.testing.assert_array_equal(a.post_ids, b.post_ids)
+    np.testing.assert_array_equal(a.user_ids, b.user_ids)
+    np.testing.assert_array_equal(a.ts, b.ts)
+    np.testing.assert_array_equal(a.kinds, b.kinds)
+    np.testing.assert_array_equal(a.platforms, b.platforms)
+    np.testing.assert_array_equal(a.has_media, b.has_media)
+    names_a = [a.account_names[c] if c >= 0 else None for c in a.accounts]
+    names_b = [b.account_names[c] if c >= 0 else None for c in b.accounts]
+    assert names_a == names_b
+
+
+def _current(store: Store) -> PostArrays:
+    found = store.post_arrays()
+    assert found is not None
+    return found[1]
+
+
+posts_strategy = st.lists(
+    st.builds(
+        _post,
+        st.integers(1, 40),
+        st.sampled_from(USERS),
+        st.integers(0, 28),
+        st.sampled_from(KINDS),
+        st.sampled_from(PLATFORMS),
+        st.sampled_from(("", "@me", "@other", "@Me")),
+        st.text(max_size=12),
+    ),
+    max_size=12,
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(batches=st.lists(posts_strategy, min_size=1, max_size=5))
+def test_columns_patched_after_each_write_equal_the_columns_read_whole(
+    tmp_path_factory: pytest.TempPathFactory, batches: Sequence[Sequence[Post]]
+) -> None:
+    store = Store(tmp_path_factory.mktemp("cols") / "a.db")
+    try:
+        _current(store)
+        for batch in batches:
+            with store.transaction() as conn:
+                store.upsert_posts(conn, list(batch))
+            _same(_current(store), _whole(store))
+        assert store.columns.reads == 1  # only the first, on the empty archive
+        reopened = Store(store.path)  # a server starting: the saved columns, patched
+        try:
+            _same(_current(reopened), _whole(reopened))
+            assert reopened.columns.reads == 0
+        finally:
+            reopened.close()
+    finally:
+        store.close()
+
+
+def test_an_enrichment_leaves_the_columns_and_an_import_patches_them(tmp_path: Path) -> None:
+    store = Store(tmp_path / "a.db")
+    with store.transaction() as conn:
+        store.upsert_posts(
+            conn, [_post(i, "alice", 1 + i % 20, "post", "x", "@me", f"t{i}") for i in range(1, 50)]
+        )
+    generation, first = store.post_arrays() or (0, None)
+    with store.transaction() as conn:
+        store.upsert_enrichments(conn, [(3, "why", "what", '["tag"]')])
+    assert store.posts_generation() == generation
+    assert store.post_arrays() == (generation, first)  # the very same columns, not re-read
+
+    from mcpkit.archive.importers.twilog_csv import import_csv
+
+    # a Twilog row upgrading post 5 to a like, a new post, and a new user
+    csv = write_csv(tmp_path / "t.csv", [row(5, "alice", "t5", log_type=2), row(900, "dave", "new one")])
+    import_csv(csv, store)
+    assert store.posts_generation() == generation + 1
+    _same(_current(store), _whole(store))
+    assert store.columns.reads == 1
+    store.close()
+
+
+def test_a_late_account_is_seen_by_the_columns(tmp_path: Path) -> None:
+    """An X archive names its account only in account.js, after the posts are written: the
+    posts then get it in one UPDATE, which the columns must see too."""
+    from mcpkit.archive.importers.flow import _set_account
+
+    store = Store(tmp_path / "a.db")
+    with store.transaction() as conn:
+        store.upsert_posts(conn, [_post(i, "alice", 2, "post", "x", "", "t") for i in range(1, 6)])
+    _current(store)
+    with store.transaction() as conn:
+        _set_account(conn, "@late", {2, 4})
+        store.note_post_changes({2, 4})
+    arrays = _current(store)
+    _same(arrays, _whole(store))
+    assert [arrays.account_names[c] for c in arrays.accounts] == ["", "@late", "", "@late", ""]
+    store.close()
+
+
+def test_a_transaction_too_large_to_log_reads_the_columns_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(writer_module, "LOGGED_CHANGES", 5)
+    store = Store(tmp_path / "a.db")
+    _current(store)
+    with store.transaction() as conn:
+        store.upsert_posts(conn, [_post(i, "bob", 3, "post", "x", "", "t") for i in range(1, 9)])
+    logged = store.reader.execute("SELECT generation, post_id FROM post_changes").fetchall()
+    assert logged == [(1, None)]
+    _same(_current(store), _whole(store))
+    assert store.columns.reads == 2
+    with store.transaction() as conn:
+        store.upsert_posts(conn, [_post(20, "bob", 3, "post", "x", "", "t")])
+    _same(_current(store), _whole(store))
+    assert store.columns.reads == 2  # a small one is patched again
+    store.close()
+
+
+def test_the_log_stays_bounded_and_columns_older_than_it_are_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(columns_module, "KEPT_CHANGES", 10)
+    store = Store(tmp_path / "a.db")
+    with store.transaction() as conn:
+        store.upsert_posts(conn, [_post(1, "bob", 3, "post", "x", "", "t")])
+    _current(store)  # saved at posts generation 1
+    saved = tmp_path / "saved.npz"
+    shutil.copy(columns_path(store.path), saved)
+    for start in range(2, 60, 4):
+        with store.transaction() as conn:
+            store.upsert_posts(
+                conn, [_post(i, "bob", 3, "post", "x", "", "t") for i in range(start, start + 4)]
+            )
+    assert store.reader.execute("SELECT count(*) FROM post_changes").fetchone()[0] <= 10 + 4
+    store.close()
+    shutil.copy(saved, columns_path(store.path))  # columns saved long ago
+    reopened = Store(store.path)
+    _same(_current(reopened), _whole(reopened))
+    assert reopened.columns.reads == 1
+    reopened.close()
+
+
+def test_saved_columns_of_another_archive_or_damaged_ones_are_never_used(tmp_path: Path) -> None:
+    one, two = Store(tmp_path / "one.db"), Store(tmp_path / "two.db")
+    for store, user in ((one, "alice"), (two, "bob")):
+        with store.transaction() as conn:
+            store.upsert_posts(conn, [_post(i, user, 3, "post", "x", "", "t") for i in range(1, 4)])
+        _current(store)
+    one.close()
+    two.close()
+    shutil.copy(columns_path(two.path), columns_path(one.path))  # same generation, other archive
+    reopened = Store(one.path)
+    _same(_current(reopened), _whole(reopened))
+    assert reopened.columns.reads == 1
+    reopened.close()
+    saved = columns_path(one.path)
+    saved.write_bytes(saved.read_bytes()[:100])  # cut short
+    reopened = Store(one.path)
+    _same(_current(reopened), _whole(reopened))
+    assert reopened.columns.reads == 1
+    reopened.close()
+
+
+def test_a_search_that_filters_nothing_does_not_wait_for_the_columns(tmp_path: Path) -> None:
+    """While the columns are being read (seconds at millions of posts), a search with no
+    filter answers from the index alone; a filtered one gets the current columns."""
+    db = tmp_path / "a.db"
+    store = Store(db)
+    embedder = HashEmbedder(dim=8)
+    texts = {i: f"post number {i} about {'cats' if i % 2 else 'dogs'}" for i in range(1, 30)}
+    with store.transaction() as conn:
+        store.upsert_posts(
+            conn, [_post(i, "alice" if i < 20 else "bob", 5, "post", "x", "", t) for i, t in texts.items()]
+        )
+    SpaceWriter(vectors_root(db), "content", embedder.name, 8).append(
+        list(texts), embedder.embed_documents(list(texts.values()))
+    )
+    engine = Engine(store, vectors_root(db), embedder=embedder)
+    store.columns._lock.acquire()  # another thread's refresh, as far as the engine can tell
+    try:
+        found = engine.search_similar("cats")
+    finally:
+        store.columns._lock.release()
+    assert len(found) == 10
+    for thread in threading.enumerate():
+        if thread.name.startswith("columns-"):
+            thread.join()
+    bob = engine.search_similar("cats", parse_settings({"user_filter": {"includes": ["bob"]}}))
+    assert {r["post"]["user"] for r in bob} == {"bob"}
+    assert len(bob) == 10
+    engine.close()
