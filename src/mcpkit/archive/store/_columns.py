@@ -141,13 +141,28 @@ def patched(base: PostArrays, changed: Sequence[int], fresh: PostArrays) -> Post
     """``base`` with the posts ``changed`` replaced by their ``fresh`` columns (those not in
     ``fresh`` no longer exist); ``fresh`` codes accounts against ``base``'s names, extended."""
     gone = np.unique(np.asarray(changed, dtype=np.int64))
-    keep = np.ones(len(base.post_ids), dtype=bool)
-    if len(base.post_ids) and len(gone):
-        pos = np.minimum(np.searchsorted(base.post_ids, gone), len(base.post_ids) - 1)
-        keep[pos[base.post_ids[pos] == gone]] = False
-    kept_ids = base.post_ids[keep]
-    at = np.searchsorted(kept_ids, fresh.post_ids)
-    columns = {name: np.insert(getattr(base, name)[keep], at, getattr(fresh, name)) for name in _ARRAY_FIELDS}
+    size = len(base.post_ids)
+    keep: npt.NDArray[np.bool_] | None = None
+    if size and len(gone):
+        pos = np.minimum(np.searchsorted(base.post_ids, gone), size - 1)
+        stored = pos[base.post_ids[pos] == gone]
+        if len(stored):
+            keep = np.ones(size, dtype=bool)
+            keep[stored] = False
+    kept_ids = base.post_ids if keep is None else base.post_ids[keep]
+    # where the fresh rows land in the merged order; a mask and two assignments per column
+    # (numpy's ``insert`` costs four times as much at ten million rows)
+    landing = np.searchsorted(kept_ids, fresh.post_ids) + np.arange(len(fresh.post_ids))
+    placed = np.zeros(len(kept_ids) + len(landing), dtype=bool)
+    placed[landing] = True
+    columns = {}
+    for name in _ARRAY_FIELDS:
+        old = getattr(base, name)
+        new = getattr(fresh, name)
+        merged = np.empty(len(placed), dtype=old.dtype)
+        merged[placed] = new
+        merged[~placed] = old if keep is None else old[keep]
+        columns[name] = merged
     return PostArrays(**columns, account_names=fresh.account_names)
 
 
