@@ -418,26 +418,39 @@ def test_an_index_that_cannot_be_saved_still_serves_and_leaves_no_scratch_files(
 def test_the_index_built_with_reserved_lists_is_the_one_plain_adding_builds(
     data: tuple[VectorSpace, np.ndarray, np.ndarray], ivf: IvfIndex
 ) -> None:
-    """The build assigns every row first and reserves each list at its size (so no list holds
-    twice the memory of its codes); the lists must be entry for entry those of faiss's ``add``."""
+    """The build assigns every row first (numpy's product, not faiss's) and reserves each list at
+    its size (so no list holds twice the memory of its codes). Each row must be in a list of its
+    nearest centroid (faiss's own assignment, or one that scores it the same up to rounding), and
+    the lists must be entry for entry those faiss's ``add_core`` builds from that assignment."""
     faiss = vector_index._faiss()
     space = data[0]
     built = ivf._index
+    rows = np.asarray(space.matrix[: ivf.rows])
+    ours, size_of = built.invlists, built.invlists.list_size
+    assigned = np.full(ivf.rows, -1, dtype=np.int64)
+    for number in range(built.nlist):
+        if size_of(number):
+            assigned[faiss.rev_swig_ptr(ours.get_ids(number), size_of(number))] = number
+    assert (assigned >= 0).all()
+    centroids = built.quantizer.reconstruct_n(0, built.nlist)
+    theirs = built.quantizer.assign(rows, 1)[:, 0]
+    scores = rows @ centroids.T
+    at = np.arange(ivf.rows)
+    assert np.all(scores[at, assigned] >= scores[at, theirs] - 1e-5)
     plain = faiss.clone_index(built)
     plain.reset()
-    plain.add(np.asarray(space.matrix[: ivf.rows]))
+    plain.add_core(ivf.rows, faiss.swig_ptr(rows), None, faiss.swig_ptr(assigned))
     assert plain.ntotal == built.ntotal == ivf.rows
-    ours, theirs = built.invlists, plain.invlists
     for number in range(built.nlist):
-        size = ours.list_size(number)
-        assert size == theirs.list_size(number)
+        size = size_of(number)
+        assert size == plain.invlists.list_size(number)
         if size:
             assert np.array_equal(
                 faiss.rev_swig_ptr(ours.get_ids(number), size),
-                faiss.rev_swig_ptr(theirs.get_ids(number), size),
+                faiss.rev_swig_ptr(plain.invlists.get_ids(number), size),
             )
             width = size * built.code_size
             assert np.array_equal(
                 faiss.rev_swig_ptr(ours.get_codes(number), width),
-                faiss.rev_swig_ptr(theirs.get_codes(number), width),
+                faiss.rev_swig_ptr(plain.invlists.get_codes(number), width),
             )
