@@ -1,7 +1,8 @@
 """SQLite store of the archive: posts, users, enrichments and FTS5 trigram indexes.
 
 Split by job: :mod:`._schema` (migrations, database faults), :mod:`._writer` (bulk post
-writes), :mod:`._queries` (reads and text search), :mod:`._store` (the :class:`Store` that
+writes), :mod:`._queries` (reads and text search), :mod:`._columns` (the per-post filter
+columns, kept current from the log of changed posts), :mod:`._store` (the :class:`Store` that
 owns the connections and transactions).
 
 Text search runs on *contentless* FTS5 tables holding the case-folded text with a
