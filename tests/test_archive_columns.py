@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import shutil
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +41,18 @@ def _post(post_id: int, user: str, day: int, kind: str, platform: str, account: 
         post_id, user, timestamp, f"https://x.com/{user or 'x'}/status/{post_id}", text, 1,
         platform=platform, kind=kind, account=account,
     )  # fmt: skip
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    opened = Store(tmp_path / "a.db")
+    yield opened
+    opened.close()
+
+
+def _write(store: Store, ids: range | list[int], user: str = "bob") -> None:
+    with store.transaction() as conn:
+        store.upsert_posts(conn, [_post(i, user, 3, "post", "x", "", "t") for i in ids])
 
 
 def _whole(store: Store) -> PostArrays:
@@ -146,31 +158,25 @@ def test_a_late_account_is_seen_by_the_columns(tmp_path: Path) -> None:
 
 
 def test_a_transaction_too_large_to_log_reads_the_columns_whole(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(writer_module, "LOGGED_CHANGES", 5)
-    store = Store(tmp_path / "a.db")
     _current(store)
-    with store.transaction() as conn:
-        store.upsert_posts(conn, [_post(i, "bob", 3, "post", "x", "", "t") for i in range(1, 9)])
+    _write(store, range(1, 9))
     logged = store.reader.execute("SELECT generation, post_id FROM post_changes").fetchall()
     assert logged == [(1, None)]
     _same(_current(store), _whole(store))
     assert store.columns.reads == 2
-    with store.transaction() as conn:
-        store.upsert_posts(conn, [_post(20, "bob", 3, "post", "x", "", "t")])
+    _write(store, [20])
     _same(_current(store), _whole(store))
     assert store.columns.reads == 2  # a small one is patched again
-    store.close()
 
 
 def test_the_log_stays_bounded_and_columns_older_than_it_are_read_whole(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(columns_module, "KEPT_CHANGES", 10)
-    store = Store(tmp_path / "a.db")
-    with store.transaction() as conn:
-        store.upsert_posts(conn, [_post(1, "bob", 3, "post", "x", "", "t")])
+    _write(store, [1])
     _current(store)  # saved at posts generation 1
     saved = tmp_path / "saved.npz"
     shutil.copy(columns_path(store.path), saved)
@@ -191,8 +197,7 @@ def test_the_log_stays_bounded_and_columns_older_than_it_are_read_whole(
 def test_saved_columns_of_another_archive_or_damaged_ones_are_never_used(tmp_path: Path) -> None:
     one, two = Store(tmp_path / "one.db"), Store(tmp_path / "two.db")
     for store, user in ((one, "alice"), (two, "bob")):
-        with store.transaction() as conn:
-            store.upsert_posts(conn, [_post(i, user, 3, "post", "x", "", "t") for i in range(1, 4)])
+        _write(store, range(1, 4), user)
         _current(store)
     one.close()
     two.close()

@@ -325,8 +325,8 @@ class Engine:
         def refresh() -> None:
             try:
                 self._columns_for(name, space)
-            except Exception:
-                pass
+            except Exception:  # a background head start only: the next filtered search
+                pass  # builds the columns itself and reports what fails to its caller
             finally:
                 with self._lock:
                     self._refreshing.discard(name)
