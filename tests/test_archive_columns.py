@@ -73,9 +73,7 @@ def _same(a: PostArrays, b: PostArrays) -> None:
 
 
 def _current(store: Store) -> PostArrays:
-    found = store.post_arrays()
-    assert found is not None
-    return found[1]
+    return store.post_arrays()[1]
 
 
 posts_strategy = st.lists(
@@ -122,7 +120,7 @@ def test_an_enrichment_leaves_the_columns_and_an_import_patches_them(tmp_path: P
         store.upsert_posts(
             conn, [_post(i, "alice", 1 + i % 20, "post", "x", "@me", f"t{i}") for i in range(1, 50)]
         )
-    generation, first = store.post_arrays() or (0, None)
+    generation, first = store.post_arrays()
     with store.transaction() as conn:
         store.upsert_enrichments(conn, [(3, "why", "what", '["tag"]')])
     assert store.posts_generation() == generation

@@ -302,9 +302,7 @@ class Engine:
                 return cached
             self._refresh_columns_soon(name, space)
             return None
-        found = self.store.post_arrays()
-        assert found is not None
-        generation, arrays = found
+        generation, arrays = self.store.post_arrays()
         cached = self._columns.get(name)
         if cached is not None and cached.generation == generation and cached.count == len(space):
             return cached

@@ -206,20 +206,18 @@ class PostColumns:
         self._held: _Held | None = None
         self.reads = 0  # whole reads of ``posts``, for tests and the bench
 
-    def current(self, conn: sqlite3.Connection, *, wait: bool = True) -> tuple[int, PostArrays] | None:
-        """``(posts_generation, columns)`` as of now; refreshing them may take seconds at
-        millions of posts, so ``wait=False`` answers None instead of waiting for a refresh."""
+    def current(self, conn: sqlite3.Connection) -> tuple[int, PostArrays]:
+        """``(posts_generation, columns)`` as of now (a refresh may take seconds at millions
+        of posts; one thread refreshes, the others wait for it)."""
         archive_id, generation = _stamp(conn)
         held = self._held
         if held is not None and (held.archive_id, held.generation) == (archive_id, generation):
             return held.generation, held.arrays
-        if not self._lock.acquire(blocking=wait):
-            return None
-        try:
-            held = self._refresh()
+        with self._lock:
+            held = self._held
+            if held is None or (held.archive_id, held.generation) != (archive_id, generation):
+                held = self._refresh()
             return held.generation, held.arrays
-        finally:
-            self._lock.release()
 
     def _refresh(self) -> _Held:
         with self._snapshot() as conn:

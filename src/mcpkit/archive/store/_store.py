@@ -167,11 +167,10 @@ class Store(StoreQueries):
         """Bumped by each write that changed posts (not by enrichments)."""
         return int(self.reader.execute("SELECT value FROM meta WHERE key = 'posts_generation'").fetchone()[0])
 
-    def post_arrays(self, *, wait: bool = True) -> tuple[int, PostArrays] | None:
+    def post_arrays(self) -> tuple[int, PostArrays]:
         """``(posts_generation, filter columns of every post)`` (:mod:`._columns`): current,
-        re-reading only the posts changed since they were last read. ``wait=False`` answers
-        None rather than wait for another thread's refresh."""
-        return self.columns.current(self.reader, wait=wait)
+        re-reading only the posts changed since they were last read."""
+        return self.columns.current(self.reader)
 
     def note_post_changes(self, ids: Iterable[int]) -> None:
         """Inside :meth:`transaction`: these posts were changed by a statement of the caller's
