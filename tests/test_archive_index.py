@@ -10,6 +10,7 @@ process.
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 
@@ -415,42 +416,76 @@ def test_an_index_that_cannot_be_saved_still_serves_and_leaves_no_scratch_files(
     assert IvfIndex.load(space) is None
 
 
-def test_the_index_built_with_reserved_lists_is_the_one_plain_adding_builds(
+def test_every_row_is_coded_once_in_the_list_of_its_nearest_centroid(
     data: tuple[VectorSpace, np.ndarray, np.ndarray], ivf: IvfIndex
 ) -> None:
-    """The build assigns every row first (numpy's product, not faiss's) and reserves each list at
-    its size (so no list holds twice the memory of its codes). Each row must be in a list of its
-    nearest centroid (faiss's own assignment, or one that scores it the same up to rounding), and
-    the lists must be entry for entry those faiss's ``add_core`` builds from that assignment."""
+    """The build assigns every row itself (numpy's product, not faiss's) and hands faiss the
+    assignment. Each row must be in exactly one list, one of its nearest centroid (faiss's own
+    assignment, or one scoring it the same up to rounding), and the second pass's 8-bit scores
+    must be the exact ones less a term all rows share, within one 8-bit step."""
     faiss = vector_index._faiss()
     space = data[0]
     built = ivf._index
     rows = np.asarray(space.matrix[: ivf.rows])
-    ours, size_of = built.invlists, built.invlists.list_size
+    lists, size_of = built.invlists, built.invlists.list_size
     assigned = np.full(ivf.rows, -1, dtype=np.int64)
+    seen = 0
     for number in range(built.nlist):
-        if size_of(number):
-            assigned[faiss.rev_swig_ptr(ours.get_ids(number), size_of(number))] = number
-    assert (assigned >= 0).all()
+        size = size_of(number)
+        if size:
+            assigned[faiss.rev_swig_ptr(lists.get_ids(number), size)] = number
+            seen += size
+    assert seen == ivf.rows and (assigned >= 0).all()
     centroids = built.quantizer.reconstruct_n(0, built.nlist)
     theirs = built.quantizer.assign(rows, 1)[:, 0]
     scores = rows @ centroids.T
     at = np.arange(ivf.rows)
     assert np.all(scores[at, assigned] >= scores[at, theirs] - 1e-5)
-    plain = faiss.clone_index(built)
-    plain.reset()
-    plain.add_core(ivf.rows, faiss.swig_ptr(rows), None, faiss.swig_ptr(assigned))
-    assert plain.ntotal == built.ntotal == ivf.rows
-    for number in range(built.nlist):
-        size = size_of(number)
-        assert size == plain.invlists.list_size(number)
-        if size:
-            assert np.array_equal(
-                faiss.rev_swig_ptr(ours.get_ids(number), size),
-                faiss.rev_swig_ptr(plain.invlists.get_ids(number), size),
-            )
-            width = size * built.code_size
-            assert np.array_equal(
-                faiss.rev_swig_ptr(ours.get_codes(number), width),
-                faiss.rev_swig_ptr(plain.invlists.get_codes(number), width),
-            )
+    for q in data[1][:5]:
+        approx = ivf._codes[: ivf.rows].astype(np.float64) @ (q * ivf._widths) / 255
+        shared = rows @ q - approx
+        step = float(np.abs(q) @ ivf._widths) / 255
+        assert float(np.ptp(shared)) <= step + 1e-5
+    everything = ivf.shortlist(data[1][0], np.arange(ivf.rows), ivf.rows)
+    assert sorted(everything.tolist()) == list(range(ivf.rows))
+
+
+@pytest.mark.parametrize("share", [None, 0.5])
+def test_a_search_split_into_slices_answers_as_one_scan_does(
+    data: tuple[VectorSpace, np.ndarray, np.ndarray],
+    ivf: IvfIndex,
+    share: float | None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Many probed lists are scanned in slices side by side and their nominees merged: the
+    answer is the exact one (filtered or not), as from one scan, with no row outside the mask."""
+    space, queries, _ = data
+    rng = np.random.default_rng(26)
+    monkeypatch.setattr(vector_index, "search_threads", lambda rows, cores=None, idle=None: 3)
+    assert ivf.threads(ivf.nprobe) == 3
+    for q in queries[:20]:
+        mask = None if share is None else rng.random(len(space)) < share
+        rows, scores = ivf.search(space, q, 10, mask)
+        assert rows.tolist() == _exact(space, q, 10, mask)
+        np.testing.assert_allclose(scores, space.scores(q)[rows], atol=1e-6)
+        if mask is not None:
+            assert mask[rows].all()
+
+
+def test_an_index_saved_in_an_earlier_format_is_built_again(tmp_path: Path) -> None:
+    """The 8-bit inverted file of earlier versions left ``index.ivf`` and an ``index.json``
+    without a format: a start must not take it for this version's index."""
+    rng = np.random.default_rng(27)
+    centres = normalize_rows(rng.standard_normal((50, DIM), dtype=np.float32))
+    space = _space(tmp_path, _clustered(rng, 6_000, centres))
+    assert isinstance(scan_index.build_index(space), IvfIndex)
+    meta_path = space.directory / vector_index.SAVED_META
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    del meta["format"]
+    meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    assert IvfIndex.load(space) is None
+    rebuilt = scan_index.build_index(space)
+    assert isinstance(rebuilt, IvfIndex)
+    assert IvfIndex.load(space) is not None
+    (space.directory / vector_index.SAVED_CODES).write_bytes(b"\0" * 10)  # cut short
+    assert IvfIndex.load(space) is None

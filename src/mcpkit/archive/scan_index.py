@@ -34,7 +34,6 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.util
-import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -83,13 +82,6 @@ def available() -> bool:
     return importlib.util.find_spec("faiss") is not None
 
 
-def _workers() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
-
-
 def candidate_count(k: int) -> int:
     """How many rows the quantised scan nominates for a top-``k`` (margin for 8-bit error)."""
     return max(_CANDIDATE_FACTOR * k, k + _MIN_CANDIDATES)
@@ -115,7 +107,7 @@ class QuantisedScan:
         path = space.directory / "vectors.f32"
         rows, dim = len(space), space.dim
         quantizer = _trained_quantizer(space)
-        count = max(1, min(shards or _workers(), rows))
+        count = max(1, min(shards or vector_index.workers(), rows))
         bounds = [int(b) for b in np.linspace(0, rows, count + 1)]
 
         def encode(lo: int, hi: int) -> tuple[int, Any]:
@@ -128,7 +120,6 @@ class QuantisedScan:
                     index.add(chunk.reshape(stop - start, dim))
             return lo, index
 
-        _pool()  # one faiss thread per call: the parallelism is ours
         # its own threads, so a background build never queues searches behind it
         with ThreadPoolExecutor(max_workers=count, thread_name_prefix="mcpkit-encode") as workers:
             built = list(workers.map(encode, bounds[:-1], bounds[1:]))
@@ -161,7 +152,7 @@ class QuantisedScan:
         stops = [first for first, _ in self._shards[1:]] + [self.rows]
         if len(self._shards) == 1:
             return one(self._shards[0], stops[0])
-        parts = list(_pool().map(one, self._shards, stops))
+        parts = list(vector_index.pool().map(one, self._shards, stops))
         return np.concatenate(parts)
 
 
@@ -185,20 +176,6 @@ def _trained_quantizer(space: VectorSpace) -> Any:
     quantizer.sq.rangestat_arg = _RANGE_MARGIN
     quantizer.train(sample)
     return quantizer
-
-
-_POOL: ThreadPoolExecutor | None = None
-_POOL_LOCK = threading.Lock()
-
-
-def _pool() -> ThreadPoolExecutor:
-    """Shared shard-scan threads; faiss releases the GIL, each shard scans on its own core
-    (a one-query flat search runs on one faiss thread whatever faiss's thread count)."""
-    global _POOL
-    with _POOL_LOCK:
-        if _POOL is None:
-            _POOL = ThreadPoolExecutor(max_workers=_workers(), thread_name_prefix="mcpkit-scan")
-        return _POOL
 
 
 class ScanIndexes:
