@@ -15,8 +15,9 @@ recall@10 is against the exact top-10 (numpy brute force). Two kinds of data:
 * ``random``: Gaussian unit vectors, the worst case for any index (no structure to exploit).
 
 Backends: numpy matmul + argpartition (exact); the archive's quantised scan (8-bit codes,
-exact re-score; scan_index); faiss IVF with 8-bit codes and exact re-scoring (what
-:mod:`mcpkit.archive.vector_index` builds) at several nprobe; faiss HNSW; usearch (int8 + exact
+exact re-score; scan_index); faiss IVF whose 4-bit fast-scan codes nominate, 8-bit codes
+re-rank and float32 rows decide (what :mod:`mcpkit.archive.vector_index` builds) at several
+nprobe; faiss HNSW; usearch (int8 + exact
 re-score) and hnswlib when installed (neither is a dependency). The load average is printed
 before and after: the figures mean something only beside it.
 """
@@ -200,7 +201,7 @@ def ivf(space: VectorSpace, nprobes: tuple[int, ...]) -> list[tuple[str, float, 
     for nprobe in nprobes:
         out.append(
             (
-                f"faiss IVF{index.nlist},SQ8 nprobe {nprobe} + re-score",
+                f"faiss IVF{index.nlist},PQ4 fast scan nprobe {nprobe} + SQ8 + re-score",
                 built,
                 (lambda q, p=nprobe: index.search(space, q, K, None, nprobe=p)[0]),
                 f"{index.code_bytes / 2**20:,.0f} MiB codes",

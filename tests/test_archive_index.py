@@ -88,12 +88,15 @@ def test_filtered_answers_equal_the_exact_filtered_answers(
     data: tuple[VectorSpace, np.ndarray, np.ndarray], ivf: IvfIndex, share: float
 ) -> None:
     """Applied inside the index (never a cut of an unfiltered top-k), with more lists probed the
-    fewer rows the mask keeps: no row outside the mask, and the exact answer. (The engine
+    fewer rows the mask keeps, or, for a mask small enough, by the 8-bit codes of every row it
+    keeps: no row outside the mask, and the exact answer. (The engine
     answers masks of at most EXACT_ROWS rows from their float32 rows instead.)"""
     space, queries, _ = data
     rng = np.random.default_rng(int(share * 1000))
     for q in queries[:20]:
         mask = rng.random(len(space)) < share
+        # a mask this small sends its rows' 8-bit codes straight to the second pass
+        assert ivf.codes_first(ivf.nprobe, int(mask.sum())) == (share == 0.002)
         rows, _ = ivf.search(space, q, 10, mask)
         assert mask[rows].all()
         assert rows.tolist() == _exact(space, q, 10, mask)
@@ -325,8 +328,8 @@ def test_posts_appended_after_the_build_are_found_at_once_by_every_mode(tmp_path
 def test_a_search_runs_on_one_thread_until_it_scans_enough_rows_for_more(
     data: tuple[VectorSpace, np.ndarray, np.ndarray], ivf: IvfIndex
 ) -> None:
-    """On busy cores OpenMP's threads wait for each other at a barrier, so a search takes more
-    threads only per :data:`vector_index.ROWS_PER_THREAD` rows it scans; on idle cores per
+    """On busy cores the answer waits for its slowest slice, so a search takes more threads
+    only per :data:`vector_index.ROWS_PER_THREAD` rows it scans; on idle cores per
     :data:`vector_index.ROWS_PER_IDLE_THREAD`; never more than the cores this process may use."""
     per = vector_index.ROWS_PER_THREAD
     assert vector_index.search_threads(0, cores=16, idle=0) == 1

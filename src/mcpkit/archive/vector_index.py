@@ -76,6 +76,10 @@ million real-like rows, 80 of 1,024 lists probed, recall@10 after the second pas
 one was 0.954 nominating 400 rows, 0.976 at 800, 0.990 at 1,600, 0.995 at 3,200 and 0.996 at 6,400
 (where lists not probed are the rest); the second pass costs about 0.3 ms a thousand rows."""
 
+SECOND_PASS_ROW_COST = 32
+"""What a row costs the second pass (gathered, widened and scored in numpy: 240-310 ns at a
+million rows) in rows of the first (about 8 ns, read from the fast-scan lists)."""
+
 ROWS_PER_THREAD = 1_048_576
 """Rows one search must scan (lists probed x rows a list) per extra thread it runs on when the
 cores are busy.
@@ -448,8 +452,10 @@ class IvfIndex:
             index = _faiss().read_index(str(directory / SAVED))
         except (OSError, RuntimeError, ValueError):
             return None
-        if int(index.ntotal) != rows or int(index.d) != space.dim or not hasattr(index, "bbs"):
-            return None  # not a fast-scan index of these rows
+        if not isinstance(index, _faiss().IndexIVFPQFastScan):
+            return None
+        if int(index.ntotal) != rows or int(index.d) != space.dim:
+            return None
         loaded = cls(file_id(directory / "vectors.f32"), rows, index, codes, widths)
         loaded.nprobe = nprobe
         loaded.recall = recall
@@ -462,14 +468,13 @@ class IvfIndex:
         faiss = _faiss()
         q = np.ascontiguousarray(query, dtype=np.float32).reshape(1, -1)
         bitmap = None
-        probes = nprobe
+        kept = self.rows
         if mask is not None:
             kept = int(np.count_nonzero(mask))
             if kept == 0:
                 return np.zeros(0, dtype=np.int64)
-            probes = math.ceil(nprobe * self.rows / kept)
             bitmap = np.packbits(mask, bitorder="little")
-        probes = min(self.nlist, probes)
+        probes = self.probes(nprobe, kept)
         n = min(n, self.rows)
 
         def scan(lists: IntArray | None, closeness: FloatArray | None) -> tuple[FloatArray, IntArray]:
@@ -539,9 +544,18 @@ class IvfIndex:
         kept: IntArray = rows[np.argpartition(-approx, count - 1)[:count]]
         return kept
 
+    def probes(self, nprobe: int, kept: int) -> int:
+        """Lists to probe when a mask keeps ``kept`` of the rows: ``nprobe`` raised in
+        proportion to the rows removed, so about as many eligible rows are compared."""
+        return min(self.nlist, math.ceil(nprobe * self.rows / max(1, kept)))
+
+    def scanned_rows(self, probes: int) -> int:
+        """Rows the first pass compares probing ``probes`` lists (on average)."""
+        return probes * self.rows // max(1, self.nlist)
+
     def threads(self, probes: int) -> int:
         """Slices a search probing ``probes`` lists is split into (:func:`search_threads`)."""
-        return search_threads(probes * self.rows // max(1, self.nlist))
+        return search_threads(self.scanned_rows(probes))
 
     def search(
         self,
@@ -555,9 +569,20 @@ class IvfIndex:
         """Top-``k`` rows of ``space`` best first with exact scores (rows past the prefix are all
         scored exactly: the tail is small by construction)."""
         prefix_mask = None if mask is None else mask[: self.rows]
-        nominated = self.candidates(query, first_pass_count(k), prefix_mask, nprobe or self.nprobe)
+        nprobe = nprobe or self.nprobe
+        if prefix_mask is not None and self.codes_first(nprobe, int(np.count_nonzero(prefix_mask))):
+            nominated = np.flatnonzero(prefix_mask)
+        else:
+            nominated = self.candidates(query, first_pass_count(k), prefix_mask, nprobe)
         kept = self.shortlist(query, nominated, candidate_count(k))
         return rescore(space, self.rows, kept, query, k, mask)
+
+    def codes_first(self, nprobe: int, kept: int) -> bool:
+        """Whether a mask keeping ``kept`` rows skips the first pass: every kept row goes to
+        the second (their 8-bit codes), which costs :data:`SECOND_PASS_ROW_COST` first-pass
+        rows each but reads no other row, where the first pass probes more lists the fewer
+        rows the mask keeps (every list, at ten million rows, for a mask of 28,000)."""
+        return kept * SECOND_PASS_ROW_COST < self.scanned_rows(self.probes(nprobe, kept))
 
 
 class Index(Protocol):
