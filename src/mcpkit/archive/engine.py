@@ -110,6 +110,46 @@ class _Facets:
         return mask
 
 
+class _RowsByUser:
+    """The rows of each user id, so a filter naming a few users reads their rows only.
+
+    Why: at ten million rows a filter naming five users read every row's user (an 80 MB
+    gather) and then tested every row's date, 60 ms a query for 30,000 rows kept. Grouping the
+    rows by user is a sort of every row (about a second at ten million), so it is made the first
+    time a filter names users, not with the columns: a process that never filters by user never
+    pays it.
+    """
+
+    def __init__(self, user_ids: IntArray) -> None:
+        self._user_ids = user_ids
+        self._lock = threading.Lock()
+        self._order: IntArray | None = None
+        self._starts: IntArray | None = None
+        self.counts = np.bincount(user_ids) if len(user_ids) else np.zeros(1, dtype=np.int64)
+
+    def total(self, user_ids: Sequence[int]) -> int:
+        """Rows of these users."""
+        return sum(int(self.counts[u]) for u in set(user_ids) if 0 <= u < len(self.counts))
+
+    def rows(self, user_ids: Sequence[int]) -> IntArray:
+        """The rows of these users, ascending."""
+        with self._lock:
+            if self._order is None:
+                self._order = np.argsort(self._user_ids, kind="stable")
+                self._starts = np.concatenate([[0], np.cumsum(self.counts)])
+            order, starts = self._order, self._starts
+        assert starts is not None
+        parts = [order[starts[u] : starts[u + 1]] for u in set(user_ids) if 0 <= u < len(self.counts)]
+        if not parts:
+            return np.zeros(0, dtype=np.int64)
+        return np.sort(np.concatenate(parts))
+
+
+NARROW_SHARE = 16
+"""A filter naming users whose rows are at most 1/16 of the space reads those rows only
+(:class:`_RowsByUser`); a broader one tests every row."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Columns:
     """Per-row filter columns of one space, valid for one posts generation."""
@@ -123,6 +163,7 @@ class _Columns:
     user_counts: IntArray  # indexed by user_id
     facets: _Facets
     arrays: PostArrays  # every post of the store, for counts under a filter
+    by_user: _RowsByUser
 
 
 def _derived_columns(generation: int, space: VectorSpace, arrays: PostArrays) -> _Columns:
@@ -140,7 +181,16 @@ def _derived_columns(generation: int, space: VectorSpace, arrays: PostArrays) ->
         ts = np.where(in_db, arrays.ts[clipped], np.nan)
     facets = _Facets.of(arrays, clipped)
     return _Columns(
-        generation, len(space), in_db, bool(in_db.all()), users, ts, arrays.user_counts(), facets, arrays
+        generation,
+        len(space),
+        in_db,
+        bool(in_db.all()),
+        users,
+        ts,
+        arrays.user_counts(),
+        facets,
+        arrays,
+        _RowsByUser(users),
     )
 
 
@@ -423,32 +473,44 @@ class Engine:
             columns = self._columns_for(name, space, wait=active)
             if columns is None or (columns.all_in_db and not active):
                 return None  # every row, or unknown yet: the walk skips posts not stored
-            mask = columns.in_db.copy()
+            named = self.store.user_ids_by_name(user_filter.includes) if user_filter.includes else None
+            if named is not None and columns.by_user.total(named) * NARROW_SHARE <= columns.count:
+                rows = columns.by_user.rows(named)  # the named users' rows, every other row out
+                mask = np.zeros(columns.count, dtype=bool)
+                mask[rows[passes(columns, rows, None)]] = True
+                return mask
+            return passes(columns, slice(None), named)
+
+        def passes(columns: _Columns, at: IntArray | slice, named: list[int] | None) -> BoolArray:
+            """Which of the rows ``at`` (rows, or every row) pass the filters; users named
+            by an include filter are tested here only when ``named`` is given."""
+            keep: BoolArray = columns.in_db[at].copy()
             if post_filter is not None and posts_active:
-                mask &= columns.facets.mask(post_filter)
-            if user_filter.includes:
-                mask &= _user_table(self.store.user_ids_by_name(user_filter.includes), columns)
-            elif user_filter.excludes:
-                mask &= ~_user_table(self.store.user_ids_by_name(user_filter.excludes), columns)
+                keep &= columns.facets.mask(post_filter)[at]
+            if named is not None:
+                keep &= _user_table(named, columns)[at]
+            elif user_filter.excludes and not user_filter.includes:
+                keep &= ~_user_table(self.store.user_ids_by_name(user_filter.excludes), columns)[at]
             if user_filter.threshold_min is not None or user_filter.threshold_max is not None:
                 counts = columns.user_counts
                 if post_filter is not None and posts_active:
                     counts = _filtered_user_counts(columns, post_filter)
-                per_row = counts[np.minimum(columns.user_ids, len(counts) - 1)]
+                per_row = counts[np.minimum(columns.user_ids[at], len(counts) - 1)]
                 if user_filter.threshold_min is not None:
-                    mask &= per_row >= user_filter.threshold_min
+                    keep &= per_row >= user_filter.threshold_min
                 if user_filter.threshold_max is not None:
-                    mask &= per_row <= user_filter.threshold_max
+                    keep &= per_row <= user_filter.threshold_max
             if date_filter.active:
-                known = ~np.isnan(columns.ts)
-                inside = np.ones(len(mask), dtype=bool)
+                ts = columns.ts[at]
+                known = ~np.isnan(ts)
+                inside = np.ones(len(keep), dtype=bool)
                 with np.errstate(invalid="ignore"):
                     if date_filter.start is not None:
-                        inside &= columns.ts >= date_filter.start
+                        inside &= ts >= date_filter.start
                     if date_filter.end is not None:
-                        inside &= columns.ts < date_filter.end
-                mask &= inside | ~known
-            return mask
+                        inside &= ts < date_filter.end
+                keep &= inside | ~known
+            return keep
 
         return build
 
@@ -740,8 +802,7 @@ def _id_range(space: VectorSpace, mask: BoolArray) -> tuple[int, int]:
 def _user_table(user_ids: Sequence[int], columns: _Columns) -> BoolArray:
     """Per row: is the row's user one of ``user_ids``? A table lookup (np.isin took 16 ms
     per query at a million rows; this takes about 2)."""
-    top = int(columns.user_ids.max(initial=0))
-    table = np.zeros(max(len(columns.user_counts), top + 1), dtype=bool)
+    table = np.zeros(max(len(columns.user_counts), len(columns.by_user.counts)), dtype=bool)
     known = [u for u in user_ids if 0 <= u < len(table)]
     table[known] = True
     result: BoolArray = table[columns.user_ids]
