@@ -40,6 +40,7 @@ the float32 rows are read only for candidates.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import importlib
 import importlib.util
@@ -206,6 +207,20 @@ def search_threads(scanned_rows: int, cores: int | None = None, idle: int | None
     if idle >= 2:
         wanted = max(wanted, min(idle, scanned_rows // ROWS_PER_IDLE_THREAD))
     return max(1, min(cores, wanted))
+
+
+def return_freed_memory() -> None:
+    """Hand the memory a build freed back to the system (glibc's ``malloc_trim``).
+
+    Why: the staging index's lists are freed after the conversion, but the C allocator keeps
+    the pages for later allocations, so a server that had just built an index held more than
+    one that reloaded it (a million rows: 698 MB of anonymous memory against 600 MB; trimmed,
+    624 MB). Elsewhere than glibc this does nothing."""
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # pragma: no cover - not glibc
+        return
+    trim(0)
 
 
 def file_id(path: Path) -> tuple[int, int]:
@@ -392,6 +407,7 @@ class IvfIndex:
         index = faiss.IndexIVFPQFastScan(staging)
         index.referenced_objects = [quantizer]  # the converted index shares it, without owning it
         del staging
+        return_freed_memory()
         widths = np.ascontiguousarray(faiss.vector_to_array(scalar.trained)[dim:], dtype=np.float32)
         return cls(file_id(path), rows, index, codes, widths)
 
