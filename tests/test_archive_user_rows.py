@@ -78,7 +78,7 @@ def _expected(request: dict[str, Any]) -> set[int]:
         date = _date(n)
         if date and "from" in dates and date < dates["from"]:
             continue
-        if date and "to" in dates and date >= dates["to"]:
+        if date and "to" in dates and date[:10] > dates["to"]:  # a bare date: through its end
             continue
         kept.add(n)
     return kept
