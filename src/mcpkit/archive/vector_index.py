@@ -477,16 +477,17 @@ class IvfIndex:
         loaded.recall = recall
         return loaded
 
-    def candidates(self, query: FloatArray, n: int, mask: BoolArray | None, nprobe: int) -> IntArray:
-        """First pass: up to ``n`` rows of the prefix with the best 4-bit scores, among those
-        ``mask`` keeps, from the ``nprobe`` lists nearest the query (more when ``mask`` removes
-        rows). Many lists are split into slices scanned side by side (:meth:`threads`)."""
+    def candidates(
+        self, query: FloatArray, n: int, mask: BoolArray | None, nprobe: int, kept: int
+    ) -> IntArray:
+        """First pass: up to ``n`` rows of the prefix with the best 4-bit scores, among the
+        ``kept`` rows ``mask`` keeps, from the ``nprobe`` lists nearest the query (more when
+        ``mask`` removes rows). Many lists are split into slices scanned side by side
+        (:meth:`threads`)."""
         faiss = _faiss()
         q = np.ascontiguousarray(query, dtype=np.float32).reshape(1, -1)
         bitmap = None
-        kept = self.rows
         if mask is not None:
-            kept = int(np.count_nonzero(mask))
             if kept == 0:
                 return np.zeros(0, dtype=np.int64)
             bitmap = np.packbits(mask, bitorder="little")
@@ -586,10 +587,11 @@ class IvfIndex:
         scored exactly: the tail is small by construction)."""
         prefix_mask = None if mask is None else mask[: self.rows]
         nprobe = nprobe or self.nprobe
-        if prefix_mask is not None and self.codes_first(nprobe, int(np.count_nonzero(prefix_mask))):
+        eligible = self.rows if prefix_mask is None else int(np.count_nonzero(prefix_mask))
+        if prefix_mask is not None and self.codes_first(nprobe, eligible):
             nominated = np.flatnonzero(prefix_mask)
         else:
-            nominated = self.candidates(query, first_pass_count(k), prefix_mask, nprobe)
+            nominated = self.candidates(query, first_pass_count(k), prefix_mask, nprobe, eligible)
         kept = self.shortlist(query, nominated, candidate_count(k))
         return rescore(space, self.rows, kept, query, k, mask)
 
