@@ -152,3 +152,73 @@ def test_without_room_for_the_scratch_index_the_import_indexes_in_place(tmp_path
     assert import_csv(write_csv(tmp_path / "a.csv", _rows(500)), store).new == 500
     _check_index(store)
     store.close()
+
+
+def _post_indexes(store: Store) -> list[tuple[str, str]]:
+    return sorted(
+        (str(name), str(sql))
+        for name, sql in store.reader.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'posts'"
+        )
+    )
+
+
+def _check_post_indexes(store: Store, schema: list[tuple[str, str]]) -> None:
+    """The posts table has the schema's indexes, whole and consistent with its rows, and the
+    queries that need them use them."""
+    assert _post_indexes(store) == schema
+    assert store.reader.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    for where, index in (("user_id = 3", "posts_user"), ("timestamp > '2024-01-05'", "posts_time")):
+        plan = " ".join(
+            str(r[-1])
+            for r in store.reader.execute(f"EXPLAIN QUERY PLAN SELECT post_id FROM posts WHERE {where}")
+        )
+        assert index in plan, plan
+    by_user = store.reader.execute(
+        "SELECT count(*) FROM posts INDEXED BY posts_user WHERE user_id > 0"
+    ).fetchone()[0]
+    assert (
+        by_user
+        == store.reader.execute("SELECT count(*) FROM posts NOT INDEXED WHERE user_id > 0").fetchone()[0]
+    )
+
+
+@pytest.mark.parametrize("side_index", [True, False], ids=["side-index", "in-place"])
+def test_a_first_import_leaves_the_posts_indexes_whole(tmp_path: Path, side_index: bool) -> None:
+    """Whatever a first import does to write fast (a side text index, or the text index in
+    place), the archive must end with the schema's post indexes, complete; an interrupted
+    one must leave them as they were; a later import into the filled archive must keep them
+    current."""
+    schema = _post_indexes(Store(tmp_path / "fresh.db"))
+    assert {name for name, _ in schema} >= {"posts_time", "posts_user", "posts_facets"}
+    db = tmp_path / "a.db"
+    if not side_index:
+        scratch_path(db).mkdir()  # no room for the side index: the text index is written in place
+    store = Store(db)
+    export = write_csv(tmp_path / "export.csv", _rows(20_000))
+
+    def stop(stage: str, done: int, total: int) -> None:
+        if stage == "write" and done > 5000:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        import_csv(export, store, progress=stop)
+    assert _post_indexes(store) == schema
+    assert import_csv(export, store).new == 20_000
+    _check_post_indexes(store, schema)
+    more = _rows(3000, start=50_000, salt=3)
+    assert import_csv(write_csv(tmp_path / "more.csv", more), store).new == 3000
+    _check_post_indexes(store, schema)
+    users = dict(store.reader.execute("SELECT name, user_id FROM users"))
+    ids = [
+        r[0]
+        for r in store.reader.execute(
+            "SELECT post_id FROM posts WHERE user_id = ? ORDER BY post_id", (users["user3"],)
+        )
+    ]
+    assert ids == sorted(
+        i
+        for i in [*range(1, 20_001), *range(50_000, 53_000)]
+        if f"user{(i - 1 if i < 50_000 else i - 50_000) % 7}" == "user3"
+    )
+    store.close()

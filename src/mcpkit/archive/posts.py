@@ -140,15 +140,49 @@ def user_from_url(url: str, post_id: int) -> str:
 
     A like of someone else's post carries that post's URL, so the user is trustworthy only
     when both ids agree; otherwise ``""``.
+
+    An import calls this once per row, and the regular expression was a seventh of the
+    parser's time: a URL that is exactly ``<account URL>/status/<ASCII digits>`` takes the
+    account's name from a table of the account URLs seen (:func:`_account_of`); any other
+    goes through the expression, which finds the same answer for those.
     """
+    head, sep, digits = url.rpartition("/status/")
+    if sep and digits.isascii() and digits.isdigit():
+        user = _ACCOUNTS.get(head)
+        if user is None:
+            user = _account_of(head)
+        if user:
+            return user if int(digits) == post_id else ""
     match = _POST_URL.search(url)
     if match is None or int(match.group(2)) != post_id:
         return ""
     return match.group(1)
 
 
+_ACCOUNT_URL = re.compile(r"https?://(?:www\.)?(?:twitter\.com|x\.com)/([^/]+)")
+_ACCOUNTS: dict[str, str] = {}
+_ACCOUNTS_KEPT = 1 << 16
+
+
+def _account_of(head: str) -> str:
+    """The name of the account whose URL is all of ``head``, or ``""``, remembered (the table
+    starts again past :data:`_ACCOUNTS_KEPT` account URLs, so an export naming millions of
+    accounts holds no more memory than that)."""
+    match = _ACCOUNT_URL.fullmatch(head)
+    user = "" if match is None else match.group(1)
+    if len(_ACCOUNTS) >= _ACCOUNTS_KEPT:
+        _ACCOUNTS.clear()
+    _ACCOUNTS[head] = user
+    return user
+
+
 _EPOCH_ORDINAL = dt.date(1970, 1, 1).toordinal()
-_CANONICAL = re.compile(r"(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)")
+_CANONICAL = re.compile(r"(\d{4})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)", re.ASCII)
+_CANONICAL_DATE = re.compile(r"\d{4}-\d\d-\d\d", re.ASCII)
+"""ASCII digits only: ``strptime`` reads the month, day and time in ASCII digits alone, so a
+form with other digits goes to it."""
+_HOUR_SECONDS = {f"{hour:02d}": hour * 3600 for hour in range(24)}
+_MINUTE_SECOND_SECONDS = {f":{m:02d}:{s:02d}": m * 60 + s for m in range(60) for s in range(60)}
 
 
 @functools.lru_cache(maxsize=8192)
@@ -161,13 +195,29 @@ def _day_start(date: str) -> int | None:
     return (day.toordinal() - _EPOCH_ORDINAL) * 86400
 
 
+@functools.lru_cache(maxsize=8192)
+def _canonical_day_start(date: str) -> int | None:
+    """:func:`_day_start` of a date written as the canonical form writes it, else ``None``."""
+    return _day_start(date) if _CANONICAL_DATE.fullmatch(date) is not None else None
+
+
 def timestamp_epoch(timestamp: str) -> int | None:
     """Seconds since the epoch for ``YYYY-MM-DD HH:MM:SS`` (read as UTC), ``None`` if unparsable.
 
     Posts with unparsable or empty timestamps pass every date filter (upstream behaviour).
-    The canonical form takes a fast path (``strptime`` was a third of import time); anything
-    else goes through ``strptime`` so both accept exactly the same strings.
+    Two fast paths, because an import calls this once per row (``strptime`` was a third of
+    import time, then the regular expression and ``int()`` calls a quarter of the parser's):
+    a timestamp exactly in the canonical form with ASCII digits is three table lookups (the
+    day cached, the hour and ``:MM:SS`` from tables of the valid ones); other canonical forms
+    go through the regular expression; anything else through ``strptime``, so every path
+    accepts exactly the same strings.
     """
+    if len(timestamp) == 19 and timestamp[10] == " ":
+        day = _canonical_day_start(timestamp[:10])
+        hour = _HOUR_SECONDS.get(timestamp[11:13])
+        rest = _MINUTE_SECOND_SECONDS.get(timestamp[13:])
+        if day is not None and hour is not None and rest is not None:
+            return day + hour + rest
     text = timestamp.strip()
     if _CANONICAL.fullmatch(text) is not None:
         day = _day_start(text[:10])
