@@ -523,7 +523,7 @@ def run(
         "serving_rss_file_mib": _rss_mib("RssFile"),
     }
 
-    # the exact scan, and a fresh open as a server's first answer comes before its index is built
+    # the exact scan, and a fresh open's first answer when no index is saved (exact)
     t0 = time.perf_counter()
     exact = Engine(Store(db), vectors_root(db), embedder=_Fixed(query_vectors), index_min_rows=None)
     exact.require_space("content")
@@ -535,6 +535,14 @@ def run(
     )
     report["mcpkit"]["vector_exact_p50_ms"] = _p(exact_plain, 0.5)
     exact.close()
+    # what a restarted server or a one-shot command does: its first search loads the index saved
+    # beside the vectors (warm page cache: the engine above has it open)
+    t0 = time.perf_counter()
+    fresh = Engine(Store(db), vectors_root(db), embedder=_Fixed(query_vectors))
+    fresh.require_space("content")
+    fresh.search_similar("q1", parse_settings({"top_k": 10}))
+    report["indexed_first_answer_s"] = time.perf_counter() - t0
+    fresh.close()
 
     # recall@10 against brute force on the same rows (no dedup collisions expected): the
     # vector search, and a filtered one against the exact filtered answer
@@ -711,8 +719,9 @@ def render(report: dict[str, Any]) -> str:
         f"recall@10 vs brute force: {m['recall_at_10']:.3f}; filtered (date range) vs exact filtered: "
         f"{m['filtered_recall_at_10']:.3f}; same top-10 as upstream: "
         f"{report['same_top10_as_upstream']}",
-        f"existing DB: open {report['open_s']:.2f} s, open + first answer {report['ready_first_answer_s']:.2f} s "
-        "(model load excluded)",
+        f"existing DB: open {report['open_s']:.2f} s, open + first answer "
+        f"{report['indexed_first_answer_s']:.2f} s from the saved index, "
+        f"{report['ready_first_answer_s']:.2f} s exact (model load excluded)",
         f"upstream baseline computed with: {report['upstream_backend']}",
     ]
     return "\n".join(lines)

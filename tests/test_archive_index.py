@@ -492,3 +492,94 @@ def test_an_index_saved_in_an_earlier_format_is_built_again(tmp_path: Path) -> N
     assert IvfIndex.load(space) is not None
     (space.directory / vector_index.SAVED_CODES).write_bytes(b"\0" * 10)  # cut short
     assert IvfIndex.load(space) is None
+
+
+def test_a_new_process_answers_its_first_searches_from_the_saved_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At ten million rows an exact first answer took 9-11 s: a process that finds an index
+    saved beside the vectors loads it in the path of its first search (once, however many
+    searches arrive together) and answers from it, even a one-shot command that never builds;
+    a space without a saved index is not looked at again on every search."""
+    rng = np.random.default_rng(27)
+    centres = normalize_rows(rng.standard_normal((40, DIM), dtype=np.float32))
+    db = tmp_path / "a.db"
+    store = Store(db)
+    n = 6_000
+    _posts(store, range(1, n + 1))
+    space = _space(vectors_root(db), _clustered(rng, n, centres))
+    built = scan_index.build_index(space)
+    assert isinstance(built, IvfIndex)
+    queries = {f"q{i}": _clustered(rng, 1, centres)[0] for i in range(8)}
+    want = {
+        name: [int(space.ids[r]) for r in built.search(space, q, 10, None)[0]] for name, q in queries.items()
+    }
+
+    loads: list[int] = []
+    real_load = IvfIndex.load
+
+    def counted(space: VectorSpace) -> IvfIndex | None:
+        loads.append(1)
+        return real_load(space)
+
+    monkeypatch.setattr(IvfIndex, "load", staticmethod(counted))
+    engine = Engine(
+        Store(db), vectors_root(db), embedder=TableEmbedder(queries, name="m"), index_min_rows=1_000
+    )
+    assert engine.status()["vector_index"]["ready"] == {}
+    answers: dict[str, list[int]] = {}
+
+    def ask(name: str) -> None:
+        answers[name] = [
+            r["post"]["post_id"] for r in engine.search_similar(name, parse_settings({"top_k": 10}))
+        ]
+
+    threads = [threading.Thread(target=ask, args=(name,)) for name in queries]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert answers == want
+    assert len(loads) == 1
+    status = engine.status()["vector_index"]
+    assert status["ready"] == {"content": n} and status["kinds"]["content"].startswith("inverted file")
+    assert status["building"] == [], "a one-shot process loads, it never builds"
+    engine.close()
+
+    # no saved index: one look, then exact searches without looking again
+    for saved in (vector_index.SAVED, vector_index.SAVED_CODES, vector_index.SAVED_META):
+        (space.directory / saved).unlink()
+    loads.clear()
+    engine = Engine(
+        Store(db), vectors_root(db), embedder=TableEmbedder(queries, name="m"), index_min_rows=1_000
+    )
+    for name, q in queries.items():
+        found = [r["post"]["post_id"] for r in engine.search_similar(name, parse_settings({"top_k": 10}))]
+        assert found == [int(space.ids[r]) for r in _exact(space, q, 10, None)]
+    assert len(loads) == 1 and engine.status()["vector_index"]["ready"] == {}
+    engine.close()
+    store.close()
+
+
+def test_an_index_keeps_answering_while_another_process_saves_a_new_one(tmp_path: Path) -> None:
+    """The 8-bit codes are served from the saved file (mapped): a rebuild elsewhere replaces
+    the file, and the index in service must go on answering as before (the old file stays
+    whole under it), while the next process loads the new one."""
+    rng = np.random.default_rng(28)
+    centres = normalize_rows(rng.standard_normal((50, DIM), dtype=np.float32))
+    space = _space(tmp_path, _clustered(rng, 6_000, centres))
+    serving = scan_index.build_index(space)
+    loaded = IvfIndex.load(space)
+    assert isinstance(serving, IvfIndex) and loaded is not None
+    queries = _clustered(rng, 6, centres)
+    before = [serving.search(space, q, 10, None) for q in queries]
+    assert [loaded.search(space, q, 10, None)[0].tolist() for q in queries] == [b[0].tolist() for b in before]
+    codes = space.directory / vector_index.SAVED_CODES
+    inode = codes.stat().st_ino
+    assert isinstance(scan_index.build_index(space, reuse=False), IvfIndex)
+    assert codes.stat().st_ino != inode, "the rebuild saved a new file"
+    for index in (serving, loaded):
+        for q, (rows, scores) in zip(queries, before, strict=True):
+            found_rows, found_scores = index.search(space, q, 10, None)
+            assert found_rows.tolist() == rows.tolist()
+            np.testing.assert_allclose(found_scores, scores)

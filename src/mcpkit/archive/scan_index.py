@@ -23,7 +23,11 @@ Why it is not always used: below :data:`MIN_ROWS` the exact scan is already a fe
 milliseconds; without faiss (an optional package) everything stays exact. An index covers a
 prefix of a space's rows; rows appended since it was built are scored exactly and merged, and
 a larger tail gets the index rebuilt in the background. Until an index is ready, searches are
-exact: building never blocks a query.
+exact: building never blocks a query. Loading does: the index a build saved beside the vectors
+is loaded by the first search that needs it, and other searches of that space wait for that
+load, because it reads a small fraction of what one exact scan reads (its first pass is 72
+bytes a row against 2,048 a row of float32 at 512 dimensions, and the 8-bit codes are mapped,
+not read): at ten million rows 0.9 s warm against 9-11 s for an exact first answer.
 
 The codes live in memory (a quarter of the float32 file); the float32 rows are read only for
 candidates, so a server's resident memory is the codes, not the matrix.
@@ -192,6 +196,8 @@ class ScanIndexes:
         self._ready: dict[str, Index] = {}
         self._building: set[str] = set()
         self._failed: dict[str, str] = {}
+        self._loading: dict[str, threading.Lock] = {}  # one load of a saved index per space at a time
+        self._unsaved: dict[str, tuple[tuple[int, int], int]] = {}  # (vector file, rows) with none
         self._lock = threading.Lock()
 
     @property
@@ -199,9 +205,11 @@ class ScanIndexes:
         return self.min_rows is not None and available()
 
     def usable(self, name: str, space: VectorSpace) -> Index | None:
-        """The scan to use for ``space`` now, or None (search exactly); starts a build if due."""
+        """The scan to use for ``space`` now, or None (search exactly); loads the saved one
+        when none is in service (:meth:`_load_saved`), starts a build if due."""
         if not self.enabled or self.min_rows is None or len(space) < self.min_rows:
             return None
+        self._load_saved(name, space)
         with self._lock:
             scan = self._ready.get(name)
             if scan is not None:
@@ -216,6 +224,27 @@ class ScanIndexes:
             if scan is None or len(space) - scan.rows > MAX_TAIL_ROWS:
                 return None
             return scan
+
+    def _load_saved(self, name: str, space: VectorSpace) -> None:
+        """Put the index saved beside ``space`` in service when none is, on this thread; a
+        search arriving meanwhile waits for this load rather than scanning exactly (see the
+        module's docstring). A space with no usable saved index is not looked at again until
+        its vector file changes."""
+        key = (vector_index.file_id(space.directory / "vectors.f32"), len(space))
+        with self._lock:
+            if name in self._ready or self._unsaved.get(name) == key:
+                return
+            gate = self._loading.setdefault(name, threading.Lock())
+        with gate:
+            with self._lock:
+                if name in self._ready or self._unsaved.get(name) == key:
+                    return
+            loaded = vector_index.IvfIndex.load(space)
+            with self._lock:
+                if loaded is None:
+                    self._unsaved[name] = key
+                else:
+                    self._ready.setdefault(name, loaded)
 
     def build_now(self, name: str, space: VectorSpace, *, reuse: bool = True) -> Index | None:
         """Build (or rebuild; reload a saved one with ``reuse``) synchronously; for warm-up at

@@ -33,13 +33,22 @@ unfiltered one) with ``nprobe`` raised in proportion to the rows it removes, so 
 eligible rows are compared as without a filter.
 
 The index covers a prefix of the space's rows; rows appended since it was built are scored
-exactly beside it, so a new post is found at once. Both code sets live in memory (the 8-bit ones
-are a quarter of the float32 file, 512 MB at a million rows; the 4-bit ones an eighth of that),
-the float32 rows are read only for candidates.
+exactly beside it, so a new post is found at once. The 4-bit codes live in memory (an eighth of
+the 8-bit ones); the 8-bit codes (a quarter of the float32 file, 512 MB at a million rows) are
+a read-only mapping of the saved file, once saved; the float32 rows are read only for
+candidates.
+
+Why map the 8-bit codes: at ten million rows they are 5.1 GB. Read into memory, a restart took
+24-28 s to load them from a cold disk (about 210 MB/s here), and until then every search was an
+exact scan of 20 GB (9-11 s for the first answer); mapped, the index is usable as soon as the
+first pass is read (0.9 s warm), the pages come in as searches touch them and from a read-ahead
+started at load, and they are page cache: shared, counted once, and given back under memory
+pressure instead of the process being killed for them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import importlib
@@ -47,6 +56,7 @@ import importlib.util
 import json
 import logging
 import math
+import mmap
 import os
 import threading
 from collections.abc import Callable
@@ -290,6 +300,33 @@ def spherical_kmeans(
     return centroids, assigned
 
 
+def mapped_codes(path: Path, rows: int, dim: int, *, prefetch: bool = True) -> np.ndarray:
+    """The ``rows x dim`` 8-bit codes saved at ``path`` as a read-only mapping (see the
+    module's docstring); with ``prefetch``, the kernel is asked on a thread of its own to read
+    the file ahead (a first search then finds most pages in memory instead of faulting each
+    one in: 3,200 rows gathered from a cold 5 GB file took 5.5 s, warm 70 ms)."""
+    with open(path, "rb") as handle:
+        mapping = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    codes = np.frombuffer(mapping, dtype=np.uint8)
+    if codes.size != rows * dim:
+        raise ValueError(f"{path.name} holds {codes.size} codes, not {rows} x {dim}")
+    if prefetch:
+        threading.Thread(
+            target=_read_ahead, args=(mapping,), name="mcpkit-index-read-ahead", daemon=True
+        ).start()
+    return codes.reshape(rows, dim)
+
+
+def _read_ahead(mapping: mmap.mmap) -> None:
+    """Ask the kernel to read the whole mapping in (best effort: it may decline, and Windows
+    has no ``madvise``)."""
+    advice = getattr(mmap, "MADV_WILLNEED", None)
+    if advice is None or not hasattr(mapping, "madvise"):
+        return
+    with contextlib.suppress(OSError, ValueError):  # refused, or the mapping is gone
+        mapping.madvise(advice)
+
+
 def _add_reserved(
     faiss: Any,
     index: Any,
@@ -411,11 +448,13 @@ class IvfIndex:
         widths = np.ascontiguousarray(faiss.vector_to_array(scalar.trained)[dim:], dtype=np.float32)
         return cls(file_id(path), rows, index, codes, widths)
 
-    def save(self, space: VectorSpace) -> None:
+    def save(self, space: VectorSpace) -> bool:
         """Keep the index beside the vectors (best effort: a full or read-only disk only means
-        the next start builds again). The index and the codes go first and their description
-        last, each through a temporary file, so a reader never pairs a description with
-        another index."""
+        the next start builds again); True when it was saved. The index and the codes go first
+        and their description last, each through a temporary file, so a reader never pairs a
+        description with another index. Once saved, the 8-bit codes are served from the file
+        (:func:`mapped_codes`) and their copy in memory is let go: a built index then holds
+        the memory a reloaded one does."""
         faiss = _faiss()
         directory = space.directory
         meta = {
@@ -438,6 +477,10 @@ class IvfIndex:
             for leftover in scratch:
                 leftover.unlink(missing_ok=True)
             logger.warning("the vector index was not saved (%s); the next start builds it again", exc)
+            return False
+        with contextlib.suppress(OSError, ValueError):  # else the copy in memory serves
+            self._codes = mapped_codes(directory / SAVED_CODES, self.rows, space.dim, prefetch=False)
+        return True
 
     @classmethod
     def load(cls, space: VectorSpace) -> IvfIndex | None:
@@ -464,7 +507,7 @@ class IvfIndex:
         try:
             if (directory / SAVED_CODES).stat().st_size != rows * space.dim:
                 return None
-            codes = np.fromfile(directory / SAVED_CODES, dtype=np.uint8).reshape(rows, space.dim)
+            codes = mapped_codes(directory / SAVED_CODES, rows, space.dim)
             index = _faiss().read_index(str(directory / SAVED))
         except (OSError, RuntimeError, ValueError):
             return None
