@@ -519,8 +519,10 @@ class IvfIndex:
         try:
             if (directory / SAVED_CODES).stat().st_size != rows * space.dim:
                 return None
-            codes = mapped_codes(directory / SAVED_CODES, rows, space.dim)
+            # the first pass first: the codes' read-ahead would hold it up (it maps 5 GB at ten
+            # million rows, and the index's allocations wait for the same address-space lock)
             index = _faiss().read_index(str(directory / SAVED))
+            codes = mapped_codes(directory / SAVED_CODES, rows, space.dim)
         except (OSError, RuntimeError, ValueError):
             return None
         if not isinstance(index, _faiss().IndexIVFPQFastScan):
