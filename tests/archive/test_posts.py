@@ -47,6 +47,7 @@ _URL_PIECES = [
     "\n",
     "?s=2",
     "x",
+    "u" * 60,  # two make an account URL too long for the table
 ]
 _REFERENCE_URL = re.compile(r"https?://(?:www\.)?(?:twitter\.com|x\.com)/([^/]+)/status/(\d+)")
 

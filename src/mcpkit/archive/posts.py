@@ -147,7 +147,7 @@ def user_from_url(url: str, post_id: int) -> str:
     goes through the expression, which finds the same answer for those.
     """
     head, sep, digits = url.rpartition("/status/")
-    if sep and digits.isascii() and digits.isdigit():
+    if sep and len(head) <= _ACCOUNT_URL_CHARS and digits.isascii() and digits.isdigit():
         user = _ACCOUNTS.get(head)
         if user is None:
             user = _account_of(head)
@@ -162,6 +162,9 @@ def user_from_url(url: str, post_id: int) -> str:
 _ACCOUNT_URL = re.compile(r"https?://(?:www\.)?(?:twitter\.com|x\.com)/([^/]+)")
 _ACCOUNTS: dict[str, str] = {}
 _ACCOUNTS_KEPT = 1 << 16
+_ACCOUNT_URL_CHARS = 96
+"""The longest account URL the table keeps (``https://www.twitter.com/`` and a handle of at most
+50 characters fit): a file of long junk "URLs" would otherwise fill it with megabytes each."""
 
 
 def _account_of(head: str) -> str:

@@ -301,20 +301,17 @@ def spherical_kmeans(
     return centroids, assigned
 
 
-def mapped_codes(path: Path, rows: int, dim: int, *, prefetch: bool = True) -> np.ndarray:
+def mapped_codes(path: Path, rows: int, dim: int) -> np.ndarray:
     """The ``rows x dim`` 8-bit codes saved at ``path`` as a read-only mapping (see the
-    module's docstring); with ``prefetch``, the kernel is asked on a thread of its own to read
-    the file ahead (a first search then finds most pages in memory instead of faulting each
-    one in: 3,200 rows gathered from a cold 5 GB file took 5.5 s, warm 70 ms)."""
+    module's docstring), read ahead on a thread of its own (a first search then finds the
+    pages in memory instead of faulting each one in: 3,200 rows gathered from a cold 5 GB file
+    took 5.5 s, warm 70 ms)."""
     with open(path, "rb") as handle:
         mapping = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
     codes = np.frombuffer(mapping, dtype=np.uint8)
     if codes.size != rows * dim:
         raise ValueError(f"{path.name} holds {codes.size} codes, not {rows} x {dim}")
-    if prefetch:
-        threading.Thread(
-            target=_read_ahead, args=(mapping,), name="mcpkit-index-read-ahead", daemon=True
-        ).start()
+    threading.Thread(target=_read_ahead, args=(mapping,), name="mcpkit-index-read-ahead", daemon=True).start()
     return codes.reshape(rows, dim)
 
 
@@ -491,7 +488,7 @@ class IvfIndex:
             logger.warning("the vector index was not saved (%s); the next start builds it again", exc)
             return False
         with contextlib.suppress(OSError, ValueError):  # else the copy in memory serves
-            self._codes = mapped_codes(directory / SAVED_CODES, self.rows, space.dim, prefetch=False)
+            self._codes = mapped_codes(directory / SAVED_CODES, self.rows, space.dim)
         return True
 
     @classmethod
