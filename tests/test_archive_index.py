@@ -127,6 +127,16 @@ def test_a_post_appended_after_the_build_is_found_at_once(tmp_path: Path) -> Non
     assert 99_999 not in grown.ids[rows].tolist()
 
 
+def _archive(tmp_path: Path, rng: np.random.Generator, n: int) -> tuple[Path, Store, VectorSpace, np.ndarray]:
+    """An archive of ``n`` posts with clustered vectors around 40 topics: its path, store,
+    vector space and topic centres."""
+    centres = normalize_rows(rng.standard_normal((40, DIM), dtype=np.float32))
+    db = tmp_path / "a.db"
+    store = Store(db)
+    _posts(store, range(1, n + 1))
+    return db, store, _space(vectors_root(db), _clustered(rng, n, centres)), centres
+
+
 def _posts(store: Store, ids: range, text: str = "post {i}") -> None:
     with store.transaction() as conn:
         store.upsert_posts(
@@ -152,12 +162,8 @@ def test_queries_are_answered_exactly_while_the_index_builds(
     probes being calibrated): vector, filtered and hybrid searches are answered meanwhile,
     exactly, so the build holds no lock a query waits on."""
     rng = np.random.default_rng(23)
-    centres = normalize_rows(rng.standard_normal((40, DIM), dtype=np.float32))
-    db = tmp_path / "a.db"
-    store = Store(db)
     n = 3_000
-    _posts(store, range(1, n + 1))
-    space = _space(vectors_root(db), _clustered(rng, n, centres))
+    db, store, space, centres = _archive(tmp_path, rng, n)
     queries = {f"q{i}": _clustered(rng, 1, centres)[0] for i in range(5)}
     release, started = threading.Event(), threading.Event()
     real_stage = getattr(module, stage)
@@ -502,12 +508,8 @@ def test_a_new_process_answers_its_first_searches_from_the_saved_index(
     searches arrive together) and answers from it, even a one-shot command that never builds;
     a space without a saved index is not looked at again on every search."""
     rng = np.random.default_rng(27)
-    centres = normalize_rows(rng.standard_normal((40, DIM), dtype=np.float32))
-    db = tmp_path / "a.db"
-    store = Store(db)
     n = 6_000
-    _posts(store, range(1, n + 1))
-    space = _space(vectors_root(db), _clustered(rng, n, centres))
+    db, store, space, centres = _archive(tmp_path, rng, n)
     built = scan_index.build_index(space)
     assert isinstance(built, IvfIndex)
     queries = {f"q{i}": _clustered(rng, 1, centres)[0] for i in range(8)}

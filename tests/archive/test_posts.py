@@ -71,13 +71,15 @@ def test_timestamp_epoch() -> None:
 @given(st.datetimes(min_value=dt.datetime(1, 1, 1), max_value=dt.datetime(9999, 12, 31)), st.text(max_size=3))
 def test_timestamp_fast_path_agrees_with_strptime(moment: dt.datetime, noise: str) -> None:
     for text in (moment.strftime("%Y-%m-%d %H:%M:%S"), moment.strftime("%Y-%m-%d %H:%M:%S") + noise, noise):
-        try:
-            want: int | None = calendar.timegm(
-                dt.datetime.strptime(text.strip(), "%Y-%m-%d %H:%M:%S").timetuple()
-            )
-        except ValueError:
-            want = None
-        assert timestamp_epoch(text) == want
+        assert timestamp_epoch(text) == _strptime_epoch(text)
+
+
+def _strptime_epoch(text: str) -> int | None:
+    """What the reference, ``strptime``, makes of a timestamp (``None``: it refuses it)."""
+    try:
+        return calendar.timegm(dt.datetime.strptime(text.strip(), "%Y-%m-%d %H:%M:%S").timetuple())
+    except ValueError:
+        return None
 
 
 @given(
@@ -94,10 +96,4 @@ def test_timestamp_with_characters_replaced_agrees_with_strptime(
     for position, char in edits:
         chars[position] = char
     text = "".join(chars)
-    try:
-        want: int | None = calendar.timegm(
-            dt.datetime.strptime(text.strip(), "%Y-%m-%d %H:%M:%S").timetuple()
-        )
-    except ValueError:
-        want = None
-    assert timestamp_epoch(text) == want
+    assert timestamp_epoch(text) == _strptime_epoch(text)
