@@ -516,15 +516,19 @@ class IvfIndex:
         try:
             if (directory / SAVED_CODES).stat().st_size != rows * space.dim:
                 return None
-            # the first pass first: the codes' read-ahead would hold it up (it maps 5 GB at ten
-            # million rows, and the index's allocations wait for the same address-space lock)
             index = _faiss().read_index(str(directory / SAVED))
-            codes = mapped_codes(directory / SAVED_CODES, rows, space.dim)
         except (OSError, RuntimeError, ValueError):
             return None
         if not isinstance(index, _faiss().IndexIVFPQFastScan):
             return None
         if int(index.ntotal) != rows or int(index.d) != space.dim:
+            return None
+        try:
+            # mapped (and read ahead) only once the first pass is in and fits: the read-ahead
+            # would hold up its allocations (they wait for the same address-space lock; a
+            # ten-million-row first answer took 7 s), and a refused index needs no codes
+            codes = mapped_codes(directory / SAVED_CODES, rows, space.dim)
+        except (OSError, ValueError):
             return None
         loaded = cls(file_id(directory / "vectors.f32"), rows, index, codes, widths)
         loaded.nprobe = nprobe
