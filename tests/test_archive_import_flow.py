@@ -328,6 +328,41 @@ def test_an_export_that_fails_halfway_leaves_the_archive_as_it_was(
         store.close()
 
 
+def test_finishing_is_said_once_after_the_last_record_and_before_the_commit(tmp_path: Path) -> None:
+    """The tail of a large import (the text index, the commit) moves no record: the flow says
+    when it starts, once, after the last progress and while nothing is committed yet; an
+    export that fails on the way never says it."""
+    db = tmp_path / "a.db"
+    store = Store(db)
+    try:
+        seen: list[tuple[str, int]] = []
+
+        def finishing() -> None:
+            seen.append(("finishing", _rows(db, "SELECT count(*) FROM posts")[0][0]))
+
+        def progress(records: int, done: int, total: int) -> None:
+            seen.append(("progress", records))
+
+        import_export(
+            ListReader([toot(n) for n in range(1, 40)]), Path("a.tar.gz"), store,
+            progress=progress, finishing=finishing, batch_size=4,
+        )  # fmt: skip
+        assert [kind for kind, _ in seen].count("finishing") == 1
+        assert seen[-1] == ("finishing", 0), "said last, before the commit made the posts visible"
+        assert seen[-2] == ("progress", 39)
+        assert _rows(db, "SELECT count(*) FROM posts")[0][0] == 39
+
+        seen.clear()
+        with pytest.raises(ImportFormatError):
+            import_export(
+                ListReader([toot(n) for n in range(40, 80)], fail_after=30, fail=ImportFormatError("cut")),
+                Path("b.tar.gz"), store, progress=progress, finishing=finishing, batch_size=4,
+            )  # fmt: skip
+        assert seen and all(kind == "progress" for kind, _ in seen)
+    finally:
+        store.close()
+
+
 def test_a_decompressors_complaint_becomes_one_line(tmp_path: Path) -> None:
     store = Store(tmp_path / "a.db")
     try:
@@ -561,6 +596,7 @@ def test_on_a_terminal_a_progress_bar_counts_records(tmp_path: Path) -> None:
     text = shown.decode(errors="replace")
     assert os.waitstatus_to_exitcode(status) == 0, text
     assert "406 records" in text and "330 new" in text
+    assert "writing the text index and committing" in text, "the tail of the import is named"
 
 
 # -- interrupted and resumed -------------------------------------------------------------------

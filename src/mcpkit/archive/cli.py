@@ -270,7 +270,12 @@ def import_cmd(
                 def progress(records: int, done: int, total: int, task: Any = task) -> None:
                     bar.update(task, completed=done or records, total=total or None, records=records)
 
-                result = import_export(reader, export, store, progress=progress)
+                def finishing(task: Any = task, name: str = export.name) -> None:
+                    bar.update(
+                        task, description=f"{name}: writing the text index and committing", refresh=True
+                    )
+
+                result = import_export(reader, export, store, progress=progress, finishing=finishing)
                 bar.update(task, completed=1, total=1)
                 results.append(result)
                 if not as_json:
