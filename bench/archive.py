@@ -563,7 +563,8 @@ def run(
     report["mcpkit"]["vector_exact_p50_ms"] = _p(exact_plain, 0.5)
     exact.close()
     # what a restarted server or a one-shot command does: its first search loads the index saved
-    # beside the vectors (warm page cache: the engine above has it open)
+    # beside the vectors (after the exact scans above, whose reads of the float32 file may have
+    # pushed it out of the page cache: at ten million rows this is a load from disk)
     t0 = time.perf_counter()
     fresh = Engine(Store(db), vectors_root(db), embedder=_Fixed(query_vectors))
     fresh.require_space("content")
