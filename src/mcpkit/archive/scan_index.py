@@ -230,6 +230,9 @@ class ScanIndexes:
         search arriving meanwhile waits for this load rather than scanning exactly (see the
         module's docstring). A space with no usable saved index is not looked at again until
         its vector file changes."""
+        with self._lock:
+            if name in self._ready:  # every search after the first: no look at the files
+                return
         key = (vector_index.file_id(space.directory / "vectors.f32"), len(space))
         with self._lock:
             if name in self._ready or self._unsaved.get(name) == key:
