@@ -37,6 +37,7 @@ from mcpkit.archive.filters import (
 )
 from mcpkit.archive.posts import AUTHORED_KINDS, KINDS, PLATFORMS, Media, Post, log_type_of_kind, post_key
 from mcpkit.archive.store import Store
+from mcpkit.archive.store import _queries as store_queries
 from mcpkit.archive.vectors import vectors_root
 from mcpkit.errors import ValidationError
 from mcpkit.jsonrpc import JsonRpcError
@@ -230,6 +231,50 @@ def test_stats_count_the_filtered_posts(api: ArchiveAPI, request: dict[str, Any]
         facet = post_filter.without(field)
         want = Counter(str(getattr(p, field)) for p in POSTS if passes(p, facet))
         assert stats[key] == dict(want), key
+
+
+@settings(max_examples=15, deadline=None)
+@given(request=filter_requests())
+def test_the_date_range_of_a_broad_filter_walks_the_time_index(
+    archive: Path, request: dict[str, Any]
+) -> None:
+    """A filter passing many posts has its date range read from each end of the time index,
+    not post by post (forced here by counting every filter as broad); the answer is the same."""
+    post_filter = _filter_of(request) or PostFilter()
+    chosen = sorted(p.timestamp for p in POSTS if passes(p, post_filter))
+    store = Store(archive)
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(store_queries, "_FEW_POSTS", 0)
+            stats = store.filtered_stats(post_filter)
+    finally:
+        store.close()
+    assert stats["date_range"] == {
+        "earliest": chosen[0] if chosen else "",
+        "latest": chosen[-1] if chosen else "",
+    }
+    assert stats["total_posts"] == len(chosen)
+
+
+def test_a_kind_no_release_names_is_counted_under_its_own_name(tmp_path: Path) -> None:
+    """A stored kind or platform outside the known lists (a newer mcpkit's, or a hand edit)
+    still shows in the facets, by its stored name and count, never dropped."""
+    db = tmp_path / "a.db"
+    store = Store(db)
+    try:
+        with store.transaction() as conn:
+            store.upsert_posts(conn, POSTS[:6])
+            conn.execute(
+                "UPDATE posts SET kind = 'poll', platform = 'threads' WHERE post_id = ?", (POSTS[0].post_id,)
+            )
+            store.note_post_changes([POSTS[0].post_id])
+        stats = store.filtered_stats(PostFilter())
+    finally:
+        store.close()
+    kinds = Counter(p.kind for p in POSTS[1:6])
+    assert stats["by_kind"] == {**dict(kinds), "poll": 1}
+    assert stats["by_platform"] == {"x": 5, "threads": 1}
+    assert stats["total_posts"] == 6
 
 
 @pytest.mark.parametrize(

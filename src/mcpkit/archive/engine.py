@@ -33,13 +33,13 @@ from mcpkit.archive import ranking as hybrid
 from mcpkit.archive import safetensors_io, scan_index, threads
 from mcpkit.archive.embedders import DEFAULT_MODEL, Embedder, EmbedEndpoint, create_embedder
 from mcpkit.archive.errors import ModelMismatchError, SpaceMissingError
-from mcpkit.archive.filters import PostFilter, account_key
+from mcpkit.archive.filters import PostFilter
 from mcpkit.archive.hubs import HubScores
-from mcpkit.archive.posts import KINDS, PLATFORMS, dedup_key
+from mcpkit.archive.posts import dedup_key
 from mcpkit.archive.query import ParsedQuery, TextFilter, parse_query, parse_terms
 from mcpkit.archive.scan_index import ScanIndexes
 from mcpkit.archive.settings import SPACES, DateFilter, SearchSettings, UserFilter
-from mcpkit.archive.store import PostArrays, Store
+from mcpkit.archive.store import PostArrays, Store, facet_mask
 from mcpkit.archive.vectors import (
     BoolArray,
     FloatArray,
@@ -90,24 +90,9 @@ class _Facets:
 
     def mask(self, post_filter: PostFilter) -> BoolArray:
         """Per row: does ``post_filter`` pass? One table lookup per condition."""
-        mask = np.ones(len(self.kinds), dtype=bool)
-        for codes, chosen, names in (
-            (self.kinds, post_filter.kinds, KINDS),
-            (self.platforms, post_filter.platforms, PLATFORMS),
-        ):
-            if chosen is not None:
-                table = np.zeros(256, dtype=bool)
-                table[[i for i, name in enumerate(names) if name in chosen]] = True
-                mask &= table[codes]
-        if post_filter.accounts is not None:
-            # one slot more than there are names: code -1 (no such post) reads the last, False
-            table = np.zeros(len(self.account_names) + 1, dtype=bool)
-            for i, name in enumerate(self.account_names):
-                table[i] = account_key(name) in post_filter.accounts
-            mask &= table[self.accounts]
-        if post_filter.has_media is not None:
-            mask &= self.has_media == post_filter.has_media
-        return mask
+        return facet_mask(
+            self.kinds, self.platforms, self.accounts, self.has_media, self.account_names, post_filter
+        )
 
 
 class _RowsByUser:
@@ -813,11 +798,9 @@ def _filtered_user_counts(columns: _Columns, post_filter: PostFilter) -> IntArra
     """Posts per user id among every post ``post_filter`` passes (thresholds under a filter
     count what the filtered user list shows); unknown users (id 0) count nothing, as unfiltered."""
     arrays = columns.arrays
-    passing = _Facets.of(arrays).mask(post_filter)
+    counts = arrays.user_counts(arrays.passing(post_filter))
     size = max(len(columns.user_counts), int(arrays.user_ids.max(initial=0)) + 1)
-    counts: IntArray = np.bincount(arrays.user_ids[passing], minlength=size).astype(np.int64)
-    counts[0] = 0
-    return counts
+    return np.pad(counts, (0, max(0, size - len(counts))))
 
 
 def _user_passes(user: str, user_filter: UserFilter, counts: dict[str, int]) -> bool:

@@ -11,7 +11,7 @@ sides, a trigram match is a superset of "folded term is a substring of folded te
 result is re-checked, so FTS is only ever an accelerator, never a different answer.
 """
 
-from mcpkit.archive.store._columns import UNKNOWN_CODE, PostArrays, columns_path
+from mcpkit.archive.store._columns import UNKNOWN_CODE, PostArrays, columns_path, facet_mask
 from mcpkit.archive.store._merge import is_cut, merge_posts, normalized
 from mcpkit.archive.store._queries import SOURCES, add_enrichment, post_dict, trigram_query
 from mcpkit.archive.store._schema import SCHEMA_VERSION, DatabaseError, describe_db_error, remove_database
@@ -50,6 +50,7 @@ __all__ = [
     "add_enrichment",
     "columns_path",
     "describe_db_error",
+    "facet_mask",
     "is_cut",
     "merge_posts",
     "normalized",

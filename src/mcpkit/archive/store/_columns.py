@@ -36,9 +36,18 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from mcpkit.archive.filters import PostFilter, account_key
 from mcpkit.archive.posts import KINDS, PLATFORMS
 
-__all__ = ["KEPT_CHANGES", "UNKNOWN_CODE", "PostArrays", "PostColumns", "columns_path", "log_changes"]
+__all__ = [
+    "KEPT_CHANGES",
+    "UNKNOWN_CODE",
+    "PostArrays",
+    "PostColumns",
+    "columns_path",
+    "facet_mask",
+    "log_changes",
+]
 
 UNKNOWN_CODE = 255
 """The code of a kind or platform that :data:`KINDS`/:data:`PLATFORMS` do not list."""
@@ -73,11 +82,52 @@ class PostArrays:
     has_media: npt.NDArray[np.bool_]
     account_names: tuple[str, ...]
 
-    def user_counts(self) -> npt.NDArray[np.int64]:
-        """Posts per user id (index 0, unknown users, counts nothing)."""
-        counts = np.bincount(self.user_ids) if len(self.user_ids) else np.zeros(1, dtype=np.int64)
+    def user_counts(self, passing: npt.NDArray[np.bool_] | None = None) -> npt.NDArray[np.int64]:
+        """Posts per user id (index 0, unknown users, counts nothing), of every post or of
+        those ``passing`` keeps."""
+        users = self.user_ids if passing is None else self.user_ids[passing]
+        counts = np.bincount(users) if len(users) else np.zeros(1, dtype=np.int64)
         counts[0] = 0
         return counts.astype(np.int64)
+
+    def passing(self, post_filter: PostFilter | None) -> npt.NDArray[np.bool_] | None:
+        """Per post: does ``post_filter`` keep it? None when it keeps every post."""
+        if post_filter is None or not post_filter.active:
+            return None
+        return facet_mask(
+            self.kinds, self.platforms, self.accounts, self.has_media, self.account_names, post_filter
+        )
+
+
+def facet_mask(
+    kinds: npt.NDArray[np.uint8],
+    platforms: npt.NDArray[np.uint8],
+    accounts: npt.NDArray[np.int32],
+    has_media: npt.NDArray[np.bool_],
+    account_names: Sequence[str],
+    post_filter: PostFilter,
+) -> npt.NDArray[np.bool_]:
+    """Per row of these columns: does ``post_filter`` keep it? One table lookup per condition.
+
+    An account code of -1 (a row with no post) reads the table's extra last slot: never kept.
+    """
+    mask = np.ones(len(kinds), dtype=bool)
+    for codes, chosen, names in (
+        (kinds, post_filter.kinds, KINDS),
+        (platforms, post_filter.platforms, PLATFORMS),
+    ):
+        if chosen is not None:
+            table = np.zeros(256, dtype=bool)
+            table[[i for i, name in enumerate(names) if name in chosen]] = True
+            mask &= table[codes]
+    if post_filter.accounts is not None:
+        table = np.zeros(len(account_names) + 1, dtype=bool)
+        for i, name in enumerate(account_names):
+            table[i] = account_key(name) in post_filter.accounts
+        mask &= table[accounts]
+    if post_filter.has_media is not None:
+        mask &= has_media == post_filter.has_media
+    return mask
 
 
 def _code_case(column: str, names: Sequence[str]) -> str:
