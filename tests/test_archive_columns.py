@@ -159,15 +159,99 @@ def test_a_transaction_too_large_to_log_reads_the_columns_whole(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(writer_module, "LOGGED_CHANGES", 5)
+    _write(store, [100])  # not a first write: its rows alone are not every post
     _current(store)
     _write(store, range(1, 9))
     logged = store.reader.execute("SELECT generation, post_id FROM post_changes").fetchall()
-    assert logged == [(1, None)]
+    assert logged == [(1, 100), (2, None)]
     _same(_current(store), _whole(store))
     assert store.columns.reads == 2
     _write(store, [20])
     _same(_current(store), _whole(store))
     assert store.columns.reads == 2  # a small one is patched again
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    first=posts_strategy,
+    late=st.lists(st.integers(1, 40), max_size=6),
+    account=st.sampled_from(("@late", "")),
+)
+def test_a_first_write_too_large_to_log_hands_over_the_columns_of_its_rows(
+    tmp_path_factory: pytest.TempPathFactory, first: Sequence[Post], late: list[int], account: str
+) -> None:
+    """A transaction that fills an empty archive with more posts than the log lists (a first
+    import) keeps the columns of the rows it writes, so nothing reads every post after it:
+    they equal the columns read whole, posts changed again in the same transaction included,
+    and a process that opens the archive next loads them from disk."""
+    store = Store(tmp_path_factory.mktemp("cols") / "a.db")
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(writer_module, "LOGGED_CHANGES", 0)
+            with store.transaction() as conn:
+                store.upsert_posts(conn, first)
+                if late:  # an account learnt at the end of the export, as an X archive's
+                    conn.execute(
+                        f"UPDATE posts SET account = ? WHERE post_id IN ({','.join('?' * len(late))})",
+                        [account, *late],
+                    )
+                    store.note_post_changes(late)
+        if not first:
+            return  # nothing written: nothing to hand over
+        _same(_current(store), _whole(store))
+        assert store.columns.reads == 0
+        store.close()
+        store = Store(store.path)
+        _same(_current(store), _whole(store))
+        assert store.columns.reads == 0
+    finally:
+        store.close()
+
+
+def test_a_first_import_hands_over_its_columns_with_its_repeats(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Twilog export whose last rows repeat early ones with a larger log_type (a like of a
+    post already written, several batches back): the handed-over columns say what the rows
+    say after the import, without a read of every post."""
+    from mcpkit.archive.importers.twilog_csv import import_csv
+
+    monkeypatch.setattr(writer_module, "LOGGED_CHANGES", 100)
+    rows = [
+        row(
+            i,
+            ("alice", "bob", "")[i % 3],
+            f"post {i}",
+            f"2024-01-{1 + i % 28:02d} 10:00:00" if i % 7 else "?",
+        )
+        for i in range(1, 5001)
+    ]
+    rows += [row(i, "carol", f"liked {i}", log_type=2) for i in (3, 40, 4999)]
+    store = Store(tmp_path / "a.db")
+    summary = import_csv(write_csv(tmp_path / "t.csv", rows), store)
+    assert (summary.new, summary.duplicates_in_file) == (5000, 3)
+    assert store.reader.execute("SELECT count(*) FROM posts WHERE kind = 'like'").fetchone()[0] == 3
+    arrays = _current(store)
+    assert store.columns.reads == 0
+    _same(arrays, _whole(store))
+    assert columns_path(store.path).exists()
+    store.close()
+
+
+def test_no_columns_are_handed_over_when_too_many_posts_changed_again_or_nothing_committed(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(writer_module, "LOGGED_CHANGES", 0)
+    monkeypatch.setattr(columns_module, "REWRITTEN_LIMIT", 3)
+    with pytest.raises(RuntimeError), store.transaction() as conn:
+        store.upsert_posts(conn, [_post(i, "bob", 3, "post", "x", "", "t") for i in range(1, 9)])
+        raise RuntimeError("the import fails after writing")
+    assert not columns_path(store.path).exists()
+    with store.transaction() as conn:
+        store.upsert_posts(conn, [_post(i, "bob", 3, "post", "x", "", "t") for i in range(1, 9)])
+        store.note_post_changes(range(1, 5))  # more than REWRITTEN_LIMIT to re-read
+    _same(_current(store), _whole(store))
+    assert store.columns.reads == 1
 
 
 def test_the_log_stays_bounded_and_columns_older_than_it_are_read_whole(

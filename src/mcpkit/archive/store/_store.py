@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpkit.archive.posts import Post, fold
-from mcpkit.archive.store._columns import PostArrays, PostColumns, log_changes
+from mcpkit.archive.store._columns import NewColumns, PostArrays, PostColumns, log_changes, stamp
 from mcpkit.archive.store._merge import merge_posts, normalized
 from mcpkit.archive.store._queries import StoreQueries
 from mcpkit.archive.store._schema import DatabaseError, describe_db_error, migrate, rollback
@@ -144,21 +144,41 @@ class Store(StoreQueries):
         with self._write_lock:
             conn = self._writer
             conn.execute("BEGIN IMMEDIATE")
-            self._changes = PostChanges()
+            empty = conn.execute("SELECT 1 FROM posts LIMIT 1").fetchone() is None
+            self._changes = PostChanges(NewColumns() if empty else None)
+            handed: tuple[tuple[str, int], PostArrays] | None = None
             try:
                 yield conn
                 conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'")
+                made = None
                 if self._changes:
                     log_changes(conn, None if self._changes.many else self._changes.ids)
+                    made = self._new_columns(conn)
                 conn.execute("COMMIT")
+                handed = made  # only once committed: they are the columns of that state
             except BaseException:
                 rollback(conn)
                 raise
             finally:
                 self._changes = PostChanges()
+                if handed is not None:
+                    self.columns.adopt(*handed[0], handed[1])
                 if self._side_copied:
                     self._side_copied = False
                     self._renew_writer()
+
+    def _new_columns(self, conn: sqlite3.Connection) -> tuple[tuple[str, int], PostArrays] | None:
+        """The columns a transaction that filled an empty archive made of its rows, with the
+        state they are of, when the log could not list its posts; else None (a few posts are
+        re-read from the log as after any write)."""
+        fresh = self._changes.fresh
+        if fresh is None or not self._changes.many:
+            return None
+        try:
+            arrays = fresh.arrays(conn)
+        except (MemoryError, ValueError, sqlite3.Error):
+            return None  # only a head start: the columns are then read whole when first needed
+        return None if arrays is None else (stamp(conn), arrays)
 
     def generation(self) -> int:
         return int(self.reader.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()[0])

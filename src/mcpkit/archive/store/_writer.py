@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, overload
 
 from mcpkit.archive.posts import Media, Post, fold, timestamp_epoch, twilog_kind
+from mcpkit.archive.store._columns import NewColumns
 from mcpkit.archive.store._merge import EXPORT_FIELDS, merge_posts, normalized, stored_kind
 from mcpkit.archive.store._side_index import SideIndex, insert_many
 
@@ -380,7 +381,7 @@ class PostWriter:
         rows = batch.rows if every else [batch.rows[i] for i in indexes]
         folded = batch.folded if every else [batch.folded[i] for i in indexes]
         self._insert_many(_insert_sql(batch.columns), len(batch.columns), rows)
-        self.changes.add(row[0] for row in rows)
+        self.changes.inserted(batch.columns, rows)
         if batch.columns is POST_COLUMNS:
             self._insert_media([batch.posts[i] for i in indexes if batch.rows[i][_HAS_MEDIA]])
         self._index(rows, folded)
@@ -507,16 +508,32 @@ class PostChanges:
 
     Past :data:`LOGGED_CHANGES` ids it keeps only that there were many: the columns are then
     read whole, which costs about what re-reading that many posts one by one would, and a
-    first import of ten million posts does not write ten million log rows.
+    first import of ten million posts does not write ten million log rows. A transaction that
+    began on an archive without posts also keeps the columns of the rows it inserts (``fresh``),
+    which the store hands over at commit instead of having them read whole.
     """
 
-    __slots__ = ("ids", "many")
+    __slots__ = ("fresh", "ids", "many")
 
-    def __init__(self) -> None:
+    def __init__(self, fresh: NewColumns | None = None) -> None:
         self.ids: set[int] = set()
         self.many = False
+        self.fresh = fresh
 
     def add(self, ids: Iterable[int]) -> None:
+        """Posts changed in place, or by a statement of the caller's own."""
+        if self.fresh is not None:
+            ids = list(ids)
+            self.fresh.rewrite(ids)
+        self._log(ids)
+
+    def inserted(self, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+        """New ``posts`` rows, written by an INSERT naming ``columns``."""
+        if self.fresh is not None:
+            self.fresh.add_rows(columns, rows)
+        self._log(row[0] for row in rows)
+
+    def _log(self, ids: Iterable[int]) -> None:
         if self.many:
             return
         self.ids.update(ids)
