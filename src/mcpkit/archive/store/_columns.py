@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import operator
 import os
 import sqlite3
 import threading
@@ -220,16 +221,16 @@ def patched(base: PostArrays, changed: Sequence[int], fresh: PostArrays) -> Post
     return PostArrays(**columns, account_names=fresh.account_names)
 
 
-_KIND_CODES = {name: i for i, name in enumerate(KINDS)}
-_PLATFORM_CODES = {name: i for i, name in enumerate(PLATFORMS)}
-_DEFAULTS: dict[str, Any] = {
-    "user_id": None,
-    "ts": None,
-    "kind": "post",
-    "platform": "x",
-    "account": "",
-    "has_media": 0,
-}
+class _Codes(dict[str, int]):
+    """Names to small codes; a name not listed reads :data:`UNKNOWN_CODE`."""
+
+    def __missing__(self, name: str) -> int:
+        return UNKNOWN_CODE
+
+
+_KIND_CODES = _Codes({name: i for i, name in enumerate(KINDS)})
+_PLATFORM_CODES = _Codes({name: i for i, name in enumerate(PLATFORMS)})
+_DEFAULTS = {"kind": "post", "platform": "x", "account": ""}
 """What a ``posts`` row holds in a column its INSERT does not name (the schema's defaults)."""
 REWRITTEN_LIMIT = 100_000
 """Posts written again in one transaction that :class:`NewColumns` re-reads at its end;
@@ -258,27 +259,41 @@ class NewColumns:
         self._overflow = False
 
     def add_rows(self, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-        """The ``posts`` rows of an INSERT naming ``columns`` (``post_id`` first), all new."""
-        if not rows:
-            return
-        fields = dict(zip(columns, zip(*rows, strict=True), strict=True))
+        """The ``posts`` rows of an INSERT naming ``columns`` (``post_id`` first), all new.
+
+        Written for ten million rows: one C-level pass per column (``map``, ``itemgetter``,
+        ``fromiter``), and a column whose every row holds one value (a Twilog export's
+        platform and account) filled at once; a comprehension per row took 1.1 µs a row."""
         count = len(rows)
+        if not count:
+            return
+        position = {name: i for i, name in enumerate(columns)}
 
-        def column(name: str) -> Sequence[Any]:
-            found = fields.get(name)
-            return found if found is not None else [_DEFAULTS[name]] * count
+        def values(name: str) -> Iterator[Any]:
+            return map(operator.itemgetter(position[name]), rows)
 
-        users = np.array(column("user_id"), dtype=np.float64)  # None (no user) reads NaN
-        codes = self._accounts
+        def coded(name: str, codes: dict[str, int], dtype: type[np.generic]) -> npt.NDArray[Any]:
+            if name not in position:
+                return np.full(count, codes[_DEFAULTS[name]], dtype=dtype)
+            distinct = dict.fromkeys(values(name))
+            if len(distinct) == 1:
+                return np.full(count, codes[next(iter(distinct))], dtype=dtype)
+            return np.fromiter(map(codes.__getitem__, values(name)), dtype=dtype, count=count)
+
+        for account in dict.fromkeys(values("account")) if "account" in position else ("",):
+            self._accounts.setdefault(account, len(self._accounts))
+        users = np.array(list(values("user_id")), dtype=np.float64)  # None (no user) reads NaN
         self._parts.append(
             (
-                np.array(fields["post_id"], dtype=np.int64),
+                np.fromiter(values("post_id"), dtype=np.int64, count=count),
                 np.nan_to_num(users, nan=0.0).astype(np.int64),
-                np.array(column("ts"), dtype=np.float64),  # None (no readable time) reads NaN
-                np.array([_KIND_CODES.get(k, UNKNOWN_CODE) for k in column("kind")], dtype=np.uint8),
-                np.array([_PLATFORM_CODES.get(p, UNKNOWN_CODE) for p in column("platform")], dtype=np.uint8),
-                np.array([codes.setdefault(a, len(codes)) for a in column("account")], dtype=np.int32),
-                np.array(column("has_media"), dtype=np.bool_),
+                np.array(list(values("ts")), dtype=np.float64),  # None (no readable time): NaN
+                coded("kind", _KIND_CODES, np.uint8),
+                coded("platform", _PLATFORM_CODES, np.uint8),
+                coded("account", self._accounts, np.int32),
+                np.array(list(values("has_media")), dtype=np.bool_)
+                if "has_media" in position
+                else np.zeros(count, dtype=np.bool_),
             )
         )
 
