@@ -227,11 +227,10 @@ class StoreQueries(abc.ABC):
             if text_filter.matches(row[6]):
                 yield post_dict(row), row[5]
 
-    def distinct_accounts(self) -> list[str]:
-        """Every account spelling stored (the archive owners: a handful), sorted."""
-        _, arrays = self.post_arrays()
-        held = np.bincount(arrays.accounts[arrays.accounts >= 0], minlength=len(arrays.account_names))
-        return sorted(name for name, count in zip(arrays.account_names, held, strict=False) if count)
+    def account_spellings(self) -> tuple[str, ...]:
+        """The account spellings the posts' columns know (the archive owners: a handful; one
+        whose posts are gone may stay listed until the columns are next read whole)."""
+        return self.post_arrays()[1].account_names
 
     def filter_sql(self, post_filter: PostFilter | None, alias: str = "p") -> tuple[str, list[Any]]:
         """``(" AND cond ...", params)``: the SQL terms of ``post_filter`` on ``posts`` as ``alias``.
@@ -248,7 +247,7 @@ class StoreQueries(abc.ABC):
                 terms.append(f"{alias}.{column} IN ({','.join('?' * len(values))})")
                 params.extend(sorted(values))
         if post_filter.accounts is not None:
-            spellings = [a for a in self.distinct_accounts() if account_key(a) in post_filter.accounts]
+            spellings = [a for a in self.account_spellings() if account_key(a) in post_filter.accounts]
             if spellings:
                 terms.append(f"{alias}.account IN ({','.join('?' * len(spellings))})")
                 params.extend(spellings)
