@@ -211,9 +211,9 @@ def test_a_first_write_too_large_to_log_hands_over_the_columns_of_its_rows(
 def test_a_first_import_hands_over_its_columns_with_its_repeats(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A Twilog export whose last rows repeat early ones with a larger log_type (a like of a
-    post already written, several batches back): the handed-over columns say what the rows
-    say after the import, without a read of every post."""
+    """A Twilog export, newest first, whose last rows repeat earlier ones with a larger
+    log_type (a like of a post already written, several batches back): the handed-over
+    columns say what the rows say after the import, without a read of every post."""
     from mcpkit.archive.importers.twilog_csv import import_csv
 
     monkeypatch.setattr(writer_module, "LOGGED_CHANGES", 100)
@@ -226,6 +226,7 @@ def test_a_first_import_hands_over_its_columns_with_its_repeats(
         )
         for i in range(1, 5001)
     ]
+    rows.reverse()  # newest first, as Twilog writes them: batches come in descending order
     rows += [row(i, "carol", f"liked {i}", log_type=2) for i in (3, 40, 4999)]
     store = Store(tmp_path / "a.db")
     summary = import_csv(write_csv(tmp_path / "t.csv", rows), store)
