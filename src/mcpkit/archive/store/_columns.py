@@ -45,6 +45,7 @@ __all__ = [
     "KEPT_CHANGES",
     "REWRITTEN_LIMIT",
     "UNKNOWN_CODE",
+    "BoundedIds",
     "NewColumns",
     "PostArrays",
     "PostColumns",
@@ -221,6 +222,26 @@ def patched(base: PostArrays, changed: Sequence[int], fresh: PostArrays) -> Post
     return PostArrays(**columns, account_names=fresh.account_names)
 
 
+class BoundedIds:
+    """Post ids, up to ``limit`` of them; past that, only that there were more (``over``), so
+    that a transaction of ten million posts does not hold ten million ids for nothing."""
+
+    __slots__ = ("ids", "limit", "over")
+
+    def __init__(self, limit: int) -> None:
+        self.ids: set[int] = set()
+        self.limit = limit
+        self.over = False
+
+    def add(self, ids: Iterable[int]) -> None:
+        if self.over:
+            return
+        self.ids.update(ids)
+        if len(self.ids) > self.limit:
+            self.over = True
+            self.ids = set()
+
+
 class _Codes(dict[str, int]):
     """Names to small codes; a name not listed reads :data:`UNKNOWN_CODE`."""
 
@@ -255,8 +276,7 @@ class NewColumns:
     def __init__(self) -> None:
         self._parts: list[tuple[npt.NDArray[Any], ...]] = []
         self._accounts: dict[str, int] = {}
-        self._rewritten: set[int] = set()
-        self._overflow = False
+        self._rewritten = BoundedIds(REWRITTEN_LIMIT)
 
     def add_rows(self, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
         """The ``posts`` rows of an INSERT naming ``columns`` (``post_id`` first), all new.
@@ -299,17 +319,12 @@ class NewColumns:
 
     def rewrite(self, ids: Iterable[int]) -> None:
         """These posts were changed after their insert (or by a statement of the caller's)."""
-        if self._overflow:
-            return
-        self._rewritten.update(ids)
-        if len(self._rewritten) > REWRITTEN_LIMIT:
-            self._overflow = True
-            self._rewritten = set()
+        self._rewritten.add(ids)
 
     def arrays(self, conn: sqlite3.Connection) -> PostArrays | None:
         """Every post's columns, as :func:`read_all` would read them through ``conn`` (inside the
         transaction); None when too many posts were rewritten to re-read."""
-        if self._overflow:
+        if self._rewritten.over:
             return None
         names = tuple(self._accounts)
         if self._parts:
@@ -324,8 +339,8 @@ class NewColumns:
             ]
         post_ids, users, ts, kinds, platforms, accounts, has_media = merged
         arrays = PostArrays(post_ids, users, ts, kinds, platforms, accounts, has_media, names)
-        if self._rewritten:
-            changed = sorted(self._rewritten)
+        if self._rewritten.ids:
+            changed = sorted(self._rewritten.ids)
             arrays = patched(arrays, changed, read_some(conn, changed, names))
         return _tidy_accounts(arrays)
 

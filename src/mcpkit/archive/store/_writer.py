@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, overload
 
 from mcpkit.archive.posts import Media, Post, fold, timestamp_epoch, twilog_kind
-from mcpkit.archive.store._columns import NewColumns
+from mcpkit.archive.store._columns import BoundedIds, NewColumns
 from mcpkit.archive.store._merge import EXPORT_FIELDS, merge_posts, normalized, stored_kind
 from mcpkit.archive.store._side_index import SideIndex, insert_many
 
@@ -513,33 +513,34 @@ class PostChanges:
     which the store hands over at commit instead of having them read whole.
     """
 
-    __slots__ = ("fresh", "ids", "many")
+    __slots__ = ("_logged", "fresh")
 
     def __init__(self, fresh: NewColumns | None = None) -> None:
-        self.ids: set[int] = set()
-        self.many = False
+        self._logged = BoundedIds(LOGGED_CHANGES)
         self.fresh = fresh
+
+    @property
+    def ids(self) -> set[int]:
+        """The posts changed, when they are at most :data:`LOGGED_CHANGES`."""
+        return self._logged.ids
+
+    @property
+    def many(self) -> bool:
+        """More posts changed than :data:`LOGGED_CHANGES`."""
+        return self._logged.over
 
     def add(self, ids: Iterable[int]) -> None:
         """Posts changed in place, or by a statement of the caller's own."""
         if self.fresh is not None:
             ids = list(ids)
             self.fresh.rewrite(ids)
-        self._log(ids)
+        self._logged.add(ids)
 
     def inserted(self, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
         """New ``posts`` rows, written by an INSERT naming ``columns``."""
         if self.fresh is not None:
             self.fresh.add_rows(columns, rows)
-        self._log(row[0] for row in rows)
-
-    def _log(self, ids: Iterable[int]) -> None:
-        if self.many:
-            return
-        self.ids.update(ids)
-        if len(self.ids) > LOGGED_CHANGES:
-            self.many = True
-            self.ids = set()
+        self._logged.add(row[0] for row in rows)
 
     def __bool__(self) -> bool:
         return self.many or bool(self.ids)
