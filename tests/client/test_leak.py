@@ -62,11 +62,22 @@ async def test_ten_thousand_calls_with_a_thousand_timeouts_leak_nothing() -> Non
                 baseline = rss_kb()
         assert timeouts == TIMEOUTS
         assert s.pending == 0
+        polls = 0
         with anyio.fail_after(120):  # a guard: cancellations are notifications, applied a bit later
-            while (stats := (await s.call("stats")).structured)["active"] != 1:
+            while True:
+                polls += 1
+                stats = (await s.call("stats")).structured
+                if stats["active"] == 1:
+                    break
                 await anyio.sleep(0.05)
         assert stats["active"] == 1  # only the stats call itself
-        assert stats["cancelled"] == TIMEOUTS
+        # No timed-out call ran to its end on the server: every one it received was cancelled
+        # there. On a loaded machine a call whose deadline passed before it was written is
+        # never sent (the server counts one call less), and is not cancelled either.
+        assert stats["completed"] == TOTAL - TIMEOUTS + polls - 1  # the echoes and earlier polls
+        never_sent = TOTAL + polls - stats["calls"]
+        assert 0 <= never_sent <= TIMEOUTS // 10
+        assert stats["cancelled"] == TIMEOUTS - never_sent
         gc.collect()
         grown = rss_kb() / baseline
         assert grown < 1.10, f"RSS grew by {100 * (grown - 1):.1f}%"
