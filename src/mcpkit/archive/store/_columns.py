@@ -96,6 +96,13 @@ class PostArrays:
         counts[0] = 0
         return counts.astype(np.int64)
 
+    def account_counts(self, passing: npt.NDArray[np.bool_] | None = None) -> npt.NDArray[np.int64]:
+        """Posts per account code (an index into ``account_names``), of every post or of
+        those ``passing`` keeps."""
+        codes = self.accounts if passing is None else self.accounts[passing]
+        counts: npt.NDArray[np.int64] = np.bincount(codes[codes >= 0], minlength=len(self.account_names))
+        return counts
+
     def passing(self, post_filter: PostFilter | None) -> npt.NDArray[np.bool_] | None:
         """Per post: does ``post_filter`` keep it? None when it keeps every post."""
         if post_filter is None or not post_filter.active:
@@ -348,7 +355,7 @@ class NewColumns:
 def _tidy_accounts(arrays: PostArrays) -> PostArrays:
     """``arrays`` with only the account spellings some post has, sorted as :func:`read_all`
     lists them (SQLite's binary order of UTF-8 is Python's order of code points)."""
-    held = np.bincount(arrays.accounts[arrays.accounts >= 0], minlength=len(arrays.account_names))
+    held = arrays.account_counts()
     names = sorted(name for name, count in zip(arrays.account_names, held, strict=False) if count)
     position = {name: i for i, name in enumerate(names)}
     remap = np.array([position.get(name, -1) for name in arrays.account_names] + [-1], dtype=np.int32)

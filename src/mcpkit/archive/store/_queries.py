@@ -388,8 +388,7 @@ class StoreQueries(abc.ABC):
         ``post_filter`` passes, for each value some post has."""
         passing = arrays.passing(post_filter)
         if column == "account":
-            codes = arrays.accounts if passing is None else arrays.accounts[passing]
-            held = np.bincount(codes[codes >= 0], minlength=len(arrays.account_names))
+            held = arrays.account_counts(passing)
             return [(name, int(n)) for name, n in zip(arrays.account_names, held, strict=False) if n]
         names = KINDS if column == "kind" else PLATFORMS
         small = arrays.kinds if column == "kind" else arrays.platforms
