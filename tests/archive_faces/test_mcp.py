@@ -106,6 +106,9 @@ async def _check_all_tools(session: ClientSession) -> None:
         "データ期間: 2024-01-03 01:11:00 ～ 2024-10-16 03:18:00\n"
         "種類別: post 265, like 28, bookmark 37\nプラットフォーム別: x 265\nアカウント別: (不明) 265\n"
     )
+    # a filter no post passes: the answer says there is no date range, not " ～ "
+    text, err = await call_text(session, "get_database_stats", {"kind": "all", "account": "@nobody"})
+    assert not err and "総投稿数: 0件\n総ユーザー数: 0人\nデータ期間: なし\n" in text
     text, err = await call_text(session, "get_status", {})
     assert not err and text.startswith(
         "🟢 Twilog Server Status\n\n状態: 稼働中\nサーバータイプ: TwilogServer\n"

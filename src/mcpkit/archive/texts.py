@@ -136,7 +136,9 @@ def format_database_stats(stats: Mapping[str, Any]) -> str:
     out.append(f"総ユーザー数: {num(stats.get('total_users') or 0)}人")
     date_range = stats.get("date_range")
     if date_range:
-        out.append(f"データ期間: {date_range.get('earliest')} ～ {date_range.get('latest')}")
+        earliest, latest = date_range.get("earliest"), date_range.get("latest")
+        # no dated post selected: say so, rather than a range with nothing on either side
+        out.append(f"データ期間: {earliest} ～ {latest}" if earliest or latest else "データ期間: なし")
     for key, label in (
         ("by_kind", "種類別"),
         ("by_platform", "プラットフォーム別"),
