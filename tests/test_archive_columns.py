@@ -12,6 +12,7 @@ from __future__ import annotations
 import shutil
 import threading
 from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -20,13 +21,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mcpkit.archive.engine import Engine
-from mcpkit.archive.posts import Post
+from mcpkit.archive.posts import Media, Post
 from mcpkit.archive.settings import parse_settings
 from mcpkit.archive.store import PostArrays, Store, columns_path
 from mcpkit.archive.store import _columns as columns_module
 from mcpkit.archive.store import _writer as writer_module
 from mcpkit.archive.store._columns import read_all
 from mcpkit.archive.vectors import SpaceWriter, vectors_root
+from mcpkit.archive.web.queries import FacetIndex
 
 from .archive.helpers import HashEmbedder, row, write_csv
 
@@ -35,11 +37,13 @@ KINDS = ("post", "reply", "quote", "repost", "like", "odd-kind")
 PLATFORMS = ("x", "mastodon", "bluesky", "elsewhere")
 
 
-def _post(post_id: int, user: str, day: int, kind: str, platform: str, account: str, text: str) -> Post:
+def _post(
+    post_id: int, user: str, day: int, kind: str, platform: str, account: str, text: str, lang: str = ""
+) -> Post:
     timestamp = f"2024-01-{day:02d} 10:00:00" if day else "not a date"
     return Post(
         post_id, user, timestamp, f"https://x.com/{user or 'x'}/status/{post_id}", text, 1,
-        platform=platform, kind=kind, account=account,
+        platform=platform, kind=kind, account=account, lang=lang,
     )  # fmt: skip
 
 
@@ -60,7 +64,8 @@ def _whole(store: Store) -> PostArrays:
 
 
 def _same(a: PostArrays, b: PostArrays) -> None:
-    """Equal as columns: same posts with the same values (accounts compared by name)."""
+    """Equal as columns: same posts with the same values (accounts and languages compared by
+    name, each spelling coded once)."""
     np.testing.assert_array_equal(a.post_ids, b.post_ids)
     np.testing.assert_array_equal(a.user_ids, b.user_ids)
     np.testing.assert_array_equal(a.ts, b.ts)
@@ -70,6 +75,10 @@ def _same(a: PostArrays, b: PostArrays) -> None:
     names_a = [a.account_names[c] if c >= 0 else None for c in a.accounts]
     names_b = [b.account_names[c] if c >= 0 else None for c in b.accounts]
     assert names_a == names_b
+    assert [a.lang_names[c] for c in a.langs] == [b.lang_names[c] for c in b.langs]
+    for arrays in (a, b):
+        assert len(set(arrays.lang_names)) == len(arrays.lang_names)
+        assert len(set(arrays.account_names)) == len(arrays.account_names)
 
 
 def _current(store: Store) -> PostArrays:
@@ -86,6 +95,7 @@ posts_strategy = st.lists(
         st.sampled_from(PLATFORMS),
         st.sampled_from(("", "@me", "@other", "@Me")),
         st.text(max_size=12),
+        st.sampled_from(("", "ja", "en", "und", "zh-Hant")),
     ),
     max_size=12,
 )
@@ -325,3 +335,64 @@ def test_a_search_that_filters_nothing_does_not_wait_for_the_columns(tmp_path: P
     assert {r["post"]["user"] for r in bob} == {"bob"}
     assert len(bob) == 10
     engine.close()
+
+
+def _web_post(
+    post_id: int, stamp: tuple[int, int, int, int] | None, kind: str, platform: str, lang: str
+) -> Post:
+    timestamp = "not a date" if stamp is None else "{:04d}-{:02d}-{:02d} {:02d}:00:00".format(*stamp)
+    return Post(
+        post_id, "alice", timestamp, f"https://x.com/alice/status/{post_id}", "t", 1,
+        platform=platform, kind=kind, account=("@a", "@b")[post_id % 2], lang=lang,
+        media=(Media("image", f"m/{post_id}.png", "", ""),) if post_id % 3 == 0 else (),
+    )  # fmt: skip
+
+
+web_posts = st.lists(
+    st.builds(
+        _web_post,
+        st.integers(1, 40),
+        st.none()
+        | st.tuples(st.integers(1965, 2030), st.integers(1, 12), st.integers(1, 28), st.integers(0, 23)),
+        st.sampled_from(KINDS),
+        st.sampled_from(PLATFORMS),
+        st.sampled_from(("", "ja", "en")),
+    ),
+    max_size=12,
+)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(batches=st.lists(web_posts, min_size=1, max_size=4))
+def test_the_web_pages_facet_columns_say_what_the_posts_say_after_each_write(
+    tmp_path_factory: pytest.TempPathFactory, batches: Sequence[Sequence[Post]]
+) -> None:
+    """The web app's facet columns (month, day, kind, platform, account, language, media and
+    the newest-first order) come from the store's columns: after each write they equal a
+    plain read of every post, kinds and platforms no release names included, and no write
+    makes anything read every post again."""
+    store = Store(tmp_path_factory.mktemp("web") / "a.db")
+    index = FacetIndex(store)
+    try:
+        for batch in batches:
+            with store.transaction() as conn:
+                store.upsert_posts(conn, list(batch))
+            cols = index.columns()
+            rows = store.reader.execute(
+                "SELECT post_id, ts, kind, platform, account, lang, has_media FROM posts ORDER BY post_id"
+            ).fetchall()
+            assert cols.ids.tolist() == [r[0] for r in rows]
+            for facet, position in (("kind", 2), ("platform", 3), ("account", 4), ("lang", 5)):
+                assert [cols.labels[facet][c] for c in cols.codes[facet]] == [r[position] for r in rows]
+            assert cols.media.tolist() == [bool(r[6]) for r in rows]
+            when = [None if r[1] is None else datetime.fromtimestamp(r[1], UTC) for r in rows]
+            assert cols.month.tolist() == [
+                -1 if d is None else (d.year - 1970) * 12 + d.month - 1 for d in when
+            ]
+            assert cols.mday.tolist() == [-1 if d is None else d.month * 100 + d.day for d in when]
+            newest = sorted(rows, key=lambda r: (r[1] is not None, r[1] or 0, r[0]), reverse=True)
+            assert [int(cols.ids[i]) for i in cols.order] == [r[0] for r in newest]
+            assert [int(cols.ids[i]) for i in np.argsort(cols.rank)] == [r[0] for r in newest]
+        assert store.columns.reads <= 1  # the empty archive's, at most
+    finally:
+        store.close()

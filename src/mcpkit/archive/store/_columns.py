@@ -1,7 +1,8 @@
 """The per-post filter columns (:class:`PostArrays`), kept current without reading every post.
 
 Why this module: searches filter by user, date, kind, platform, account and media with one
-table lookup per row, over numpy columns of every post. Reading them is a full scan of
+table lookup per row, over numpy columns of every post, and the web app's facets add the
+language. Reading them is a full scan of
 ``posts``: about 3.5 s per million posts, 35 s at ten million, where it was redone after every
 write, an enrichment included. So:
 
@@ -67,7 +68,7 @@ _SAVE_AFTER = 20_000
 _MISSING = -(2**62)
 _CHUNK = 100_000
 _VARIABLES = 500
-_ARRAY_FIELDS = ("post_ids", "user_ids", "ts", "kinds", "platforms", "accounts", "has_media")
+_ARRAY_FIELDS = ("post_ids", "user_ids", "ts", "kinds", "platforms", "accounts", "has_media", "langs")
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +76,8 @@ class PostArrays:
     """Per-post columns for vectorised filters, sorted by post id.
 
     Kinds and platforms are small codes (their index in :data:`KINDS` and :data:`PLATFORMS`,
-    :data:`UNKNOWN_CODE` for anything else), accounts an index into ``account_names``, so a
+    :data:`UNKNOWN_CODE` for anything else), accounts an index into ``account_names`` and
+    languages one into ``lang_names`` (both sorted, and only spellings some post has), so a
     filter is one table lookup per row, as the user filter is.
     """
 
@@ -86,7 +88,9 @@ class PostArrays:
     platforms: npt.NDArray[np.uint8]
     accounts: npt.NDArray[np.int32]
     has_media: npt.NDArray[np.bool_]
+    langs: npt.NDArray[np.int32]
     account_names: tuple[str, ...]
+    lang_names: tuple[str, ...]
 
     def user_counts(self, passing: npt.NDArray[np.bool_] | None = None) -> npt.NDArray[np.int64]:
         """Posts per user id (index 0, unknown users, counts nothing), of every post or of
@@ -99,9 +103,9 @@ class PostArrays:
     def account_counts(self, passing: npt.NDArray[np.bool_] | None = None) -> npt.NDArray[np.int64]:
         """Posts per account code (an index into ``account_names``), of every post or of
         those ``passing`` keeps."""
-        codes = self.accounts if passing is None else self.accounts[passing]
-        counts: npt.NDArray[np.int64] = np.bincount(codes[codes >= 0], minlength=len(self.account_names))
-        return counts
+        return _spelling_counts(
+            self.accounts if passing is None else self.accounts[passing], len(self.account_names)
+        )
 
     def passing(self, post_filter: PostFilter | None) -> npt.NDArray[np.bool_] | None:
         """Per post: does ``post_filter`` keep it? None when it keeps every post."""
@@ -110,6 +114,12 @@ class PostArrays:
         return facet_mask(
             self.kinds, self.platforms, self.accounts, self.has_media, self.account_names, post_filter
         )
+
+
+def _spelling_counts(codes: npt.NDArray[np.int32], spellings: int) -> npt.NDArray[np.int64]:
+    """Rows per code of a coded column (-1, a row with no post, counts nothing)."""
+    counts: npt.NDArray[np.int64] = np.bincount(codes[codes >= 0], minlength=spellings)
+    return counts
 
 
 def facet_mask(
@@ -149,14 +159,19 @@ def _code_case(column: str, names: Sequence[str]) -> str:
     return f"CASE {column} {arms} ELSE {UNKNOWN_CODE} END"
 
 
-_SELECT = (
+_NUMBERS = (
     f"SELECT post_id, coalesce(user_id, 0), coalesce(ts, {_MISSING}), {_code_case('kind', KINDS)}, "
-    f"{_code_case('platform', PLATFORMS)}, has_media != 0, account FROM posts"
+    f"{_code_case('platform', PLATFORMS)}, has_media != 0"
 )
+_SELECT = f"{_NUMBERS}, account, lang FROM posts"
 
 
 def _arrays(
-    table: npt.NDArray[np.int64], accounts: npt.NDArray[np.int32], names: tuple[str, ...]
+    table: npt.NDArray[np.int64],
+    accounts: npt.NDArray[np.int32],
+    langs: npt.NDArray[np.int32],
+    names: tuple[str, ...],
+    lang_names: tuple[str, ...],
 ) -> PostArrays:
     ts = table[:, 2].astype(np.float64)
     ts[table[:, 2] == _MISSING] = np.nan
@@ -168,41 +183,63 @@ def _arrays(
         platforms=table[:, 4].astype(np.uint8),
         accounts=accounts,
         has_media=table[:, 5].astype(np.bool_),
+        langs=langs,
         account_names=names,
+        lang_names=lang_names,
     )
 
 
 def read_all(conn: sqlite3.Connection) -> PostArrays:
     """Every post's columns, a chunk of rows at a time (a list of ten million row tuples
-    would hold gigabytes). Accounts are coded in SQL against their few distinct spellings."""
-    names = tuple(str(r[0]) for r in conn.execute("SELECT DISTINCT account FROM posts ORDER BY account"))
-    arms = " ".join("WHEN ? THEN " + str(i) for i in range(len(names)))
-    code = f"CASE account {arms} ELSE -1 END" if names else "-1"
-    cursor = conn.execute(_SELECT.replace(", account FROM", f", {code} FROM") + " ORDER BY post_id", names)
+    would hold gigabytes). Accounts and languages are coded in SQL against their few distinct
+    spellings (one scan finds both)."""
+    pairs = conn.execute("SELECT DISTINCT account, lang FROM posts").fetchall()
+    names = tuple(sorted({str(account) for account, _ in pairs}))
+    lang_names = tuple(sorted({str(lang) for _, lang in pairs}))
+
+    def code(column: str, spellings: tuple[str, ...]) -> str:
+        arms = " ".join("WHEN ? THEN " + str(i) for i in range(len(spellings)))
+        return f"CASE {column} {arms} ELSE -1 END" if spellings else "-1"
+
+    sql = f"{_NUMBERS}, {code('account', names)}, {code('lang', lang_names)} FROM posts ORDER BY post_id"
+    cursor = conn.execute(sql, names + lang_names)
     parts: list[npt.NDArray[np.int64]] = []
     while chunk := cursor.fetchmany(_CHUNK):
         parts.append(np.array(chunk, dtype=np.int64))
-    table = np.concatenate(parts) if parts else np.zeros((0, 7), dtype=np.int64)
-    return _arrays(table[:, :6], table[:, 6].astype(np.int32), names)
+    table = np.concatenate(parts) if parts else np.zeros((0, 8), dtype=np.int64)
+    return _arrays(
+        table[:, :6], table[:, 6].astype(np.int32), table[:, 7].astype(np.int32), names, lang_names
+    )
 
 
-def read_some(conn: sqlite3.Connection, ids: Sequence[int], names: tuple[str, ...]) -> PostArrays:
-    """The columns of the posts ``ids`` that exist, accounts coded against ``names`` (new
-    spellings are appended to it)."""
+def read_some(
+    conn: sqlite3.Connection, ids: Sequence[int], names: tuple[str, ...], lang_names: tuple[str, ...]
+) -> PostArrays:
+    """The columns of the posts ``ids`` that exist, accounts coded against ``names`` and
+    languages against ``lang_names`` (new spellings are appended to them)."""
     rows: list[Sequence[Any]] = []
     for start in range(0, len(ids), _VARIABLES):
         part = ids[start : start + _VARIABLES]
         rows.extend(conn.execute(f"{_SELECT} WHERE post_id IN ({','.join('?' * len(part))})", part))
     rows.sort(key=lambda row: int(row[0]))
-    index = {name: i for i, name in enumerate(names)}
-    codes = [index.setdefault(str(row[6]), len(index)) for row in rows]
+    accounts = {name: i for i, name in enumerate(names)}
+    langs = {name: i for i, name in enumerate(lang_names)}
+    account_codes = [accounts.setdefault(str(row[6]), len(accounts)) for row in rows]
+    lang_codes = [langs.setdefault(str(row[7]), len(langs)) for row in rows]
     table = np.array([row[:6] for row in rows], dtype=np.int64).reshape(-1, 6)
-    return _arrays(table, np.array(codes, dtype=np.int32), tuple(index))
+    return _arrays(
+        table,
+        np.array(account_codes, dtype=np.int32),
+        np.array(lang_codes, dtype=np.int32),
+        tuple(accounts),
+        tuple(langs),
+    )
 
 
 def patched(base: PostArrays, changed: Sequence[int], fresh: PostArrays) -> PostArrays:
     """``base`` with the posts ``changed`` replaced by their ``fresh`` columns (those not in
-    ``fresh`` no longer exist); ``fresh`` codes accounts against ``base``'s names, extended."""
+    ``fresh`` no longer exist); ``fresh`` codes accounts and languages against ``base``'s
+    names, extended."""
     gone = np.unique(np.asarray(changed, dtype=np.int64))
     size = len(base.post_ids)
     keep: npt.NDArray[np.bool_] | None = None
@@ -226,7 +263,7 @@ def patched(base: PostArrays, changed: Sequence[int], fresh: PostArrays) -> Post
         merged[placed] = new
         merged[~placed] = old if keep is None else old[keep]
         columns[name] = merged
-    return PostArrays(**columns, account_names=fresh.account_names)
+    return PostArrays(**columns, account_names=fresh.account_names, lang_names=fresh.lang_names)
 
 
 class BoundedIds:
@@ -258,7 +295,7 @@ class _Codes(dict[str, int]):
 
 _KIND_CODES = _Codes({name: i for i, name in enumerate(KINDS)})
 _PLATFORM_CODES = _Codes({name: i for i, name in enumerate(PLATFORMS)})
-_DEFAULTS = {"kind": "post", "platform": "x", "account": ""}
+_DEFAULTS = {"kind": "post", "platform": "x", "account": "", "lang": ""}
 """What a ``posts`` row holds in a column its INSERT does not name (the schema's defaults)."""
 REWRITTEN_LIMIT = 100_000
 """Posts written again in one transaction that :class:`NewColumns` re-reads at its end;
@@ -283,6 +320,7 @@ class NewColumns:
     def __init__(self) -> None:
         self._parts: list[tuple[npt.NDArray[Any], ...]] = []
         self._accounts: dict[str, int] = {}
+        self._langs: dict[str, int] = {}
         self._rewritten = BoundedIds(REWRITTEN_LIMIT)
 
     def add_rows(self, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
@@ -290,7 +328,8 @@ class NewColumns:
 
         Written for ten million rows: one C-level pass per column (``map``, ``itemgetter``,
         ``fromiter``), and a column whose every row holds one value (a Twilog export's
-        platform and account) filled at once; a comprehension per row took 1.1 µs a row."""
+        platform, account and language) filled at once; a comprehension per row took 1.1 µs
+        a row."""
         count = len(rows)
         if not count:
             return
@@ -307,8 +346,9 @@ class NewColumns:
                 return np.full(count, codes[next(iter(distinct))], dtype=dtype)
             return np.fromiter(map(codes.__getitem__, values(name)), dtype=dtype, count=count)
 
-        for account in dict.fromkeys(values("account")) if "account" in position else ("",):
-            self._accounts.setdefault(account, len(self._accounts))
+        for name, spellings in (("account", self._accounts), ("lang", self._langs)):
+            for spelling in dict.fromkeys(values(name)) if name in position else (_DEFAULTS[name],):
+                spellings.setdefault(spelling, len(spellings))
         users = np.array(list(values("user_id")), dtype=np.float64)  # None (no user) reads NaN
         self._parts.append(
             (
@@ -321,6 +361,7 @@ class NewColumns:
                 np.array(list(values("has_media")), dtype=np.bool_)
                 if "has_media" in position
                 else np.zeros(count, dtype=np.bool_),
+                coded("lang", self._langs, np.int32),
             )
         )
 
@@ -333,7 +374,6 @@ class NewColumns:
         transaction); None when too many posts were rewritten to re-read."""
         if self._rewritten.over:
             return None
-        names = tuple(self._accounts)
         if self._parts:
             merged = [np.concatenate(part) for part in zip(*self._parts, strict=True)]
             self._parts = []  # at ten million posts each copy of the columns is 310 MB
@@ -342,24 +382,37 @@ class NewColumns:
                 merged = [column[order] for column in merged]
         else:
             merged = [np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)] + [
-                np.zeros(0, dtype=d) for d in (np.uint8, np.uint8, np.int32, np.bool_)
+                np.zeros(0, dtype=d) for d in (np.uint8, np.uint8, np.int32, np.bool_, np.int32)
             ]
-        post_ids, users, ts, kinds, platforms, accounts, has_media = merged
-        arrays = PostArrays(post_ids, users, ts, kinds, platforms, accounts, has_media, names)
+        columns = dict(zip(_ARRAY_FIELDS, merged, strict=True))
+        arrays = PostArrays(**columns, account_names=tuple(self._accounts), lang_names=tuple(self._langs))
         if self._rewritten.ids:
             changed = sorted(self._rewritten.ids)
-            arrays = patched(arrays, changed, read_some(conn, changed, names))
-        return _tidy_accounts(arrays)
+            arrays = patched(
+                arrays, changed, read_some(conn, changed, arrays.account_names, arrays.lang_names)
+            )
+        return _tidy_spellings(arrays)
 
 
-def _tidy_accounts(arrays: PostArrays) -> PostArrays:
-    """``arrays`` with only the account spellings some post has, sorted as :func:`read_all`
-    lists them (SQLite's binary order of UTF-8 is Python's order of code points)."""
-    held = arrays.account_counts()
-    names = sorted(name for name, count in zip(arrays.account_names, held, strict=False) if count)
-    position = {name: i for i, name in enumerate(names)}
-    remap = np.array([position.get(name, -1) for name in arrays.account_names] + [-1], dtype=np.int32)
-    return dataclasses.replace(arrays, accounts=remap[arrays.accounts], account_names=tuple(names))
+def _tidy_spellings(arrays: PostArrays) -> PostArrays:
+    """``arrays`` with only the account and language spellings some post has, sorted as
+    :func:`read_all` lists them (SQLite's binary order of UTF-8 is Python's order of code
+    points)."""
+
+    def tidy(
+        codes: npt.NDArray[np.int32], spellings: tuple[str, ...]
+    ) -> tuple[npt.NDArray[np.int32], tuple[str, ...]]:
+        held = _spelling_counts(codes, len(spellings))
+        names = sorted(name for name, count in zip(spellings, held, strict=False) if count)
+        position = {name: i for i, name in enumerate(names)}
+        remap = np.array([position.get(name, -1) for name in spellings] + [-1], dtype=np.int32)
+        return remap[codes], tuple(names)
+
+    accounts, account_names = tidy(arrays.accounts, arrays.account_names)
+    langs, lang_names = tidy(arrays.langs, arrays.lang_names)
+    return dataclasses.replace(
+        arrays, accounts=accounts, account_names=account_names, langs=langs, lang_names=lang_names
+    )
 
 
 def log_changes(conn: sqlite3.Connection, ids: set[int] | None) -> None:
@@ -456,12 +509,13 @@ class PostColumns:
                     return None
                 fields = {name: saved[name] for name in _ARRAY_FIELDS}
                 names = tuple(str(n) for n in saved["account_names"])
+                lang_names = tuple(str(n) for n in saved["lang_names"])
                 stamp = int(saved["generation"])
         except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
-            return None  # damaged or of an older layout: read the posts instead
+            return None  # damaged or of an older layout (before languages): read the posts instead
         if len({len(a) for a in fields.values()}) != 1:
             return None
-        return _Held(archive_id, stamp, PostArrays(**fields, account_names=names), 0)
+        return _Held(archive_id, stamp, PostArrays(**fields, account_names=names, lang_names=lang_names), 0)
 
     def _save(self, held: _Held) -> _Held:
         """Save atomically (a reader never sees half a file); a read-only place keeps none."""
@@ -473,6 +527,7 @@ class PostColumns:
                 archive_id=np.array(held.archive_id),
                 generation=np.array(held.generation),
                 account_names=np.array(arrays.account_names, dtype=np.str_),
+                lang_names=np.array(arrays.lang_names, dtype=np.str_),
                 **{name: getattr(arrays, name) for name in _ARRAY_FIELDS},
             )
             os.replace(temp, self.path)
@@ -490,7 +545,8 @@ def _caught_up(conn: sqlite3.Connection, held: _Held | None, generation: int) ->
     changed = _changes_since(conn, held.generation)
     if changed is None:
         return None
-    arrays = patched(held.arrays, changed, read_some(conn, changed, held.arrays.account_names))
+    base = held.arrays
+    arrays = patched(base, changed, read_some(conn, changed, base.account_names, base.lang_names))
     return _Held(held.archive_id, generation, arrays, held.unsaved + len(changed))
 
 

@@ -3,9 +3,9 @@
 Why a module of its own: facet counts and the timeline must answer in milliseconds on a
 million posts, which a ``GROUP BY`` per facet per keystroke cannot (each is a scan). So the
 few small per-post columns a facet needs (month, day, kind, platform, account, media, language)
-are read once into numpy arrays, about 12 bytes a post, and every count is a ``bincount`` over
-a mask. The arrays are rebuilt when the store's posts generation changes (a write that changed
-posts; an enrichment does not).
+are numpy arrays, and every count is a ``bincount`` over a mask. They come from the store's
+filter columns, which follow each write to posts by re-reading only the posts it changed (an
+enrichment changes none), so a page never reads every post again.
 Posts themselves are never held: a page reads only the rows it shows.
 
 Everything here reads the store's per-thread reader connection; nothing writes.
@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from mcpkit.archive.posts import AUTHORED_KINDS, KINDS, post_key
-from mcpkit.archive.store import Store
+from mcpkit.archive.posts import AUTHORED_KINDS, KINDS, PLATFORMS, post_key
+from mcpkit.archive.store import UNKNOWN_CODE, Store
 
 __all__ = [
     "FACETS",
@@ -42,9 +42,6 @@ BoolArray = npt.NDArray[np.bool_]
 
 FACETS = ("kind", "platform", "account", "lang")
 """Categorical facets (besides year/month and has-media), in the order the page lists them."""
-
-_MISSING_TS = -(2**62)
-_CHUNK = 100_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,12 +112,6 @@ class MediaFile:
     export_path: str
 
 
-def _encode(values: Sequence[Any], table: dict[str, int]) -> npt.NDArray[np.int32]:
-    return np.fromiter(
-        (table.setdefault(v or "", len(table)) for v in values), dtype=np.int32, count=len(values)
-    )
-
-
 _POST_FIELDS = (
     "platform",
     "kind",
@@ -150,7 +141,7 @@ class FacetIndex:
     # -- the columns ---------------------------------------------------------------------------
 
     def columns(self) -> Columns:
-        """The columns of the current posts (built on first use and after a write to posts)."""
+        """The columns of the current posts (made on first use and after a write to posts)."""
         generation = self.store.posts_generation()
         cached = self._columns
         if cached is not None and cached.generation == generation:
@@ -158,59 +149,76 @@ class FacetIndex:
         with self._lock:
             cached = self._columns
             if cached is None or cached.generation != generation:
-                cached = self._build(generation)
+                cached = self._build()
                 self._columns = cached
             return cached
 
-    def _build(self, generation: int) -> Columns:
-        conn = self.store.reader
-        sql = (
-            f"SELECT post_id, coalesce(ts, {_MISSING_TS}), kind, platform, account, has_media, lang "
-            "FROM posts ORDER BY post_id"
-        )
-        tables: dict[str, dict[str, int]] = {facet: {} for facet in FACETS}
-        for known in KINDS:  # kinds keep their model order
-            tables["kind"].setdefault(known, len(tables["kind"]))
-        parts: dict[str, list[np.ndarray]] = {name: [] for name in ("ids", "ts", "media", *FACETS)}
-        cursor = conn.execute(sql)
-        while True:
-            chunk = cursor.fetchmany(_CHUNK)
-            if not chunk:
-                break
-            ids, ts, kinds, platforms, accounts, medias, langs = zip(*chunk, strict=True)
-            parts["ids"].append(np.fromiter(ids, dtype=np.int64, count=len(ids)))
-            parts["ts"].append(np.fromiter(ts, dtype=np.int64, count=len(ts)))
-            parts["media"].append(np.fromiter(medias, dtype=np.int8, count=len(medias)).astype(bool))
-            for facet, values in zip(FACETS, (kinds, platforms, accounts, langs), strict=True):
-                parts[facet].append(_encode(values, tables[facet]))
-
-        def joined(name: str, dtype: Any) -> Any:
-            return np.concatenate(parts[name]) if parts[name] else np.zeros(0, dtype=dtype)
-
-        ids_arr = joined("ids", np.int64)
-        ts = joined("ts", np.int64)
-        known = ts != _MISSING_TS
-        days = np.where(known, ts // 86400, 0).astype("datetime64[D]")
+    def _build(self) -> Columns:
+        """The page's columns from the store's filter columns (:class:`PostArrays`), which
+        the store keeps current from the posts each write changed and saves beside the
+        archive: at ten million posts, reading every post again after each import took longer
+        than the import's text index. What the page adds is derived here: month and day, and
+        the newest-first order."""
+        generation, arrays = self.store.post_arrays()
+        ids = arrays.post_ids
+        known = ~np.isnan(arrays.ts)
+        seconds = np.where(known, arrays.ts, 0.0)
+        days = np.floor(seconds / 86400).astype(np.int64).astype("datetime64[D]")
         months = days.astype("datetime64[M]")
         month = np.where(known, months.astype(np.int64), -1).astype(np.int32)
         day_of_month = (days - months.astype("datetime64[D]")).astype(np.int64) + 1
         mday = np.where(known, (months.astype(np.int64) % 12 + 1) * 100 + day_of_month, -1).astype(np.int16)
         # newest first: by time descending, undated last, then by id descending
-        sort_ts = np.where(known, ts, np.iinfo(np.int64).min)
-        order = np.lexsort((-ids_arr, -sort_ts)) if len(ids_arr) else np.zeros(0, dtype=np.int64)
+        sort_ts = np.where(known, arrays.ts, -np.inf)
+        order = np.lexsort((-ids, -sort_ts)) if len(ids) else np.zeros(0, dtype=np.int64)
         rank = np.empty(len(order), dtype=np.int64)
         rank[order] = np.arange(len(order))
+        codes: dict[str, npt.NDArray[np.int32]] = {}
+        labels: dict[str, list[str]] = {}
+        for facet, small, names in (("kind", arrays.kinds, KINDS), ("platform", arrays.platforms, PLATFORMS)):
+            codes[facet], labels[facet] = self._named(facet, ids, small, names)
+        codes["account"], labels["account"] = arrays.accounts, list(arrays.account_names)
+        codes["lang"], labels["lang"] = arrays.langs, list(arrays.lang_names)
         return Columns(
             generation=generation,
-            ids=ids_arr,
+            ids=ids,
             month=month,
             mday=mday,
-            media=joined("media", bool),
-            codes={facet: joined(facet, np.int32) for facet in FACETS},
-            labels={facet: list(tables[facet]) for facet in FACETS},
+            media=arrays.has_media,
+            codes=codes,
+            labels=labels,
             rank=rank,
             order=order.astype(np.int64),
         )
+
+    def _named(
+        self, facet: str, ids: IntArray, small: npt.NDArray[np.uint8], names: Sequence[str]
+    ) -> tuple[npt.NDArray[np.int32], list[str]]:
+        """A kind or platform column as codes into its labels. A value no release names (an
+        archive written by a newer one) is :data:`UNKNOWN_CODE` in the store's columns; those
+        posts' own values are read by SQL, only when there are any."""
+        coded = small.astype(np.int32)
+        labels = list(names)
+        unknown = coded == UNKNOWN_CODE
+        if not unknown.any():
+            return coded, labels
+        spelled: dict[str, int] = {}
+        known = ",".join("?" * len(names))
+        rows = self.store.reader.execute(
+            f"SELECT post_id, {facet} FROM posts WHERE {facet} NOT IN ({known}) ORDER BY post_id", list(names)
+        ).fetchall()
+        if rows and len(ids):
+            found = np.fromiter((int(r[0]) for r in rows), dtype=np.int64, count=len(rows))
+            values = [spelled.setdefault(str(r[1]), len(names) + len(spelled)) for r in rows]
+            pos = np.minimum(np.searchsorted(ids, found), len(ids) - 1)
+            same = ids[pos] == found
+            coded[pos[same]] = np.asarray(values, dtype=np.int32)[same]
+        labels.extend(spelled)
+        left = coded == UNKNOWN_CODE  # changed since the columns were made: named on the next
+        if left.any():
+            coded[left] = len(labels)
+            labels.append("")
+        return coded, labels
 
     # -- masks and counts ----------------------------------------------------------------------
 
