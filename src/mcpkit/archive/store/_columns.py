@@ -50,6 +50,7 @@ __all__ = [
     "NewColumns",
     "PostArrays",
     "PostColumns",
+    "changes_since",
     "columns_path",
     "facet_mask",
     "log_changes",
@@ -469,7 +470,7 @@ class PostColumns:
             return held.generation, held.arrays
 
     def _refresh(self) -> _Held:
-        with self._snapshot() as conn:
+        with self.snapshot() as conn:
             archive_id, generation = stamp(conn)
             held = self._held
             loaded = held is None or held.archive_id != archive_id or held.generation > generation
@@ -493,7 +494,8 @@ class PostColumns:
             self._held = self._save(_Held(archive_id, generation, arrays, -1))
 
     @contextmanager
-    def _snapshot(self) -> Iterator[sqlite3.Connection]:
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """A read transaction of a connection of its own: one state of the archive."""
         conn = self._connect()
         try:
             conn.execute("BEGIN")
@@ -542,7 +544,7 @@ def _caught_up(conn: sqlite3.Connection, held: _Held | None, generation: int) ->
     """``held`` patched up to ``generation`` from the log; None if the log cannot tell."""
     if held is None or held.generation == generation:
         return held
-    changed = _changes_since(conn, held.generation)
+    changed = changes_since(conn, held.generation)
     if changed is None:
         return None
     base = held.arrays
@@ -556,7 +558,7 @@ def stamp(conn: sqlite3.Connection) -> tuple[str, int]:
     return str(values.get("archive_id", "")), int(values.get("posts_generation", 0))
 
 
-def _changes_since(conn: sqlite3.Connection, generation: int) -> list[int] | None:
+def changes_since(conn: sqlite3.Connection, generation: int) -> list[int] | None:
     """The posts changed after ``generation``, or None when the log cannot tell (a transaction
     changed too many to list, or the log no longer reaches back that far)."""
     oldest = conn.execute("SELECT min(generation) FROM post_changes").fetchone()[0]

@@ -187,7 +187,7 @@ def describe_db_error(path: Path, exc: BaseException) -> str:
 
 def remove_database(path: Path) -> None:
     """Delete an archive database with its WAL files (used to undo a failed creation)."""
-    for suffix in ("", "-wal", "-shm", "-journal", "-fts-build", "-columns.npz"):
+    for suffix in ("", "-wal", "-shm", "-journal", "-fts-build", "-columns.npz", "-web-tails.npz"):
         with contextlib.suppress(FileNotFoundError):
             Path(f"{path}{suffix}").unlink()
 

@@ -25,7 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from mcpkit.archive.posts import Post, fold
-from mcpkit.archive.store._columns import NewColumns, PostArrays, PostColumns, log_changes, stamp
+from mcpkit.archive.store._columns import (
+    NewColumns,
+    PostArrays,
+    PostColumns,
+    changes_since,
+    log_changes,
+    stamp,
+)
 from mcpkit.archive.store._merge import merge_posts, normalized
 from mcpkit.archive.store._queries import StoreQueries
 from mcpkit.archive.store._schema import DatabaseError, describe_db_error, migrate, rollback
@@ -186,6 +193,17 @@ class Store(StoreQueries):
     def posts_generation(self) -> int:
         """Bumped by each write that changed posts (not by enrichments)."""
         return int(self.reader.execute("SELECT value FROM meta WHERE key = 'posts_generation'").fetchone()[0])
+
+    def archive_id(self) -> str:
+        """The archive's id (a file replaced by another archive at the same path has another)."""
+        return stamp(self.reader)[0]
+
+    def posts_changed_since(self, generation: int) -> list[int] | None:
+        """The posts changed after posts generation ``generation`` (sorted ids, some perhaps
+        deleted since), or None when the log cannot tell: for what keeps a per-post value of
+        its own up to date, as the filter columns do."""
+        with self.columns.snapshot() as conn:
+            return changes_since(conn, generation)
 
     def post_arrays(self) -> tuple[int, PostArrays]:
         """``(posts_generation, filter columns of every post)`` (:mod:`._columns`): current,

@@ -14,7 +14,7 @@ what the index says it would cost, never by reading more than :data:`CHEAP` ids:
   trigram starts): the trigrams starting with the term are a contiguous range of the index's
   vocabulary (``fts5vocab``, read with the document count of each, stopped past ``CHEAP``), and
   the last two folded characters of every post are two small columns (:class:`Tails`, 8 bytes a
-  post, read once per archive generation). So those terms get their exact posts from the index.
+  post, saved beside the archive and kept current from the posts each write changed). So those terms get their exact posts from the index.
   Candidates of several terms are intersected; up to :data:`VERIFY_LIMIT` of them are re-checked
   against the text, so the counts are exact; above that they are the counts of a superset and
   the page says "about".
@@ -43,11 +43,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from mcpkit.archive.posts import fold
 from mcpkit.archive.query import TextFilter
 from mcpkit.archive.ranking import doclist, vocabulary
 from mcpkit.archive.store import Store, trigram_query
 from mcpkit.archive.web.queries import FACETS, BoolArray, Columns, FacetIndex, Filters, IntArray
+from mcpkit.archive.web.tails import Tails, TailsKeeper
 
 __all__ = ["CHEAP", "SAMPLE", "VERIFY_LIMIT", "Tails", "TextPage", "TextSearch"]
 
@@ -67,52 +67,6 @@ MATCH_CACHE = 16
 _UNKNOWN, _MATCH, _MISS = 0, 1, 2
 _LAST_CHAR = "\U0010ffff"
 _READ_CHUNK = 500
-_TAIL_CHUNK = 50_000
-
-
-@dataclass(frozen=True)
-class Tails:
-    """The last two characters of every post's folded text, as code points (-1: none), in the
-    columns' row order: where a term of one or two characters can be without a trigram."""
-
-    generation: int
-    before: npt.NDArray[np.int32]
-    last: npt.NDArray[np.int32]
-
-    def rows_ending(self, term: str) -> IntArray:
-        """Rows whose folded text has ``term`` (one or two characters) in its last two."""
-        if len(term) == 1:
-            code = ord(term)
-            hits = (self.last == code) | (self.before == code)
-        else:
-            hits = (self.before == ord(term[0])) & (self.last == ord(term[1]))
-        rows: IntArray = np.flatnonzero(hits).astype(np.int64)
-        return rows
-
-
-def build_tails(conn: sqlite3.Connection, cols: Columns) -> Tails | None:
-    """Tails of ``cols``'s posts, or None when the archive changed since they were read."""
-    size = len(cols)
-    before = np.full(size, -1, dtype=np.int32)
-    last = np.full(size, -1, dtype=np.int32)
-    cursor = conn.execute("SELECT post_id, content FROM posts ORDER BY post_id")
-    row = 0
-    while True:
-        chunk = cursor.fetchmany(_TAIL_CHUNK)
-        if not chunk:
-            break
-        if row + len(chunk) > size:
-            return None
-        ids = np.fromiter((r[0] for r in chunk), dtype=np.int64, count=len(chunk))
-        if not np.array_equal(ids, cols.ids[row : row + len(chunk)]):
-            return None
-        ends = [fold(r[1] or "")[-2:] for r in chunk]
-        last[row : row + len(chunk)] = [ord(e[-1]) if e else -1 for e in ends]
-        before[row : row + len(chunk)] = [ord(e[0]) if len(e) == 2 else -1 for e in ends]
-        row += len(chunk)
-    if row != size:
-        return None
-    return Tails(cols.generation, before, last)
 
 
 def _ids(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> IntArray:
@@ -219,6 +173,7 @@ class TextSearch:
         self._lock = threading.Lock()
         self._ready = threading.Condition()
         self._tails: Tails | None = None
+        self.keeper = TailsKeeper(store)
         self._building: int | None = None
         self._order: tuple[int, npt.NDArray[np.int32]] | None = None
         self._queries: OrderedDict[tuple[int, tuple[str, ...], tuple[str, ...]], QueryMatches] = OrderedDict()
@@ -250,7 +205,7 @@ class TextSearch:
         tails = None
         try:
             self._sample_order(cols)
-            tails = build_tails(self.store.reader, cols)
+            tails = self.keeper.current(cols, self._tails)
         finally:
             with self._ready:
                 if tails is not None:

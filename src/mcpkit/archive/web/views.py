@@ -459,6 +459,6 @@ class Views:
         return stats
 
     def warm(self) -> None:
-        """Build the facet columns now (about a second per 500,000 posts), then the text
-        search's tails (two characters a post, read from every post's text)."""
+        """Make the facet columns now (from the store's filter columns), then the text search's
+        tails (two characters a post: loaded, patched, or read from every post's text once)."""
         self.text.tails(self.index.columns(), wait=True)
