@@ -138,3 +138,23 @@ def test_tails_saved_for_another_archive_or_damaged_are_read_again(tmp_path: Pat
         assert keeper.whole_reads == 1
     finally:
         store.close()
+
+
+def test_columns_older_than_the_saved_tails_get_none_rather_than_wrong_tails(tmp_path: Path) -> None:
+    """A page whose columns were made before a write that another process's tails already
+    hold gets no tails (the next columns get them), never tails of other posts."""
+    store = Store(tmp_path / "a.db")
+    try:
+        _write(store, [_post(1, "ab")])
+        stale = FacetIndex(store).columns()
+        _write(store, [_post(2, "猫")], {1: "東京"})
+        TailsKeeper(store).current(FacetIndex(store).columns(), None)  # another process, newer
+        keeper = TailsKeeper(store)
+        assert keeper.current(stale, None) is None
+        assert keeper.whole_reads == 0
+        fresh = FacetIndex(store).columns()
+        tails = keeper.current(fresh, None)
+        assert tails is not None
+        _same(tails, _truth(store, FacetIndex(store)))
+    finally:
+        store.close()

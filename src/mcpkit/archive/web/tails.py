@@ -137,7 +137,9 @@ class TailsKeeper:
         None when the archive changed under the columns (the next columns build them)."""
         with self._lock:
             archive = self.store.archive_id()
-            start = held if held is not None and held.generation <= cols.generation else self._load(archive)
+            start = held if held is not None else self._load(archive)
+            if start is not None and start.generation > cols.generation:
+                return None  # the columns are behind the archive: the next ones get tails
             tails = self._brought(start, cols) if start is not None else None
             if tails is None:
                 self.whole_reads += 1
