@@ -337,6 +337,7 @@ def evict_from_page_cache(paths: Sequence[Path]) -> float:
     (macOS), nothing is dropped and 0 is returned."""
     if not hasattr(os, "posix_fadvise"):
         return 0.0
+    os.sync()  # the kernel drops clean pages only: an import just before leaves dirty ones
     advised = 0
     for path in paths:
         files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())

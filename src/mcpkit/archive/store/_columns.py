@@ -493,6 +493,11 @@ class PostColumns:
         with self._lock:
             self._held = self._save(_Held(archive_id, generation, arrays, -1))
 
+    def release(self) -> None:
+        """Hold no columns (the saved file keeps them; a later call loads it again)."""
+        with self._lock:
+            self._held = None
+
     @contextmanager
     def snapshot(self) -> Iterator[sqlite3.Connection]:
         """A read transaction of a connection of its own: one state of the archive."""
