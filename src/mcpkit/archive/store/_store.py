@@ -134,9 +134,10 @@ class Store(StoreQueries):
         return conn
 
     def close(self) -> None:
-        """Close every connection and let the filter columns go (310 MB at ten million posts,
-        which a caller that keeps the closed store, or a reference cycle through it, would
-        otherwise hold: a bench serving after an import held them until it ended)."""
+        """Close every connection and let the filter columns go (350 MB at ten million posts:
+        the store and its columns' connection factory are a reference cycle, so a closed
+        store would otherwise keep them until the cyclic collector runs, or for as long as a
+        caller keeps it)."""
         with self._conn_lock:
             for conn in self._connections:
                 conn.close()
