@@ -14,7 +14,8 @@ what the index says it would cost, never by reading more than :data:`CHEAP` ids:
   trigram starts): the trigrams starting with the term are a contiguous range of the index's
   vocabulary (``fts5vocab``, read with the document count of each, stopped past ``CHEAP``), and
   the last two folded characters of every post are two small columns (:class:`Tails`, 8 bytes a
-  post, saved beside the archive and kept current from the posts each write changed). So those terms get their exact posts from the index.
+  post, saved beside the archive and kept current from the posts each write changed; see
+  :mod:`.tails`). So those terms get their exact posts from the index.
   Candidates of several terms are intersected; up to :data:`VERIFY_LIMIT` of them are re-checked
   against the text, so the counts are exact; above that they are the counts of a superset and
   the page says "about".
