@@ -2,9 +2,8 @@
 
 Why this module: searches filter by user, date, kind, platform, account and media with one
 table lookup per row, over numpy columns of every post, and the web app's facets add the
-language. Reading them is a full scan of
-``posts``: about 3.5 s per million posts, 35 s at ten million, where it was redone after every
-write, an enrichment included. So:
+language. Reading them is a full scan of ``posts``: about 3.5 s per million posts, 35 s at
+ten million, where it was redone after every write, an enrichment included. So:
 
 * The columns follow ``posts_generation``, which only the transactions that change posts
   bump, not the archive's ``generation`` (enrichments, export records).
@@ -78,8 +77,9 @@ class PostArrays:
 
     Kinds and platforms are small codes (their index in :data:`KINDS` and :data:`PLATFORMS`,
     :data:`UNKNOWN_CODE` for anything else), accounts an index into ``account_names`` and
-    languages one into ``lang_names`` (both sorted, and only spellings some post has), so a
-    filter is one table lookup per row, as the user filter is.
+    languages one into ``lang_names`` (each spelling once: sorted when read whole or handed
+    over, a patch appends the new ones), so a filter is one table lookup per row, as the user
+    filter is.
     """
 
     post_ids: npt.NDArray[np.int64]
