@@ -11,6 +11,7 @@ import json
 import re
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -42,8 +43,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         yield Served(f"http://127.0.0.1:{port}", db, export)
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+@contextmanager
+def launched() -> Iterator[Any]:
+    """Debian's Chromium under Playwright (skips saying why when either is missing)."""
     _browser_ready()
     from playwright.sync_api import sync_playwright
 
@@ -53,6 +55,12 @@ def browser() -> Iterator[Any]:
             yield chromium
         finally:
             chromium.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with launched() as chromium:
+        yield chromium
 
 
 class Page:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 import mimetypes
-import zipfile
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from importlib import resources
@@ -28,7 +27,7 @@ from starlette.templating import Jinja2Templates
 
 from mcpkit.archive.api import ArchiveAPI
 from mcpkit.archive.web.access import WebAccess
-from mcpkit.archive.web.queries import FACETS, export_member
+from mcpkit.archive.web.queries import FACETS, export_member, read_member
 from mcpkit.archive.web.render import post_html
 from mcpkit.archive.web.views import PageState, Views, parse_state
 from mcpkit.errors import ValidationError
@@ -36,7 +35,7 @@ from mcpkit.errors import ValidationError
 __all__ = ["MEDIA_MAX_BYTES", "build_app", "templates_env"]
 
 MEDIA_MAX_BYTES = 200 * 2**20
-"""The largest attachment served from inside a zip export (read whole into memory)."""
+"""The largest attachment served from inside a zip or tar export (read whole into memory)."""
 _MEDIA_TYPES = ("image/", "video/", "audio/")
 FACET_TITLES = {"kind": "Kind", "platform": "Platform", "account": "Account", "lang": "Language"}
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
@@ -122,30 +121,34 @@ def build_app(
     )
 
     async def post(request: Request, json: bool = False) -> Response:
-        raw = request.path_params["post_id"]
+        reference = str(request.path_params["post_id"])
         try:
-            post_id = int(raw)
-        except ValueError:
-            return bad_request(request, ValidationError(f"a post id is a whole number, got {raw!r}"), json)
-        data = await views.post(post_id)
+            data = await views.post(reference)
+        except ValidationError as exc:
+            return bad_request(request, exc, json)
         if data is None:
-            message = f"No post {post_id} in this archive."
+            message = f"No post {reference} in this archive."
             if json:
                 return JSONResponse({"error": message}, status_code=404)
             return page(request, "error.html", {"title": "Not found", "message": message}, status=404)
         if json:
             return JSONResponse(data)
-        return page(request, "post.html", {"data": data, "title": f"Post {post_id}"})
+        return page(request, "post.html", {"data": data, "title": f"Post {data['post']['id']}"})
 
     async def media(request: Request) -> Response:
-        try:
-            post_id = int(request.path_params["post_id"])
-            position = int(request.path_params["position"])
-        except ValueError:
-            return Response("Not found\n", status_code=404, media_type="text/plain")
-        found = next(
-            (m for m in await anyio.to_thread.run_sync(views.index.media, post_id) if m.position == position),
-            None,
+        position = str(request.path_params["position"])
+        key = await views.post_key(str(request.path_params["post_id"])) if position.isdecimal() else None
+        found = (
+            None
+            if key is None
+            else next(
+                (
+                    m
+                    for m in await anyio.to_thread.run_sync(views.index.media, key)
+                    if str(m.position) == position
+                ),
+                None,
+            )
         )
         where = export_member(found.export_path, found.path) if found is not None else None
         if found is None or where is None:
@@ -165,14 +168,7 @@ def build_app(
             return FileResponse(file, media_type=kind, headers=headers)
 
         def read() -> bytes | None:
-            with zipfile.ZipFile(file) as archive:
-                try:
-                    info = archive.getinfo(member)
-                except KeyError:
-                    return None
-                if info.file_size > MEDIA_MAX_BYTES:
-                    return None
-                return archive.read(info)
+            return read_member(file, member, MEDIA_MAX_BYTES)
 
         body = await anyio.to_thread.run_sync(read)
         if body is None:
@@ -201,12 +197,12 @@ def build_app(
         Route("/", search),
         Route("/timeline", timeline),
         Route("/on-this-day", on_this_day),
-        Route("/post/{post_id}", post),
+        Route("/post/{post_id:path}", post),
         Route("/media/{post_id}/{position}", media),
         Route("/api/search", json_face(search)),
         Route("/api/timeline", json_face(timeline)),
         Route("/api/on-this-day", json_face(on_this_day)),
-        Route("/api/post/{post_id}", json_face(post)),
+        Route("/api/post/{post_id:path}", json_face(post)),
         Mount("/static", StaticFiles(directory=_static_dir()), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)

@@ -14,8 +14,10 @@ Everything here reads the store's per-thread reader connection; nothing writes.
 from __future__ import annotations
 
 import functools
+import tarfile
 import threading
 import zipfile
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +37,8 @@ __all__ = [
     "Filters",
     "IntArray",
     "MediaFile",
+    "export_member",
+    "read_member",
 ]
 
 IntArray = npt.NDArray[np.int64]
@@ -405,12 +409,43 @@ def export_holds(export_path: str, member: str) -> bool:
 
 @functools.lru_cache(maxsize=4)
 def _zip_names(path: str, mtime_ns: int) -> frozenset[str]:
-    """Member names of a zip (kept for the last few zips: a thread's pictures share one)."""
+    """Member names of a zip or tar export (kept for the last few: a thread's pictures share one)."""
     try:
-        with zipfile.ZipFile(path) as archive:
-            return frozenset(archive.namelist())
-    except (OSError, zipfile.BadZipFile):
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as archive:
+                return frozenset(archive.namelist())
+        with tarfile.open(path, "r:*") as packed:
+            return frozenset(_tar_name(info.name) for info in packed if info.isfile())
+    except (OSError, EOFError, zlib.error, zipfile.BadZipFile, tarfile.TarError):
         return frozenset()
+
+
+def _tar_name(name: str) -> str:
+    return name.removeprefix("./")
+
+
+def read_member(file: Path, member: str, max_bytes: int) -> bytes | None:
+    """The bytes of ``member`` in the zip or tar (gzip'd or not: a Mastodon archive is a
+    tar.gz) at ``file``; ``None`` when it is not there, is larger than ``max_bytes`` or the
+    file cannot be read."""
+    try:
+        if zipfile.is_zipfile(file):
+            with zipfile.ZipFile(file) as archive:
+                try:
+                    info = archive.getinfo(member)
+                except KeyError:
+                    return None
+                return None if info.file_size > max_bytes else archive.read(info)
+        with tarfile.open(file, "r:*") as packed:
+            for entry in packed:
+                if entry.isfile() and _tar_name(entry.name) == member:
+                    if entry.size > max_bytes:
+                        return None
+                    handle = packed.extractfile(entry)
+                    return None if handle is None else handle.read(max_bytes)
+    except (OSError, EOFError, zlib.error, zipfile.BadZipFile, tarfile.TarError):
+        return None
+    return None
 
 
 def export_member(export_path: str, member: str) -> tuple[Path, str] | None:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 import anyio.to_thread
 import numpy as np
@@ -23,10 +23,10 @@ from mcpkit.archive.api import ArchiveAPI
 from mcpkit.archive.posts import AUTHORED_KINDS, KINDS
 from mcpkit.archive.query import TextFilter, parse_query, parse_terms
 from mcpkit.archive.settings import MODES as API_MODES
-from mcpkit.archive.web.queries import FACETS, FacetIndex, Filters
+from mcpkit.archive.web.queries import FACETS, FacetIndex, Filters, MediaFile
 from mcpkit.archive.web.text_index import TextSearch
 from mcpkit.errors import ValidationError
-from mcpkit.jsonrpc import JsonRpcError
+from mcpkit.jsonrpc import INVALID_PARAMS, JsonRpcError
 
 __all__ = ["PAGE_SIZE", "PageState", "Views", "parse_state"]
 
@@ -176,6 +176,25 @@ def _valid_day(month: int, day: int) -> bool:
     except ValueError:
         return False
     return True
+
+
+def media_item(post: Mapping[str, Any], media: MediaFile) -> dict[str, Any]:
+    """One attachment as a page shows it: served from the export when it is there (``local``),
+    else a link to a copy online when there is one (``online``)."""
+    online = media.url if media.url.startswith(("https://", "http://")) else ""
+    if not online and post.get("platform") == "bluesky" and media.url:
+        # a repository CAR holds no blobs, only their CIDs: Bluesky's CDN serves them by DID and CID
+        did = str(post.get("source_id") or "").removeprefix("at://").split("/", 1)[0]
+        if did.startswith("did:"):
+            online = f"https://cdn.bsky.app/img/feed_fullsize/plain/{quote(did, safe=':')}/{quote(media.url)}"
+    return {
+        "position": media.position,
+        "type": media.type,
+        "alt": media.alt,
+        "url": media.url,
+        "online": online,
+        "local": f"/media/{post['id']}/{media.position}" if media.path and media.export_path else "",
+    }
 
 
 def _highlight_terms(state: PageState) -> list[str]:
@@ -402,40 +421,34 @@ class Views:
 
     # -- one post -------------------------------------------------------------------------------
 
-    async def post(self, post_id: int) -> dict[str, Any] | None:
-        """A post in its thread (the API's ``get_thread``: the self-reply chain in time order
-        and the post it answers), with the post it quotes or reposts and every post's media."""
-        found = (await anyio.to_thread.run_sync(self.index.posts, [post_id])).get(post_id)
+    async def post(self, reference: str) -> dict[str, Any] | None:
+        """The post ``reference`` names (the archive's key as a permalink writes it, or the
+        platform's own id, URI or URL: a string in every case) in its thread (the API's
+        ``get_thread``: the self-reply chain in time order and the post it answers), with the
+        post it quotes or reposts and every post's media; ``None`` when no post answers.
+        Raises ``ValidationError`` for a reference the API refuses as such."""
+        thread = await self._thread(reference)
+        if thread is None:
+            return None
+        members = thread.get("posts") or []
+        focus_key: int = members[int(thread["focus_offset"]) - int(thread["offset"])]["post_id"]
+        found = (await anyio.to_thread.run_sync(self.index.posts, [focus_key])).get(focus_key)
         if found is None:
             return None
-        reference = found["source_id"] or found["id"]
-        try:
-            thread = await self.api.call("get_thread", {"id": reference, "limit": THREAD_MAX})
-        except JsonRpcError:
-            thread = {"posts": [], "in_reply_to": None}
-        thread_ids = [int(p["id"]) for p in thread.get("posts") or []] or [post_id]
+        thread_ids: list[int] = [p["post_id"] for p in members] or [focus_key]
         parent = thread.get("in_reply_to")
 
         def work() -> dict[str, Any]:
             related = {
                 "quote_of": self.index.post_by_source(found["platform"], found["quote_of"]),
                 "repost_of": self.index.post_by_source(found["platform"], found["repost_of"]),
-                "in_reply_to": None if not parent else int(parent["id"]),
+                "in_reply_to": None if not parent else parent["post_id"],
             }
             posts = self.index.posts([*thread_ids, *(i for i in related.values() if i is not None)])
-            posts[post_id] = found
-            for item in posts.values():
+            posts[focus_key] = found
+            for key, item in posts.items():
                 item["permalink"] = f"/post/{item['id']}"
-                item["media"] = [
-                    {
-                        "position": m.position,
-                        "type": m.type,
-                        "alt": m.alt,
-                        "url": m.url,
-                        "local": f"/media/{item['id']}/{m.position}" if m.path and m.export_path else "",
-                    }
-                    for m in self.index.media(int(item["id"]))
-                ]
+                item["media"] = [media_item(item, m) for m in self.index.media(key)]
 
             def one(key: str) -> dict[str, Any] | None:
                 wanted = related[key]
@@ -453,6 +466,33 @@ class Views:
             }
 
         return await anyio.to_thread.run_sync(work)
+
+    async def _thread(self, reference: str) -> dict[str, Any] | None:
+        """The API's thread of the post ``reference`` names, a page of it holding that post."""
+        try:
+            thread: dict[str, Any] = await self.api.call("get_thread", {"id": reference, "limit": THREAD_MAX})
+            focus = int(thread["focus_offset"])
+            if focus >= len(thread.get("posts") or []):
+                start = max(0, focus - THREAD_MAX // 2)
+                thread = await self.api.call(
+                    "get_thread", {"id": reference, "limit": THREAD_MAX, "offset": start}
+                )
+        except JsonRpcError as exc:
+            if exc.code == INVALID_PARAMS:
+                raise ValidationError(exc.message) from None
+            return None
+        return thread
+
+    async def post_key(self, reference: str) -> int | None:
+        """The archive key of the post ``reference`` names (as :meth:`post` reads it)."""
+        try:
+            thread = await self._thread(reference)
+        except ValidationError:
+            return None
+        if thread is None:
+            return None
+        key: int = thread["posts"][int(thread["focus_offset"]) - int(thread["offset"])]["post_id"]
+        return key
 
     async def stats(self) -> dict[str, Any]:
         stats: dict[str, Any] = await self.api.call("get_database_stats", {})
