@@ -27,6 +27,7 @@ _PARTS: dict[str, tuple[str, str]] = {
     "archive": ("mcpkit.archive.cli", "app"),
     "redmine": ("mcpkit.redmine.cli", "app"),
     "gateway": ("mcpkit.gateway.cli", "app"),
+    "package": ("mcpkit.channels.cli", "register"),
 }
 
 
