@@ -12,6 +12,11 @@ with ``?token=TOKEN`` once (the link printed at start; answered with a cookie an
 to the same URL without it), or with that cookie (``HttpOnly``, ``SameSite=Strict``); a
 browser without any gets the login form.
 
+Guessing the token is throttled per client address (:class:`LoginThrottle`): after
+``FREE_FAILURES`` wrong tokens (the login form, a bearer header or ``?token=``) every request
+from that address answers 429 with ``Retry-After`` until the wait is over, the wait doubling
+with each further wrong token up to ``MAX_WAIT`` seconds; the right token resets it.
+
 Every answer carries a Content-Security-Policy that allows scripts from the app's own files
 only (no inline script, no eval), no remote anything, and no framing.
 """
@@ -20,8 +25,12 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
+import threading
+import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, MutableMapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -31,7 +40,7 @@ from websockets.http11 import Request as HandshakeRequest
 from mcpkit.archive.rpc.security import AccessPolicy, is_loopback
 from mcpkit.server import is_local_host
 
-__all__ = ["COOKIE", "CSP", "WebAccess"]
+__all__ = ["COOKIE", "CSP", "LoginThrottle", "WebAccess"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -55,6 +64,44 @@ SECURITY_HEADERS = [
 _LOGIN_PATH = "/login"
 
 
+class LoginThrottle:
+    """Wrong tokens per client address, and how long each must wait before the next try.
+
+    The first :attr:`FREE_FAILURES` wrong tokens cost nothing (a typo, a stale bookmark); each
+    one after waits twice as long as the one before, from one second up to :attr:`MAX_WAIT`.
+    At most :attr:`MAX_CLIENTS` addresses are remembered (the oldest forgotten first), so a
+    flood of addresses cannot grow the table without bound."""
+
+    FREE_FAILURES = 5
+    MAX_WAIT = 300.0
+    MAX_CLIENTS = 4096
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._clients: OrderedDict[str, tuple[int, float]] = OrderedDict()  # failures, until
+
+    def wait(self, client: str) -> int:
+        """Whole seconds ``client`` must still wait (0: it may try now)."""
+        with self._lock:
+            failures, until = self._clients.get(client, (0, 0.0))
+        left = until - self._clock()
+        return math.ceil(left) if failures > self.FREE_FAILURES - 1 and left > 0 else 0
+
+    def failed(self, client: str) -> None:
+        with self._lock:
+            failures = self._clients.pop(client, (0, 0.0))[0] + 1
+            extra = failures - self.FREE_FAILURES
+            wait = 0.0 if extra < 0 else min(self.MAX_WAIT, 2.0**extra)
+            self._clients[client] = (failures, self._clock() + wait)
+            while len(self._clients) > self.MAX_CLIENTS:
+                self._clients.popitem(last=False)
+
+    def succeeded(self, client: str) -> None:
+        with self._lock:
+            self._clients.pop(client, None)
+
+
 @dataclass(frozen=True)
 class WebAccess:
     """The checks for one bind: Host (loopback binds), Origin, and the token when set."""
@@ -62,6 +109,7 @@ class WebAccess:
     host: str
     port: int
     policy: AccessPolicy
+    throttle: LoginThrottle = field(default_factory=LoginThrottle, compare=False)
 
     @classmethod
     def for_bind(
@@ -88,7 +136,8 @@ class WebAccess:
         return is_local_host(headers.get("host", ""))
 
     def _token_state(self, scope: Scope, headers: dict[str, str]) -> str:
-        """``ok``, ``query`` (the right token in the URL: set the cookie), or ``missing``."""
+        """``ok``, ``query`` (the right token in the URL: set the cookie), ``missing``, or
+        ``wrong`` (a token given, in a bearer header or the URL, that is not the token)."""
         if self.token is None:
             return "ok"
         cookies = _cookies(headers.get("cookie", ""))
@@ -101,7 +150,8 @@ class WebAccess:
             return "ok"
         if self.policy.token_ok(HandshakeRequest(f"{path}?{query}", Headers())):
             return "query"
-        return "missing"
+        given = "authorization" in headers or "token" in dict(parse_qsl(query))
+        return "wrong" if given else "missing"
 
     def wrap(self, app: App) -> App:
         """``app`` behind the checks, every answer with the security headers."""
@@ -123,12 +173,28 @@ class WebAccess:
             if not self.policy.origin_ok(headers.get("origin")):
                 await _plain(send_secured, 403, f"Origin {headers.get('origin')} may not use this archive.")
                 return
-            if scope.get("path") == _LOGIN_PATH and self.token is not None:
-                await self._login(scope, receive, send_secured, headers)
-                return
             # the app's own CSS and script are the package's files, not archive data
             public = str(scope.get("path", "")).startswith("/static/")
+            client = str((scope.get("client") or ("",))[0])
+            if self.token is not None and not public:
+                wait = self.throttle.wait(client)
+                if wait:
+                    await _plain(
+                        send_secured,
+                        429,
+                        f"Too many wrong tokens from this address: try again in {wait} s.",
+                        [(b"retry-after", str(wait).encode())],
+                    )
+                    return
+            if scope.get("path") == _LOGIN_PATH and self.token is not None:
+                await self._login(scope, receive, send_secured, client)
+                return
             state = "ok" if public else self._token_state(scope, headers)
+            if state == "wrong":
+                self.throttle.failed(client)
+                state = "missing"
+            elif state == "query":
+                self.throttle.succeeded(client)
             if state == "query":
                 pairs = [
                     (k, v) for k, v in parse_qsl(scope.get("query_string", b"").decode()) if k != "token"
@@ -151,7 +217,7 @@ class WebAccess:
     def _set_cookie(self) -> bytes:
         return f"{COOKIE}={self.cookie_value()}; Path=/; HttpOnly; SameSite=Strict".encode()
 
-    async def _login(self, scope: Scope, receive: Receive, send: Send, headers: dict[str, str]) -> None:
+    async def _login(self, scope: Scope, receive: Receive, send: Send, client: str) -> None:
         if scope.get("method") != "POST":
             await _login_form(send, scope, 200)
             return
@@ -171,8 +237,10 @@ class WebAccess:
             target = "/"
         assert self.token is not None
         if hmac.compare_digest(given.encode(), self.token.encode()):
+            self.throttle.succeeded(client)
             await _redirect(send, target, self._set_cookie())
         else:
+            self.throttle.failed(client)
             await _login_form(send, scope, 401, wrong=True)
 
 
@@ -189,12 +257,12 @@ def _cookies(raw: str) -> dict[str, str]:
     return out
 
 
-async def _plain(send: Send, status: int, text: str) -> None:
+async def _plain(send: Send, status: int, text: str, extra: list[tuple[bytes, bytes]] | None = None) -> None:
     await send(
         {
             "type": "http.response.start",
             "status": status,
-            "headers": [(b"content-type", b"text/plain; charset=utf-8")],
+            "headers": [(b"content-type", b"text/plain; charset=utf-8"), *(extra or [])],
         }
     )
     await send({"type": "http.response.body", "body": (text + "\n").encode()})

@@ -28,8 +28,8 @@ from starlette.templating import Jinja2Templates
 from mcpkit.archive.api import ArchiveAPI
 from mcpkit.archive.web.access import WebAccess
 from mcpkit.archive.web.queries import FACETS, export_member, read_member
-from mcpkit.archive.web.render import post_html
-from mcpkit.archive.web.views import PageState, Views, parse_state
+from mcpkit.archive.web.render import post_html, post_html_parts
+from mcpkit.archive.web.views import PageState, Views, parse_month, parse_state
 from mcpkit.errors import ValidationError
 
 __all__ = ["MEDIA_MAX_BYTES", "build_app", "templates_env"]
@@ -50,6 +50,7 @@ def templates_env() -> Environment:
         lstrip_blocks=True,
     )
     env.filters["post_html"] = post_html
+    env.filters["post_html_parts"] = post_html_parts
     env.globals.update(facet_titles=FACET_TITLES, months=MONTHS, facet_names=FACETS)
     return env
 
@@ -119,6 +120,20 @@ def build_app(
         "on_this_day.html",
         lambda _, data: f"On this day: {data['day']}",
     )
+
+    async def month(request: Request, json: bool = False) -> Response:
+        try:
+            state = state_of(request)
+            year, number = parse_month(str(request.path_params["month"]))
+        except ValidationError as exc:
+            return bad_request(request, exc, json)
+        data = await views.month(state, year, number)
+        if json:
+            return JSONResponse(data)
+        title = f"{MONTHS[number - 1]} {year}"
+        return page(request, "month.html", {"data": data, "s": state, "title": title})
+
+    media_grid = state_page(views.media_grid, "media_grid.html", lambda *_: "Media")
 
     async def post(request: Request, json: bool = False) -> Response:
         reference = str(request.path_params["post_id"])
@@ -197,11 +212,15 @@ def build_app(
         Route("/", search),
         Route("/timeline", timeline),
         Route("/on-this-day", on_this_day),
+        Route("/month/{month}", month),
+        Route("/media", media_grid),
         Route("/post/{post_id:path}", post),
         Route("/media/{post_id}/{position}", media),
         Route("/api/search", json_face(search)),
         Route("/api/timeline", json_face(timeline)),
         Route("/api/on-this-day", json_face(on_this_day)),
+        Route("/api/month/{month}", json_face(month)),
+        Route("/api/media", json_face(media_grid)),
         Route("/api/post/{post_id:path}", json_face(post)),
         Mount("/static", StaticFiles(directory=_static_dir()), name="static"),
     ]

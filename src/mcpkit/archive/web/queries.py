@@ -26,7 +26,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from mcpkit.archive.posts import AUTHORED_KINDS, KINDS, PLATFORMS, post_key
+from mcpkit.archive.posts import (
+    AUTHORED_KINDS,
+    KIND_BITS,
+    KINDS,
+    PLATFORMS,
+    VISIBILITIES,
+    post_key,
+    primary_kind,
+)
 from mcpkit.archive.store import UNKNOWN_CODE, Store
 
 __all__ = [
@@ -45,6 +53,10 @@ IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
 FACETS = ("kind", "platform", "account", "lang")
+_PRIMARY_CODES = np.array(
+    [KINDS.index(primary_kind(r)) if r else UNKNOWN_CODE for r in range(256)], dtype=np.uint8
+)
+"""The kind code a post's relations show it as (0, a kind no release names, stays unknown)."""
 """Categorical facets (besides year/month and has-media), in the order the page lists them."""
 
 
@@ -79,6 +91,11 @@ class Columns:
     labels: dict[str, list[str]]  # facet -> label per code
     rank: IntArray  # position of each post in newest-first order
     order: IntArray  # rows newest first
+    relations: npt.NDArray[np.uint8] = field(default_factory=lambda: np.zeros(0, dtype=np.uint8))
+    """Each post's set of relations (``posts.KIND_BITS``): the kind facet selects and counts by
+    them (a post liked and bookmarked is under both)."""
+    hidden: BoolArray | None = None
+    """The direct posts, which the page never shows (None: there are none)."""
     _code_of: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def __len__(self) -> int:
@@ -131,6 +148,7 @@ _POST_FIELDS = (
     "quote_of",
     "repost_of",
     "has_media",
+    "visibility",
 )
 
 
@@ -179,8 +197,12 @@ class FacetIndex:
         rank[order] = np.arange(len(order))
         codes: dict[str, npt.NDArray[np.int32]] = {}
         labels: dict[str, list[str]] = {}
-        for facet, small, names in (("kind", arrays.kinds, KINDS), ("platform", arrays.platforms, PLATFORMS)):
+        for facet, small, names in (
+            ("kind", _PRIMARY_CODES[arrays.relations], KINDS),
+            ("platform", arrays.platforms, PLATFORMS),
+        ):
             codes[facet], labels[facet] = self._named(facet, ids, small, names)
+        direct = arrays.visibilities == VISIBILITIES.index("direct")
         codes["account"], labels["account"] = arrays.accounts, list(arrays.account_names)
         codes["lang"], labels["lang"] = arrays.langs, list(arrays.lang_names)
         return Columns(
@@ -193,6 +215,8 @@ class FacetIndex:
             labels=labels,
             rank=rank,
             order=order.astype(np.int64),
+            relations=arrays.relations,
+            hidden=direct if direct.any() else None,
         )
 
     def _named(
@@ -234,16 +258,24 @@ class FacetIndex:
             return values if rows is None else values[rows]
 
         masks: dict[str, BoolArray] = {}
+        if cols.hidden is not None:
+            masks["visibility"] = ~column(cols.hidden)
         for facet in FACETS:
             wanted = filters.values(facet)
             if not wanted:
                 continue
             table = np.zeros(len(cols.labels[facet]) + 1, dtype=bool)
+            bits = 0
             for label in wanted:
+                if facet == "kind" and label in KIND_BITS:
+                    bits |= KIND_BITS[label]
+                    continue
                 code = cols.code(facet, label)
                 if code >= 0:
                     table[code] = True
             masks[facet] = table[column(cols.codes[facet])]
+            if bits:
+                masks[facet] |= (column(cols.relations) & bits) != 0
         if filters.media is not None:
             masks["media"] = column(cols.media) == filters.media
         if filters.year is not None:
@@ -291,6 +323,11 @@ class FacetIndex:
             selected = rows(facet)
             codes = cols.codes[facet][selected]
             tally = np.bincount(codes, minlength=len(cols.labels[facet]))
+            if facet == "kind":  # by relation: a post liked and bookmarked counts under both
+                per_value = np.bincount(cols.relations[selected], minlength=256)
+                for i, label in enumerate(cols.labels[facet]):
+                    if label in KIND_BITS:
+                        tally[i] = per_value[(np.arange(256) & KIND_BITS[label]) != 0].sum()
             values: list[dict[str, Any]] = [
                 {"value": label, "count": int(tally[i])}
                 for i, label in enumerate(cols.labels[facet])
@@ -322,6 +359,27 @@ class FacetIndex:
             for i, n in enumerate(tally)
             if n
         ]
+
+    @staticmethod
+    def neighbours(cols: Columns, post_id: int, mask: BoolArray) -> tuple[int | None, int | None]:
+        """The archive keys of the posts just newer and just older than ``post_id`` among the
+        rows ``mask`` keeps, in the newest-first order (``None`` at either end)."""
+        rows = cols.rows_of([post_id])
+        if not len(rows):
+            return None, None
+        at = int(cols.rank[rows[0]])
+
+        def first(positions: range) -> int | None:
+            step = 256
+            for start in positions[::step]:
+                stop = min(start + step, len(cols.order)) if positions.step > 0 else max(start - step, -1)
+                chunk = cols.order[start : stop : positions.step] if stop >= 0 else cols.order[start::-1]
+                hits = np.flatnonzero(mask[chunk])
+                if len(hits):
+                    return int(cols.ids[chunk[hits[0]]])
+            return None
+
+        return first(range(at - 1, -1, -1)), first(range(at + 1, len(cols.order)))
 
     # -- posts -------------------------------------------------------------------------------------
 

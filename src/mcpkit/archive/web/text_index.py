@@ -328,6 +328,19 @@ class TextSearch:
             total = len(rows)
         return TextPage(page_rows, more, total, approximate, facets)
 
+    def newest(self, cols: Columns, filters: Filters, text_filter: TextFilter, count: int) -> IntArray:
+        """The rows of the newest ``count`` posts matching ``text_filter`` under ``filters``
+        (checked as :meth:`page` checks them, sharing what it learnt)."""
+        found = self.matches(cols, text_filter)
+        if found.candidates is not None:
+            ordered = self.index.select(cols, filters, found.candidates)
+        else:
+            mask = self.index.mask(cols, filters)
+            ordered = cols.order[mask[cols.order]]
+        rows, _ = found.walk(ordered, count, self._checker(cols, text_filter))
+        newest: IntArray = rows[:count]
+        return newest
+
     def _estimate(
         self, cols: Columns, filters: Filters, found: QueryMatches, check: Callable[[IntArray], BoolArray]
     ) -> tuple[int, dict[str, Any], bool]:

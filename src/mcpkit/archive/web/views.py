@@ -28,7 +28,7 @@ from mcpkit.archive.web.text_index import TextSearch
 from mcpkit.errors import ValidationError
 from mcpkit.jsonrpc import INVALID_PARAMS, JsonRpcError
 
-__all__ = ["PAGE_SIZE", "PageState", "Views", "parse_state"]
+__all__ = ["PAGE_SIZE", "PageState", "Views", "parse_month", "parse_state"]
 
 PAGE_SIZE = 30
 SEMANTIC_TOP = 100
@@ -41,6 +41,18 @@ model (:mod:`mcpkit.archive.ranking`); plain semantic hits and uncalibrated mode
 MAX_OFFSET = 100_000
 THREAD_MAX = 200
 """Posts of a thread one post page shows (the thread's own count is said beside them)."""
+TALK_SAMPLE = 1000
+"""Mentions and hashtags are counted in this many newest posts of a selection (a text
+search: in its :data:`TALK_TEXT_SAMPLE` newest matches), not the whole archive."""
+TALK_TEXT_SAMPLE = 200
+TALK_TOP = 12
+"""The most mentions (and hashtags) a page lists."""
+MONTH_PAGE = 100
+"""Posts a month page shows at once."""
+GRID_PAGE = 60
+"""Posts with pictures the media grid shows at once."""
+_MENTION = re.compile(r"(?<![\w@/])@([A-Za-z0-9_]{1,30}(?:@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)?)")
+_HASHTAG = re.compile(r"(?<![\w#&/])#(\w{1,100})")
 _MONTH = re.compile(r"^(\d{4})(?:-(\d{1,2}))?$")
 _DAY = re.compile(r"^(\d{1,2})-(\d{1,2})$")
 
@@ -170,6 +182,14 @@ def parse_state(params: Mapping[str, Sequence[str]]) -> PageState:
     )
 
 
+def parse_month(raw: str) -> tuple[int, int]:
+    """``YYYY-MM`` as ``(year, month)``; ``ValidationError`` naming the parameter otherwise."""
+    found = _MONTH.match(raw.strip())
+    if found is None or found.group(2) is None or not 1 <= int(found.group(2)) <= 12:
+        raise ValidationError(f"month must be YYYY-MM, got {raw!r}")
+    return int(found.group(1)), int(found.group(2))
+
+
 def _valid_day(month: int, day: int) -> bool:
     try:
         dt.date(2024, month, day)  # a leap year: 02-29 is a day people post on
@@ -195,6 +215,27 @@ def media_item(post: Mapping[str, Any], media: MediaFile) -> dict[str, Any]:
         "online": online,
         "local": f"/media/{post['id']}/{media.position}" if media.path and media.export_path else "",
     }
+
+
+def talk_counts(texts: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+    """The mentions and hashtags of ``texts`` (lower-cased) with how many posts carry each,
+    most first, at most :data:`TALK_TOP` of each."""
+    found: dict[str, dict[str, int]] = {"mention": {}, "hashtag": {}}
+    for text in texts:
+        for facet, pattern, sign in (("mention", _MENTION, "@"), ("hashtag", _HASHTAG, "#")):
+            for name in {sign + m.group(1).lower() for m in pattern.finditer(text)}:
+                found[facet][name] = found[facet].get(name, 0) + 1
+    return {
+        facet: [
+            {"value": name, "count": n}
+            for name, n in sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:TALK_TOP]
+        ]
+        for facet, counts in found.items()
+    }
+
+
+def month_name(year: int, month: int) -> str:
+    return f"{year:04d}-{month:02d}"
 
 
 def _highlight_terms(state: PageState) -> list[str]:
@@ -243,6 +284,11 @@ class Views:
         ids = [int(cols.ids[r]) for r in page_rows]
         posts = self.index.posts(ids)
         results = [posts[i] for i in ids if i in posts]
+        if text_filter.active:
+            sample = self.text.newest(cols, filters, text_filter, TALK_TEXT_SAMPLE)
+        else:
+            sample = ordered[:TALK_SAMPLE]
+        facets = {**facets, **self._talk([int(cols.ids[r]) for r in sample])}
         return self._page(
             state,
             total=total,
@@ -298,6 +344,7 @@ class Views:
             weak = bool(ranked) and not any(match_of[i] for i in ranked) and not state.weak
         else:
             weak = bool(ranked) and best < GOOD_SCORE and not state.weak
+        facets = {**facets, **await anyio.to_thread.run_sync(self._talk, ranked)}
         page_ids = [] if weak else ranked[state.offset : state.offset + PAGE_SIZE]
         posts = await anyio.to_thread.run_sync(self.index.posts, page_ids)
         results = [
@@ -419,6 +466,79 @@ class Views:
 
         return await anyio.to_thread.run_sync(work)
 
+    def _talk(self, ids: Sequence[int]) -> dict[str, Any]:
+        """The mention and hashtag facets of the posts ``ids`` (read from their texts)."""
+        posts = self.index.posts(list(ids))
+        return talk_counts([str(p["content"] or "") for p in posts.values()])
+
+    # -- a month, read in order; the media grid -------------------------------------------------
+
+    async def month(self, state: PageState, year: int, month: int) -> dict[str, Any]:
+        """The month's posts under the state's other facets, oldest first, a page at a time,
+        with the months before and after that have posts under the same facets."""
+
+        def work() -> dict[str, Any]:
+            cols = self.index.columns()
+            filters = replace(state.filters, year=None, month=None)
+            others = self.index.mask(cols, filters)
+            months = [(m["year"], m["month"]) for m in self.index.month_counts(cols, others)]
+            mask = others & (cols.month == (year - 1970) * 12 + month - 1)
+            newest_first = cols.order[mask[cols.order]]
+            oldest_first = newest_first[::-1]
+            total = len(oldest_first)
+            page = oldest_first[state.offset : state.offset + MONTH_PAGE]
+            ids = [int(cols.ids[r]) for r in page]
+            posts = self.index.posts(ids)
+            results = [dict(posts[i], permalink=f"/post/{posts[i]['id']}") for i in ids if i in posts]
+            before = [m for m in months if m < (year, month)]
+            after = [m for m in months if m > (year, month)]
+            query = state.query(filters=filters, offset=state.offset)
+            return {
+                "month": month_name(year, month),
+                "year": year,
+                "month_number": month,
+                "state": query,
+                "total": total,
+                "offset": state.offset,
+                "limit": MONTH_PAGE,
+                "returned": len(results),
+                "next_offset": state.offset + MONTH_PAGE if state.offset + MONTH_PAGE < total else None,
+                "previous_month": month_name(*before[-1]) if before else None,
+                "next_month": month_name(*after[0]) if after else None,
+                "results": results,
+            }
+
+        return await anyio.to_thread.run_sync(work)
+
+    async def media_grid(self, state: PageState) -> dict[str, Any]:
+        """Posts with media under the state's facets, newest first, each with its media."""
+
+        def work() -> dict[str, Any]:
+            cols = self.index.columns()
+            filters = replace(state.filters, media=True)
+            mask = self.index.mask(cols, filters)
+            ordered = cols.order[mask[cols.order]]
+            total = len(ordered)
+            ids = [int(cols.ids[r]) for r in ordered[state.offset : state.offset + GRID_PAGE]]
+            posts = self.index.posts(ids)
+            results = []
+            for key in ids:
+                if key in posts:
+                    post = dict(posts[key], permalink=f"/post/{posts[key]['id']}")
+                    post["media"] = [media_item(post, m) for m in self.index.media(key)]
+                    results.append(post)
+            return {
+                "state": state.query(offset=state.offset),
+                "total": total,
+                "offset": state.offset,
+                "limit": GRID_PAGE,
+                "returned": len(results),
+                "next_offset": state.offset + GRID_PAGE if state.offset + GRID_PAGE < total else None,
+                "results": results,
+            }
+
+        return await anyio.to_thread.run_sync(work)
+
     # -- one post -------------------------------------------------------------------------------
 
     async def post(self, reference: str) -> dict[str, Any] | None:
@@ -455,8 +575,17 @@ class Views:
                 return None if wanted is None else posts.get(wanted)
 
             reply_key = self.index.post_by_source(found["platform"], found["reply_to"])
+            # previous/next in time among the posts of the same sort (authored, or the same kind)
+            cols = self.index.columns()
+            kinds = tuple(AUTHORED_KINDS) if found["kind"] in AUTHORED_KINDS else (str(found["kind"]),)
+            newer, older = self.index.neighbours(cols, focus_key, self.index.mask(cols, Filters(kinds=kinds)))
+            near = self.index.posts([k for k in (newer, older) if k is not None])
+            for item in near.values():
+                item["permalink"] = f"/post/{item['id']}"
             return {
                 "post": found,
+                "newer": near.get(newer) if newer is not None else None,
+                "older": near.get(older) if older is not None else None,
                 "reply_missing": bool(found["reply_to"]) and reply_key is None,
                 "thread": [posts[i] for i in thread_ids if i in posts],
                 "thread_total": int(thread.get("total_count") or len(thread_ids)),
