@@ -52,10 +52,10 @@ def test_import_of_shift_jis_reads_japanese(tmp_path: Path) -> None:
         ["stats"],
         ["text", "x"],
         ["serve", "--port", "0"],
-        ["mcp"],
     ],
 )
 def test_a_missing_db_is_not_created(tmp_path: Path, args: list[str]) -> None:
+    """(``mcp`` serves a missing archive instead, saying how to import: tests/archive_faces/test_first_run.py.)"""
     db = tmp_path / "typo.db"
     done = cli(*args, "--db", str(db))
     assert done.returncode == 1

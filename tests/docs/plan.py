@@ -139,6 +139,10 @@ PLANS: dict[tuple[str, str], Plan] = {
         ports=(HTTP_PORT,), needs=("third-party",), setup=("export GATEWAY_TOKEN=docs-test-token",)
     ),
     ("README.md", "claude mcp add archive"): Plan(),
+    ("README.md", "uvx --from 'mcpkit-suite[archive]' mcpkit archive import"): Plan(
+        setup=("python scripts/sample_exports.py",),
+        lines=(Line(r"archive search", stdout=r"@\w"),),
+    ),
     ("README.md", "from mcpkit.server import build_server, serve"): Plan(
         kind="server", probe=("--call", "show_user", "--args", '{"id": "current"}', "--expect-error")
     ),

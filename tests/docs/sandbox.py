@@ -33,7 +33,13 @@ RUN_PYTHON = REPO / "tests" / "docs" / "run_python.py"
 LOCKS = Path(os.environ.get("TMPDIR", "/tmp")) / "mcpkit-docs-locks"
 
 UVX = f"""#!/bin/sh
-# uvx NAME ARGS...: the PyPI server make test installed (no download)
+# uvx NAME ARGS...: the PyPI server make test installed (no download).
+# uvx --from 'mcpkit-suite[extra]' mcpkit ARGS...: this checkout's mcpkit (tests/install runs the
+# real uvx on the built wheel).
+if [ "$1" = "--from" ]; then
+  shift 2; name="$1"; shift
+  exec "{REPO}/.venv/bin/$name" "$@"
+fi
 name="$1"; shift
 exec "{THIRD_PARTY}/venv/bin/$name" "$@"
 """

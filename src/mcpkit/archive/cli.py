@@ -758,31 +758,42 @@ async def _connect_api(given_url: str | None, db: Path | None) -> ArchiveAPIProt
     silently to whatever answered on the port (200,000 posts of another archive instead of 185).
     """
     if db is None:
-        from mcpkit.archive.api import ENV_DB
-
-        url = _server_url(given_url)
-        client = RpcClient(url, token=_token(), connect_timeout=2.0)
-        named = env_value(ENV_DB)
-        try:
-            status = await client.call("get_status", {})
-        except Exception:
-            await client.aclose()
-            _err(f"no archive server answers at {url}; searching in-process")
-        else:
-            served = status.get("db") if isinstance(status, dict) else None
-            if named and served and not _same_file(Path(named).expanduser(), Path(served)):
-                await client.aclose()
-                _err(
-                    f"the archive server at {url} serves {served}, not ${ENV_DB} ({named}); searching in-process"
-                )
-            else:
-                _err(f"using the archive server at {url} (db {served or 'not named by the server'})")
-                return client
-
+        client = await _answering_server(_server_url(given_url))
+        if client is not None:
+            return client
     path = _db_path(db)
     api = _open_api(path)
     _err(f"in-process on {path}")
     return api
+
+
+async def _answering_server(url: str) -> RpcClient | None:
+    """A client of the archive server at ``url`` when it answers and serves the archive
+    ``$MCPKIT_ARCHIVE_DB`` names (if it names one), else None; a line on stderr says which."""
+    from mcpkit.archive.api import ENV_DB
+
+    client = RpcClient(url, token=_token(), connect_timeout=2.0)
+    named = env_value(ENV_DB)
+    try:
+        status = await client.call("get_status", {})
+    except Exception:
+        await client.aclose()
+        _err(f"no archive server answers at {url}; searching in-process")
+        return None
+    served = status.get("db") if isinstance(status, dict) else None
+    if named and served and not _same_file(Path(named).expanduser(), Path(served)):
+        await client.aclose()
+        _err(f"the archive server at {url} serves {served}, not ${ENV_DB} ({named}); searching in-process")
+        return None
+    _err(f"using the archive server at {url} (db {served or 'not named by the server'})")
+    return client
+
+
+async def _default_server_answers() -> bool:
+    client = await _answering_server(DEFAULT_URL)
+    if client is not None:
+        await client.aclose()
+    return client is not None
 
 
 def _query(
@@ -1053,10 +1064,24 @@ def mcp_cmd(
     if embed_tool and db is None:
         fail("--embed-tool needs --db: embedding runs in-process", 2)
     api: ArchiveAPIProtocol
+    if db is None and url is None and env_value(ENV_URL) is None and not _run(_default_server_answers()):
+        db = _db_path(None)  # no server named or running: the default archive, as a client's one-line config expects
     if db is not None:
-        local = _open_api(db, InputLimits(max_text_chars=max_text_chars), create=create)
-        local.warm_in_background()
-        api = local
+        limits = InputLimits(max_text_chars=max_text_chars)
+        if not db.exists() and not create:
+            from mcpkit.archive.api import ArchiveAPI
+            from mcpkit.archive.first_run import FirstRunAPI
+
+            # A fresh install: serve, and say how to import, instead of exiting before initialize.
+            path = db
+            api = FirstRunAPI(
+                path, lambda: ArchiveAPI.open(path, limits=limits, exact=_exact(), endpoint=_endpoint())
+            )
+            _err(api.missing_message())
+        else:
+            local = _open_api(db, limits, create=create)
+            local.warm_in_background()
+            api = local
     else:
         url = _server_url(url)
         api = RpcClient(url, token=_token())

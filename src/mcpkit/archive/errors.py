@@ -29,6 +29,10 @@ class ImportFormatError(ArchiveError):
     """An input file (CSV export, upstream directory) cannot be read at all."""
 
 
+class ArchiveMissingError(ArchiveError):
+    """The archive file does not exist yet: nothing was imported (the message says how to)."""
+
+
 class SpaceMissingError(ArchiveError):
     """A vector space needed by the request has no vectors yet (run ``mcpkit archive embed``)."""
 
