@@ -7,6 +7,7 @@ test_archive_web_page_browser.py).
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import re
@@ -36,8 +37,14 @@ ZALGO = "Z" + "\u0301\u0302\u0303\u0304\u0306\u0307\u0308\u030a" * 40 + "algo"
 EMOJI = "Coffee time \u2615\U0001f600\U0001f389"
 
 
+VISIBILITY = "visibility" in {f.name for f in dataclasses.fields(Post)}
+"""Whether this release's posts carry a visibility (the page marks followers-only posts)."""
+
+
 def page_posts() -> list[Post]:
+    followers = [tweet(4007, "2024-01-16 10:00:00", "only for my followers", visibility="followers")]
     return [
+        *(followers if VISIBILITY else []),
         tweet(4001, "2024-01-10 10:00:00", LONG, lang="en"),
         tweet(4002, "2024-01-11 10:00:00", f"open {SPOOF} now", user=SPOOF),
         tweet(4003, "2024-01-12 10:00:00", ZALGO),
@@ -107,6 +114,13 @@ def test_a_month_reads_in_order(site: Served) -> None:
     assert 'href="/month/2023-07"' in site.html("/timeline")
     status, _, body = site.get("/api/month/2023-13")
     assert status == 400 and json.loads(body)["error"].startswith("month must be")
+
+
+def test_a_followers_only_post_is_marked(site: Served) -> None:
+    if not VISIBILITY:
+        pytest.skip("posts carry no visibility in this release")
+    assert "followers only" in site.html("/post/4007")
+    assert "followers only" not in site.html("/post/4006")
 
 
 def test_media_grid(site: Served) -> None:

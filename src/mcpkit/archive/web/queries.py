@@ -159,6 +159,7 @@ class FacetIndex:
         self.store = store
         self._lock = threading.Lock()
         self._columns: Columns | None = None
+        self._fields: tuple[str, ...] | None = None
 
     # -- the columns ---------------------------------------------------------------------------
 
@@ -388,18 +389,27 @@ class FacetIndex:
         conn = self.store.reader
         out: dict[int, dict[str, Any]] = {}
         ids = [int(i) for i in post_ids]
+        fields = self._post_fields()
         for start in range(0, len(ids), 500):
             part = ids[start : start + 500]
             marks = ",".join("?" * len(part))
             sql = (
-                f"SELECT p.post_id, coalesce(u.name, ''), {', '.join('p.' + c for c in _POST_FIELDS)} "
+                f"SELECT p.post_id, coalesce(u.name, ''), {', '.join('p.' + c for c in fields)} "
                 f"FROM posts p LEFT JOIN users u ON u.user_id = p.user_id WHERE p.post_id IN ({marks})"
             )
             for row in conn.execute(sql, part):
-                post = {"id": str(row[0]), "user": row[1], **dict(zip(_POST_FIELDS, row[2:], strict=True))}
+                post = {"id": str(row[0]), "user": row[1], **dict(zip(fields, row[2:], strict=True))}
                 post["has_media"] = bool(post["has_media"])
                 out[int(row[0])] = post
         return out
+
+    def _post_fields(self) -> tuple[str, ...]:
+        """The columns a page shows, with ``visibility`` where the archive records it (the
+        page marks followers-only and direct posts)."""
+        if self._fields is None:
+            columns = {str(r[1]) for r in self.store.reader.execute("PRAGMA table_info(posts)")}
+            self._fields = _POST_FIELDS + (("visibility",) if "visibility" in columns else ())
+        return self._fields
 
     def post_by_source(self, platform: str, source_id: str) -> int | None:
         """The archive key of a post named by its platform id, when the archive holds it."""
