@@ -130,7 +130,7 @@ def sample_posts() -> list[Post]:
                 "kenji@example.social",
                 f"2021-05-04 0{i}:00:00",
                 source,
-                f"東京で猫を見た {i}" if i % 2 else f"コーヒーを飲んだ {i}",
+                f"東京で猫を見た {i} 🐈" if i % 2 else f"コーヒーを飲んだ {i} ☕",
                 1,
                 platform="mastodon",
                 kind="post",

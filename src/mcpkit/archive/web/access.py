@@ -193,7 +193,9 @@ class WebAccess:
             if state == "wrong":
                 self.throttle.failed(client)
                 state = "missing"
-            elif state == "query":
+            elif state == "query" or (
+                state == "ok" and self.token is not None and "authorization" in headers
+            ):
                 self.throttle.succeeded(client)
             if state == "query":
                 pairs = [
