@@ -82,6 +82,7 @@ def test_combining_marks_do_not_draw_over_the_header(tab: Page) -> None:
 def test_emoji_are_drawn_in_colour(tab: Page) -> None:
     page = tab.goto("/?q=time")
     family = page.locator("article[data-id='4004'] .text").evaluate("e => getComputedStyle(e).fontFamily")
+    page.evaluate("document.fonts.load('48px \"Archive Emoji\"', '\\u{1F600}')")
     coloured = page.evaluate(
         """f => { const c = document.createElement('canvas'); c.width = 64; c.height = 64;
         const g = c.getContext('2d'); g.font = '48px ' + f; g.fillStyle = '#000'; g.fillText('\\u{1F600}', 4, 52);

@@ -161,3 +161,34 @@ def test_mastodon_and_bluesky_post_pages_in_chromium(platforms: Served) -> None:
             tab.shot("post-bluesky")
         finally:
             tab.close()
+
+
+def test_a_post_deep_in_a_long_thread_opens(tmp_path: Path) -> None:
+    from mcpkit.archive.web.views import THREAD_MAX
+    from tests.test_archive_web import tweet
+
+    count = THREAD_MAX + 60
+    posts = [
+        tweet(
+            5000 + i,
+            f"2023-01-01 {i // 60:02d}:{i % 60:02d}:00",
+            f"part {i}",
+            "reply" if i else "post",
+            reply_to=str(5000 + i - 1) if i else "",
+            thread_root="5000",
+        )
+        for i in range(count)
+    ]
+    db = tmp_path / "archive.db"
+    store = Store(db)
+    try:
+        with store.transaction() as conn:
+            store.upsert_posts(conn, posts, account="@alice")
+    finally:
+        store.close()
+    with serve(db) as (_, port):
+        site = Served(f"http://127.0.0.1:{port}", db, tmp_path)
+        last = site.json(f"/api/post/{5000 + count - 1}")
+        assert last["post"]["content"] == f"part {count - 1}"
+        assert last["thread_total"] == count and len(last["thread"]) == THREAD_MAX
+        assert str(5000 + count - 1) in [p["id"] for p in last["thread"]]

@@ -602,7 +602,8 @@ class Views:
             thread: dict[str, Any] = await self.api.call("get_thread", {"id": reference, "limit": THREAD_MAX})
             focus = int(thread["focus_offset"])
             if focus >= len(thread.get("posts") or []):
-                start = max(0, focus - THREAD_MAX // 2)
+                total = int(thread.get("total_count") or 0)
+                start = max(0, min(focus - THREAD_MAX // 2, total - THREAD_MAX))
                 thread = await self.api.call(
                     "get_thread", {"id": reference, "limit": THREAD_MAX, "offset": start}
                 )
