@@ -2,8 +2,9 @@
 
     python bench/quality.py               # ~30 s on 2 cores: the table, hubs, "no good match"
     python bench/quality.py --variants    # also the fusion and hub-correction alternatives
-    python bench/quality.py --fit         # refit the "no good match" thresholds of the model
-                                          # and write them to src/mcpkit/archive/data/calibration.json
+
+The "no good match" thresholds are fitted on this set and on real exports together by
+``python bench/verdict.py --fit``; this bench reports how the served verdict does here.
 
 The corpus and the judged queries are tests/search_quality/ (built, imported and embedded with the
 default model through the archive's own paths). Modes:
@@ -22,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import shutil
 import sys
 import tempfile
@@ -35,7 +35,6 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the evaluation set lives in tests/
 
-import itertools
 
 from mcpkit.archive import ranking
 from mcpkit.archive.engine import Engine
@@ -239,71 +238,31 @@ class Bench:
         )
         print(f"  hybrid (served)  hub first for {served}/{len(none)} no-answer queries")
 
-    def features(self) -> list[tuple[float, float, bool, Judged]]:
-        """(similarity, coverage, is the hit relevant, query) of each query's best hybrid hit."""
-        out = []
-        for judged in self.corpus.queries:
-            found = self.served(judged.query, ranking.HYBRID)
-            if not found:
-                continue
-            best = found[0]
-            out.append(
-                (
-                    float(best["similarity"]),
-                    float(best["text_match"]),
-                    int(best["post"]["post_id"]) in judged.relevant,
-                    judged,
-                )
-            )
-        return out
-
     def no_good_match(self) -> None:
+        """How often the served verdict of the best hybrid hit is right (the thresholds:
+        bench/verdict.py --fit)."""
         calibration = ranking.calibration_for(self.space.model)
         print(
             f'\n"no good match" ({self.space.model}: {calibration.as_dict() if calibration else "not calibrated"}):'
         )
         if calibration is None:
             return
-        rows = self.features()
+        rows = []
+        for judged in self.corpus.queries:
+            found = self.served(judged.query, ranking.HYBRID)
+            if found:
+                rows.append(
+                    (bool(found[0]["match"]), int(found[0]["post"]["post_id"]) in judged.relevant, judged)
+                )
         for label, keep in (
-            ("best hit relevant -> match", lambda f: f[2]),
-            ("no-answer query -> no match", lambda f: f[3].query_class == "none"),
-            ("best hit not relevant -> no match", lambda f: not f[2]),
+            ("best hit relevant -> match", lambda f: f[1]),
+            ("no-answer query -> no match", lambda f: f[2].query_class == "none"),
+            ("best hit not relevant -> no match", lambda f: not f[1]),
         ):
             chosen = [f for f in rows if keep(f)]
             want = label.endswith("-> match")
-            right = sum(1 for f in chosen if calibration.is_match(f[0], f[1]) == want)
+            right = sum(1 for f in chosen if f[0] == want)
             print(f"  {label:<36} {right}/{len(chosen)}")
-
-
-def fit(rows: list[tuple[float, float, bool, Judged]]) -> tuple[float, float]:
-    """Thresholds maximising balanced accuracy of "the best hit is relevant"."""
-    sims = sorted({round(f[0], 4) for f in rows})
-    sim_cuts = [(a + b) / 2 for a, b in itertools.pairwise(sims)] or [0.5]
-    cov_cuts = [round(0.5 + 0.05 * i, 2) for i in range(11)] + [1.01]
-    best = (-1.0, 0.0, 1.01)
-    for cov in cov_cuts:
-        for sim in sim_cuts:
-            score = balanced(rows, sim, cov)
-            if score > best[0] + 1e-9:
-                best = (score, sim, cov)
-    return round(best[1], 4), best[2]
-
-
-def balanced(rows: list[tuple[float, float, bool, Judged]], sim: float, cov: float) -> float:
-    pos = [f for f in rows if f[2]]
-    neg = [f for f in rows if not f[2]]
-    hit = sum(1 for f in pos if f[0] >= sim or f[1] >= cov) / max(len(pos), 1)
-    rej = sum(1 for f in neg if not (f[0] >= sim or f[1] >= cov)) / max(len(neg), 1)
-    return (hit + rej) / 2
-
-
-def leave_one_out(rows: list[tuple[float, float, bool, Judged]]) -> float:
-    right = 0
-    for i, row in enumerate(rows):
-        sim, cov = fit(rows[:i] + rows[i + 1 :])
-        right += (row[0] >= sim or row[1] >= cov) == row[2]
-    return right / len(rows)
 
 
 def reuse_or_build(directory: Path) -> tuple[Path, Corpus]:
@@ -328,7 +287,6 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--variants", action="store_true", help="also print fusion/hub alternatives")
-    parser.add_argument("--fit", action="store_true", help="refit and write the calibration file")
     parser.add_argument("--work", type=Path, help="build the archive here once and reuse it")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -349,24 +307,6 @@ def main() -> None:
             f"hybrid >= best single mode (MRR@{K}) on every class: {'yes' if not behind else 'NO: ' + ', '.join(behind)}"
         )
         bench.report_hubs()
-        if args.fit:
-            rows = bench.features()
-            sim, cov = fit(rows)
-            accuracy = leave_one_out(rows)
-            path = ranking.calibration_path()
-            data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"models": {}}
-            data["models"][bench.space.model] = {
-                "similarity": sim,
-                "coverage": cov,
-                "fitted_on": f"tests/search_quality ({len(rows)} queries: best hybrid hit relevant or not)",
-                "accuracy": round(accuracy, 3),
-            }
-            path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-            ranking._calibrations.cache_clear()
-            print(
-                f"\nfitted {bench.space.model}: similarity >= {sim}, coverage >= {cov}; leave-one-out accuracy {accuracy:.3f} -> {path}"
-            )
-            bench._served.clear()
         bench.no_good_match()
         engine.close()
 

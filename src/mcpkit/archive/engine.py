@@ -533,6 +533,8 @@ class Engine:
                 self._filter_mask(settings.user_filter, settings.date_filter, post_filter),
             )
             found = self._walk(ranking, wanted, parsed.text_filter, text_source(mode))
+            if post_filter is not None:  # mcpkit's request: every mode carries the verdict
+                self._judge_ranked(parsed, found)
         found = found[offset:]
         if post_filter is not None:
             for result, post in zip(found, self.store.extend_posts([r["post"] for r in found]), strict=True):
@@ -612,12 +614,43 @@ class Engine:
         found = self._walk(
             _Ranking(space, scores=fused, rows=fused_rows), wanted, parsed.text_filter, "content"
         )
-        found_rows = space.rows_of([r["post"]["post_id"] for r in found])
-        cosines = space.read_rows(found_rows) @ query
-        similarities = hybrid.hub_adjusted(cosines, [r["post"]["content"] for r in found])
-        coverage = hits.coverage_of(r["post"]["content"] for r in found)
-        hybrid.annotate(found, similarities, coverage, hybrid.calibration_for(space.model))
+        self._judge(space, query, found, hits)
         return found
+
+    def _judge(
+        self, space: VectorSpace, query: FloatArray, found: list[dict[str, Any]], hits: hybrid.TextHits
+    ) -> None:
+        """The "no good match" verdict of each result (:mod:`mcpkit.archive.ranking`), measured in
+        the content ``space`` whatever the mode ranked by: ``similarity`` (cosine less the length
+        prior), ``text_match`` (coverage of the query's trigrams ``hits`` weighs) and ``match``."""
+        rows = space.rows_of([r["post"]["post_id"] for r in found])
+        held = rows >= 0
+        cosines = np.zeros(len(found), dtype=np.float32)
+        hubs = np.zeros(len(found), dtype=np.float32)
+        if held.any():
+            cosines[held] = space.read_rows(rows[held]) @ query
+            hubs[held] = self.hub_scores(space).for_rows(space, rows[held])
+        texts = [r["post"]["content"] for r in found]
+        similarities = hybrid.hub_adjusted(cosines, texts)
+        calibration = hybrid.calibration_for(space.model)
+        hybrid.annotate(found, similarities, hits.coverage_of(texts), calibration, hubs.tolist())
+
+    def _judge_ranked(self, parsed: ParsedQuery, found: list[dict[str, Any]]) -> None:
+        """:meth:`_judge` for a search that ranked by meaning alone (any vector mode): the query
+        embedded for the content space, its trigrams weighed without reading a doclist."""
+        space = self.space("content")
+        if space is None or not len(space) or not found:
+            return
+        query = space.check_query(self._query_vector(space, parsed.vector_text))
+        weights = hybrid.query_weights(
+            self.store.reader,
+            "fts_content",
+            parsed.vector_text,
+            len(space),
+            doc_freqs=self._doc_freqs,
+            generation=self.store.posts_generation(),
+        )
+        self._judge(space, query, found, weights)
 
     def _text_only(
         self,

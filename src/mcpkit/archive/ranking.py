@@ -24,11 +24,19 @@ Three pieces, each measured on the evaluation set in ``tests/search_quality/`` b
   1 with both; MRR@10 rose too). Centering on the mean vector (Suzuki et al.,
   2013), tried first, made hubs worse here: the mean is the centre of the everyday posts,
   and the short posts are far from it.
-* **"No good match".** A hit is a real match when its similarity (the cosine less the length
-  prior above: a two-word post is no answer) or its text coverage
-  reaches the thresholds fitted for the space's model on the evaluation set
-  (:class:`Calibration`, stored in ``data/calibration.json`` by model name and refitted with
-  ``python bench/quality.py --fit``). A model without a calibration answers ``match: null``.
+* **"No good match".** A hit is a real match by meaning when its similarity (the cosine less
+  the length prior: a two-word post is no answer) reaches a floor *and* stands out of the hit's
+  own neighbourhood in this archive: it is at most ``neighbourhood`` below the post's hubness
+  (its mean cosine with its nearest posts, measured against the same number of reference posts
+  in every archive above :data:`HUB_REFERENCES`). A post in a crowded corner of the archive (the
+  everyday posts, the replies, a language most posts are in) needs a closer query than a post
+  alone on its topic, so one cosine cut no longer decides for every archive and language: on
+  real exports a fixed cut said "match" for a recipe nobody posted (0.41, a barbecue post) and
+  "no match" for Chinese questions whose answers score 0.32-0.37. A hit is a real match by its
+  words when its text coverage reaches ``coverage``. The thresholds are fitted for the space's
+  model on the synthetic evaluation set and the real exports together (:class:`Calibration`,
+  stored in ``data/calibration.json`` by model name; ``python bench/verdict.py --fit``). A model
+  without a calibration answers ``match: null``.
 """
 
 from __future__ import annotations
@@ -73,6 +81,7 @@ __all__ = [
     "hubness",
     "neighbour_means",
     "query_trigrams",
+    "query_weights",
     "text_hits",
     "vocabulary",
 ]
@@ -526,27 +535,33 @@ def hub_rerank(
 
 @dataclass(frozen=True, slots=True)
 class Calibration:
-    """Thresholds fitted for one embedding model on the evaluation set.
+    """Thresholds fitted for one embedding model (see the module docstring).
 
-    A hit is a real match when ``similarity`` (its cosine with the query less the length prior) reaches
-    ``similarity`` or its text coverage reaches ``coverage``.
+    A hit is a real match when ``similarity`` (its cosine with the query less the length prior)
+    reaches ``similarity`` and is at most ``neighbourhood`` below the hit's hubness, or when its
+    text coverage reaches ``coverage``. ``neighbourhood`` None: no neighbourhood test.
     """
 
     model: str
     similarity: float
     coverage: float
+    neighbourhood: float | None = None
     fitted_on: str = ""
-    accuracy: float | None = None  # leave-one-out accuracy on answerable vs unanswerable queries
+    accuracy: float | None = None  # leave-one-set-out accuracy of the verdict
 
-    def is_match(self, similarity: float | None, coverage: float | None) -> bool:
-        return (similarity is not None and similarity >= self.similarity) or (
-            coverage is not None and coverage >= self.coverage
-        )
+    def is_match(
+        self, similarity: float | None, coverage: float | None, hubness: float | None = None
+    ) -> bool:
+        by_meaning = similarity is not None and similarity >= self.similarity
+        if by_meaning and self.neighbourhood is not None and hubness is not None and similarity is not None:
+            by_meaning = similarity - hubness >= -self.neighbourhood
+        return by_meaning or (coverage is not None and coverage >= self.coverage)
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "similarity": self.similarity,
             "coverage": self.coverage,
+            "neighbourhood": self.neighbourhood,
             "fitted_on": self.fitted_on,
             "accuracy": self.accuracy,
         }
@@ -572,6 +587,7 @@ def _calibrations() -> dict[str, Calibration]:
                 model,
                 float(entry["similarity"]),
                 float(entry["coverage"]),
+                None if entry.get("neighbourhood") is None else float(entry["neighbourhood"]),
                 str(entry.get("fitted_on", "")),
                 None if entry.get("accuracy") is None else float(entry["accuracy"]),
             )
@@ -590,12 +606,29 @@ def annotate(
     similarities: Iterable[float],
     coverage: Iterable[float],
     calibration: Calibration | None,
+    hubness: Iterable[float] | None = None,
 ) -> None:
-    """Add ``similarity``, ``text_match`` and ``match`` to each hybrid result in place.
+    """Add ``similarity``, ``text_match`` and ``match`` to each result in place (``hubness``: each
+    hit's, for the neighbourhood test).
 
     ``match`` is None when the model has no calibration: nothing measured, nothing claimed.
     """
-    for result, similarity, share in zip(results, similarities, coverage, strict=True):
+    hubs: Iterable[float | None] = [None] * len(results) if hubness is None else hubness
+    for result, similarity, share, hub in zip(results, similarities, coverage, hubs, strict=True):
         result["similarity"] = round(float(similarity), 6)
         result["text_match"] = round(float(share), 6)
-        result["match"] = None if calibration is None else calibration.is_match(similarity, share)
+        result["match"] = None if calibration is None else calibration.is_match(similarity, share, hub)
+
+
+def query_weights(
+    conn: sqlite3.Connection,
+    table: str,
+    query: str,
+    total_posts: int,
+    *,
+    doc_freqs: DocFreqs | None = None,
+    generation: int | None = None,
+) -> TextHits:
+    """The query's trigrams and their IDF, without reading a doclist: :meth:`TextHits.coverage_of`
+    then scores any text (what a search that ranked by meaning alone needs for its verdict)."""
+    return text_hits(conn, table, query, total_posts, gate=2.0, doc_freqs=doc_freqs, generation=generation)
