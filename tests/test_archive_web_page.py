@@ -28,6 +28,7 @@ from mcpkit.archive.store import Store
 from mcpkit.archive.web.access import LoginThrottle, WebAccess
 from mcpkit.archive.web.app import build_app
 from mcpkit.archive.web.render import CLAMP_CHARS, CLAMP_LINES, clamp_point, post_html_parts
+from mcpkit.archive.web.views import TALK_TOP, talk_counts
 from tests.test_archive_web import RunningApp, Served, build_archive, free_port, serve, tweet
 
 LONG_END = "the very end of it all"
@@ -206,3 +207,15 @@ def test_a_clamped_text_loses_nothing(text: str) -> None:
     assert shown == text
     cut = clamp_point(text)
     assert cut == len(text) or (cut <= CLAMP_CHARS and text[:cut].count("\n") < CLAMP_LINES)
+
+
+@given(st.lists(st.text(alphabet=st.sampled_from("@#ab_.é東 \n\u202e"), max_size=40), max_size=20))
+def test_mentions_and_hashtags_come_from_the_texts(texts: list[str]) -> None:
+    found = talk_counts(texts)
+    for facet, sign in (("mention", "@"), ("hashtag", "#")):
+        values = found[facet]
+        assert len(values) <= TALK_TOP
+        assert [v["count"] for v in values] == sorted((v["count"] for v in values), reverse=True)
+        for v in values:
+            assert v["value"].startswith(sign) and v["value"] == v["value"].lower()
+            assert 1 <= v["count"] <= sum(v["value"] in t.lower() for t in texts)
