@@ -538,9 +538,9 @@ def test_mcp_tools_take_sloppy_filters(
 
     text = anyio.run(run)
     if want:
-        assert text.startswith(f'📝 テキスト検索結果: {want}件 (検索語: "word")'), text[:200]
+        assert text.startswith(f'📝 Text search results: {want} (terms: "word")'), text[:200]
     else:
-        assert text.startswith("検索結果が見つかりませんでした")
+        assert text.startswith("No results found")
 
 
 # -- end to end: an X archive imported by its reader, counted through the command line ----------

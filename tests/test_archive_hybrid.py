@@ -134,9 +134,11 @@ def test_text_faces_say_no_good_match_only_for_answers_that_say_so() -> None:
     post = {"post_id": 1, "user": "a", "timestamp": "2024-01-01 00:00:00", "url": "u", "content": "草"}
     weak = [{"rank": 1, "score": 1.0, "post": post, "similarity": 0.21, "text_match": 0.0, "match": False}]
     shown = texts.format_search_results("q", weak)
+    assert shown.splitlines()[1] == "⚠️ No good match: even the closest post is a weak match (similarity 0.21)"
+    shown = texts.format_search_results("q", weak, "ja")
     assert shown.splitlines()[1] == "⚠️ 良い一致なし: 最も近い投稿も弱い一致です (類似度 0.21)"
     upstream = texts.format_search_results("q", [{"rank": 1, "score": 0.21, "post": post}])
-    assert "良い一致なし" not in upstream and upstream.splitlines()[1] == ""
+    assert "No good match" not in upstream and upstream.splitlines()[1] == ""
 
 
 def test_cli_searches_in_hybrid_mode(archive: tuple[ArchiveAPI, Corpus]) -> None:
@@ -145,6 +147,6 @@ def test_cli_searches_in_hybrid_mode(archive: tuple[ArchiveAPI, Corpus]) -> None
     api, _ = archive
     db = str(api.engine.store.path)
     done = cli("search", "量子コンピュータの仕組み", "--mode", "hybrid", "--db", db)
-    assert done.returncode == 0 and "⚠️ 良い一致なし" in done.stdout.splitlines()[1]
+    assert done.returncode == 0 and "⚠️ No good match" in done.stdout.splitlines()[1]
     done = cli("search", "ルヴァン種", "--mode", "hybrid", "--db", db, "--json")
     assert done.returncode == 0 and '"match": true' in done.stdout

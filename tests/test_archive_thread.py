@@ -238,6 +238,8 @@ def test_cli_thread_json_and_text(archive: Path) -> None:
     assert [p["id"] for p in result["posts"]] == [xid(A), xid(B), xid(E), xid(C)]
     done = cli("thread", xid(B), "--db", str(archive))
     assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f'🧵 Thread: 4 posts (ID: "{xid(B)}")\nIn reply to: @bob')
+    done = cli("thread", xid(B), "--db", str(archive), "--lang", "ja")
     assert done.stdout.startswith(f'🧵 スレッド: 4件 (ID: "{xid(B)}")\n返信先: @bob')
     assert f"2. ▶ @alice (2024-05-01 10:02:00) https://x.com/alice/status/{xid(B)} [reply]" in done.stdout
     done = cli("thread", xid(150), "--limit", "50", "--db", str(archive))
@@ -251,7 +253,7 @@ def test_cli_thread_json_and_text(archive: Path) -> None:
 async def test_mcp_get_thread_pages_and_takes_sloppy_arguments(archive: Path) -> None:
     api = ArchiveAPI.open(archive, embedder=HashEmbedder())
     try:
-        server = build_archive_mcp(api)
+        server = build_archive_mcp(api, lang="ja")  # upstream's Japanese texts
         result = await server.call("get_thread", {"id": xid(150), "limit": "50", "offset": " 50 "})
         text = result.content[0].text
         assert not result.is_error, text

@@ -30,6 +30,8 @@ def test_search_in_process_says_so(sample_db: Path) -> None:
     results = json.loads(done.stdout)
     assert len(results) == 3 and "猫" in results[0]["post"]["content"]
     text = cli("search", "猫が寝ている", "--top-k", "2", "--db", str(sample_db))
+    assert text.stdout.startswith('🔍 Search results: 2 (query: "猫が寝ている")')
+    text = cli("search", "猫が寝ている", "--top-k", "2", "--db", str(sample_db), "--lang", "ja")
     assert text.stdout.startswith('🔍 検索結果: 2件 (クエリ: "猫が寝ている")')
 
 
@@ -55,7 +57,7 @@ def test_text_stats_users(sample_db: Path) -> None:
     users = json.loads(cli("users", "--limit", "2", "--db", str(sample_db), "--json").stdout)
     assert len(users) == 2 and users[0]["post_count"] >= users[1]["post_count"]
     shown = cli("stats", "--db", str(sample_db)).stdout
-    assert "総投稿数: 265件" in shown
+    assert "Posts: 265\n" in shown
 
 
 def test_exit_codes(sample_db: Path, tmp_path: Path) -> None:

@@ -22,8 +22,8 @@ def test_demo_runs(tmp_path: Path) -> None:
     assert "330 new" in out and "0 new" in out
     english = out.split("An English query finds Japanese posts")[1].split("===")[0]
     assert "富士山" in english  # cross-lingual: English query, Japanese posts
-    assert '🔍 検索結果: 3件 (クエリ: "猫が日向で寝ている")' in out
-    assert "📝 テキスト検索結果" in out and "👥" in out
+    assert '🔍 Search results: 3 (query: "猫が日向で寝ている")' in out
+    assert "📝 Text search results" in out and "👥" in out
     # stats cover what the accounts wrote, and count the likes and bookmarks apart
-    assert "総投稿数: 265件" in out and "種類別: post 265, like 28, bookmark 37" in out
+    assert "Posts: 265\n" in out and "By kind: post 265, like 28, bookmark 37" in out
     assert "mcpkit archive start" in out and "mcpkit archive mcp" in out

@@ -41,7 +41,8 @@ def test_enrich_then_search_every_mode(tmp_path: Path) -> None:
     assert len(json.loads(done.stdout)) == 10
     stats = json.loads(cli("stats", "--db", str(db), "--json").stdout)
     assert stats["enrichment"] == {"total_posts": 11, "enriched": 10, "failed": 1}
-    assert "エンリッチ済み: 10 / 11件 (失敗 1件)" in cli("stats", "--db", str(db)).stdout
+    assert "Enriched: 10 of 11 (1 failed)" in cli("stats", "--db", str(db)).stdout
+    assert "エンリッチ済み: 10 / 11件 (失敗 1件)" in cli("stats", "--db", str(db), "--lang", "ja").stdout
 
 
 def test_enrich_unreachable_endpoint_is_one_line(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""The MCP face over real stdio with the SDK client: every tool, every upstream error text."""
+"""The MCP face over real stdio with the SDK client: every tool, every upstream error text
+(with ``--lang ja``, upstream's Japanese word for word; English is tests/archive_faces/test_stats_and_language.py's)."""
 
 from __future__ import annotations
 
@@ -132,19 +133,19 @@ async def _check_all_tools(session: ClientSession) -> None:
 
 
 async def test_in_process_every_tool(sample_db: Path) -> None:
-    async with mcp_session("--db", str(sample_db)) as session:
+    async with mcp_session("--db", str(sample_db), "--lang", "ja") as session:
         await _check_all_tools(session)
 
 
 async def test_websocket_wrapper_every_tool(sample_db: Path) -> None:
-    async with real_server(sample_db) as server, mcp_session("--url", server.url) as session:
+    async with real_server(sample_db) as server, mcp_session("--url", server.url, "--lang", "ja") as session:
         await _check_all_tools(session)
 
 
 async def test_server_down_and_reconnect(sample_db: Path) -> None:
     port = free_port()
     url = f"ws://127.0.0.1:{port}"
-    async with mcp_session("--url", url) as session:
+    async with mcp_session("--url", url, "--lang", "ja") as session:
         expected = {
             "search_similar": ({"query": "猫"}, "エラー: 検索に失敗: サーバーが起動していません"),
             "get_user_stats": ({}, "エラー: ユーザー統計取得に失敗: サーバーが起動していません"),
@@ -171,7 +172,7 @@ async def test_server_down_and_reconnect(sample_db: Path) -> None:
 async def test_get_status_takes_a_websocket_url(sample_db: Path) -> None:
     async with real_server(sample_db) as server, mcp_session("--url", "ws://127.0.0.1:9") as session:
         text, err = await call_text(session, "get_status", {"websocket_url": server.url})
-        assert not err and text.startswith("🟢 Twilog Server Status")
+        assert not err and text.startswith("🟢 Archive Server Status")
 
 
 async def test_connect_timeout_after_five_seconds() -> None:
@@ -180,7 +181,7 @@ async def test_connect_timeout_after_five_seconds() -> None:
     port = silent.sockets[0].getsockname()[1]
     try:
         # the old spelling of --url still works: client configs written with it keep running
-        async with mcp_session("--websocket", f"ws://127.0.0.1:{port}") as session:
+        async with mcp_session("--websocket", f"ws://127.0.0.1:{port}", "--lang", "ja") as session:
             text, err = await call_text(session, "get_database_stats", {})
             assert (text, err) == (
                 "エラー: データベース統計取得に失敗: サーバーへの接続がタイムアウトしました",

@@ -68,7 +68,7 @@ async def test_text_search_pages_visit_every_post_once(server: Any) -> None:
     first = (
         (await server.call("search_posts_by_text", {"search_term": "needle", "limit": 1000})).content[0].text
     )
-    assert first.startswith('📝 テキスト検索結果: 300件 (検索語: "needle")')
+    assert first.startswith('📝 Text search results: 300 (terms: "needle")')
     assert (
         "Shortened to items 1 to" in first
         and "search_posts_by_text with the same arguments and offset=" in first
@@ -82,11 +82,12 @@ async def test_search_similar_pages(server: Any) -> None:
 
 async def test_short_lists_keep_upstreams_text(server: Any) -> None:
     text = (await server.call("get_user_stats", {"limit": 3})).content[0].text
-    assert text.startswith("👥 ユーザー別投稿統計 (上位3人)\n\n1. user")
+    assert text.startswith("👥 Posts per user (top 3)\n\n1. user")
     assert "offset=3" in text  # a full page: there may be more
     text = (await server.call("get_user_stats", {"limit": 3, "offset": 6})).content[0].text
-    assert text.startswith("👥 ユーザー別投稿統計 (上位1人)\n\n7. user") and "offset=" not in text
+    assert text.startswith("👥 Posts per user (top 1)\n\n7. user") and "offset=" not in text
     text = await server.call("search_posts_by_text", {"search_term": "needle", "limit": 2, "offset": 299})
     assert (
-        text.content[0].text.startswith("📝 テキスト検索結果: 1件") and "offset=" not in text.content[0].text
+        text.content[0].text.startswith("📝 Text search results: 1 ")
+        and "offset=" not in text.content[0].text
     )

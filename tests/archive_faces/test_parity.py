@@ -163,11 +163,11 @@ async def test_mcp_face(parity_db: Path) -> None:
         text, is_error = await call_text(
             session, "search_posts_by_text", {"search_term": '"Cloudflare Workers"'}
         )
-        assert not is_error and "1件" in text and "Deploying" in text and "unite" not in text
+        assert not is_error and "results: 1 " in text and "Deploying" in text and "unite" not in text
         text, _ = await call_text(
             session, "search_similar", {"query": "anything|Workers", "mode": "summary", "top_k": 5}
         )
-        assert "1件" in text and "Deploying" in text
+        assert "results: 1 " in text and "Deploying" in text
 
 
 @pytest.mark.slow

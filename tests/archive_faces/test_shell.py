@@ -35,7 +35,7 @@ def test_shell_session(sample_db: Path, tmp_path: Path) -> None:
     assert "  1. [" in out and "  4. [" in out  # first page then /next
     assert "top: 3" in out and "view: list" in out
     assert "includes=['kenji_travel']" in out
-    assert "date: 2024-01-01 ～ 2024-05-31" in out
+    assert "date: 2024-01-01 to 2024-05-31" in out
     assert "usage: /mode" in out and "unknown command /bogus" in out
     assert "/details 1-3,7" in out  # the help text
     after_filter = out.split("date: 2024-01-01")[1].split("usage: /mode")[0]

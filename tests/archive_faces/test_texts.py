@@ -18,18 +18,19 @@ def test_collapse_blank_lines(text: str) -> None:
 
 def test_formats() -> None:
     assert texts.num(1234567) == "1,234,567"
-    assert texts.format_search_results("q", []) == "検索結果が見つかりませんでした"
+    assert texts.format_search_results("q", []) == "No results found"
+    assert texts.format_search_results("q", [], "ja") == "検索結果が見つかりませんでした"
     post = {
         "user": "u",
         "timestamp": "2024-01-01 00:00:00",
         "url": "https://x.com/u/status/1",
         "content": "a\n\n\nb",
     }
-    out = texts.format_search_results("q", [{"rank": 1, "score": 0.87949, "post": post}])
+    out = texts.format_search_results("q", [{"rank": 1, "score": 0.87949, "post": post}], "ja")
     assert out == (
         '🔍 検索結果: 1件 (クエリ: "q")\n\n1. [0.879] @u (2024-01-01 00:00:00) https://x.com/u/status/1\n   a\n   b\n\n'
     )
     status = texts.format_status(
-        {"ready": False, "server_type": "TwilogServer", "data_stats": {"total_posts": 1500}}
+        {"ready": False, "server_type": "TwilogServer", "data_stats": {"total_posts": 1500}}, "ja"
     )
     assert status.startswith("🔴 Twilog Server Status\n\n状態: 停止中\n") and "・投稿数: 1,500件" in status

@@ -30,6 +30,7 @@ import typer
 from mcpkit.archive import texts
 from mcpkit.archive.importers.export_file import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES
 from mcpkit.archive.limits import DEFAULT_MAX_TEXT_CHARS, InputLimits
+from mcpkit.archive.messages import LANGS, Lang, choose_lang
 from mcpkit.archive.rpc.api_protocol import ArchiveAPIProtocol
 from mcpkit.archive.rpc.client import DEFAULT_URL, ENV_URL, RpcClient
 from mcpkit.archive.rpc.security import ENV_ORIGINS, ENV_TOKEN, SecurityConfigError, parse_origins
@@ -69,7 +70,8 @@ if TYPE_CHECKING:  # loaded where used: `mcpkit archive --help` must not pay for
     from mcpkit.archive.store import Store
 
 app = typer.Typer(
-    help="Search a post archive: import Twilog exports, embed offline, search by meaning or words.",
+    help="Search your own posts: import X, Mastodon, Bluesky and Twilog exports, embed them "
+    "offline, search by meaning or words from the command line, a shell, MCP or a local web page.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -91,6 +93,25 @@ UrlOpt = Annotated[
 # mcp, --websocket/--ws; those spellings still work, unlisted, so existing client configs run.
 OldUrlOpt = Annotated[str | None, typer.Option("--server", hidden=True)]
 OldMcpUrlOpt = Annotated[str | None, typer.Option("--websocket", "--ws", hidden=True)]
+
+
+LangOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--lang",
+        help=f"Language of the text printed: {' or '.join(LANGS)}; default Japanese when the "
+        "locale (LC_ALL, LC_MESSAGES, LANG) is, else English.",
+        show_default=False,
+    ),
+]
+
+
+def _lang(flag: str | None) -> Lang:
+    """The language of human text: ``--lang``, else the locale's."""
+    try:
+        return choose_lang(flag, os.environ)
+    except ValueError as exc:
+        fail(str(exc), 2)
 
 
 def _err(message: str) -> None:
@@ -717,7 +738,7 @@ def stop_cmd() -> None:
 
 
 @app.command("status")
-def status_cmd(as_json: JsonOpt = False) -> None:
+def status_cmd(as_json: JsonOpt = False, lang: LangOpt = None) -> None:
     """Show whether the background server runs and answers; exit 1 when it does not."""
     from mcpkit.archive import daemon
 
@@ -740,7 +761,7 @@ def status_cmd(as_json: JsonOpt = False) -> None:
         served = (info.get("server") or {}).get("db")
         typer.echo(f"archive server: running at {info['url']} (pid {info['pid']}, db {served or 'unknown'})")
         if info.get("server"):
-            typer.echo(texts.format_status(info["server"]).rstrip())
+            typer.echo(texts.format_status(info["server"], _lang(lang)).rstrip())
         else:
             typer.echo("  but it does not answer")
     if not (info["running"] and info.get("answers")):
@@ -887,6 +908,7 @@ def search_cmd(
     db: DbOpt = None,
     server: OldUrlOpt = None,
     as_json: JsonOpt = False,
+    lang: LangOpt = None,
 ) -> None:
     """Search posts by meaning (semantic search); posts, replies and quotes unless --kind says."""
     settings: dict[str, Any] = {"top_k": top_k}
@@ -914,8 +936,14 @@ def search_cmd(
     parsed = _weights(weights)
     if parsed is not None:
         params["weights"] = parsed
+    chosen = _lang(lang)
     _query(
-        url or server, db, "search_similar", params, lambda r: texts.format_search_results(query, r), as_json
+        url or server,
+        db,
+        "search_similar",
+        params,
+        lambda r: texts.format_search_results(query, r, chosen),
+        as_json,
     )
 
 
@@ -932,6 +960,7 @@ def text_cmd(
     db: DbOpt = None,
     server: OldUrlOpt = None,
     as_json: JsonOpt = False,
+    lang: LangOpt = None,
 ) -> None:
     """Find posts containing words, newest first; posts, replies and quotes unless --kind says."""
     params = {
@@ -940,12 +969,13 @@ def text_cmd(
         "source": source,
         **_filters(kind, platform, account, has_media),
     }
+    chosen = _lang(lang)
     _query(
         url or server,
         db,
         "search_posts_by_text",
         params,
-        lambda r: texts.format_text_results(terms, r),
+        lambda r: texts.format_text_results(terms, r, chosen),
         as_json,
     )
 
@@ -960,10 +990,20 @@ def stats_cmd(
     db: DbOpt = None,
     as_json: JsonOpt = False,
     server: OldUrlOpt = None,
+    lang: LangOpt = None,
 ) -> None:
-    """Count posts and users, by kind, platform and account, and show the date range."""
+    """Count posts and users, by kind, platform and account, and show the date range; every
+    count is of the posts the options select (posts, replies and quotes unless --kind says)."""
     params = _filters(kind, platform, account, has_media)
-    _query(url or server, db, "get_database_stats", params, texts.format_database_stats, as_json)
+    chosen = _lang(lang)
+    _query(
+        url or server,
+        db,
+        "get_database_stats",
+        params,
+        lambda r: texts.format_database_stats(r, chosen),
+        as_json,
+    )
 
 
 @app.command("users")
@@ -977,10 +1017,12 @@ def users_cmd(
     db: DbOpt = None,
     server: OldUrlOpt = None,
     as_json: JsonOpt = False,
+    lang: LangOpt = None,
 ) -> None:
     """List users by number of posts (posts, replies and quotes unless --kind says)."""
     params = {"limit": limit, **_filters(kind, platform, account, has_media)}
-    _query(url or server, db, "get_user_stats", params, texts.format_user_stats, as_json)
+    chosen = _lang(lang)
+    _query(url or server, db, "get_user_stats", params, lambda r: texts.format_user_stats(r, chosen), as_json)
 
 
 @app.command("thread")
@@ -993,14 +1035,16 @@ def thread_cmd(
     url: UrlOpt = None,
     db: DbOpt = None,
     as_json: JsonOpt = False,
+    lang: LangOpt = None,
 ) -> None:
     """Show a post in its conversation: its author's chain of replies and the post it answers."""
     params = {"id": post, "limit": limit, "offset": offset}
-    _query(url, db, "get_thread", params, lambda r: _thread_text(post, r), as_json)
+    chosen = _lang(lang)
+    _query(url, db, "get_thread", params, lambda r: _thread_text(post, r, chosen), as_json)
 
 
-def _thread_text(post: str, thread: dict[str, Any]) -> str:
-    text = texts.format_thread(post, thread)
+def _thread_text(post: str, thread: dict[str, Any], lang: Lang) -> str:
+    text = texts.format_thread(post, thread, lang)
     if thread.get("next_offset") is not None:
         text += (
             f"-- {thread['returned']} of {thread['total_count']}: --offset {thread['next_offset']} for more\n"
@@ -1009,15 +1053,21 @@ def _thread_text(post: str, thread: dict[str, Any]) -> str:
 
 
 @app.command("shell")
-def shell_cmd(url: UrlOpt = None, db: DbOpt = None, server: OldUrlOpt = None) -> None:
+def shell_cmd(url: UrlOpt = None, db: DbOpt = None, server: OldUrlOpt = None, lang: LangOpt = None) -> None:
     """Interactive search with slash commands (/help lists them)."""
     from mcpkit.archive.api import ArchiveAPI
     from mcpkit.archive.shell import run_shell
 
+    chosen = _lang(lang)
     api = _run(_connect_api(url or server, db))
     if isinstance(api, ArchiveAPI):  # in-process: a long session, worth warming up
         api.warm_in_background()
-    run_shell(api, history=_state_dir() / "archive_history", banner=["Type a query, /help for commands."])
+    run_shell(
+        api,
+        history=_state_dir() / "archive_history",
+        banner=["Type a query, /help for commands."],
+        lang=chosen,
+    )
 
 
 @app.command("mcp")
@@ -1044,6 +1094,7 @@ def mcp_cmd(
             help="With --db, also serve embed: compute missing vectors (a task for clients that take tasks).",
         ),
     ] = False,
+    lang: LangOpt = None,
 ) -> None:
     """Run the MCP server: a thin wrapper over the archive server, or in-process with --db."""
     from mcpkit.archive.mcp import build_archive_mcp
@@ -1058,6 +1109,7 @@ def mcp_cmd(
             env_value(ENV_OAUTH_CLIENT_SECRET),
             served=(host, port, "/mcp") if transport == TransportChoice.http else None,
         )
+    chosen = _lang(lang)
     url = url or websocket
     if url and db:
         fail("give --url or --db, not both", 2)
@@ -1065,7 +1117,9 @@ def mcp_cmd(
         fail("--embed-tool needs --db: embedding runs in-process", 2)
     api: ArchiveAPIProtocol
     if db is None and url is None and env_value(ENV_URL) is None and not _run(_default_server_answers()):
-        db = _db_path(None)  # no server named or running: the default archive, as a client's one-line config expects
+        db = _db_path(
+            None
+        )  # no server named or running: the default archive, as a client's one-line config expects
     if db is not None:
         limits = InputLimits(max_text_chars=max_text_chars)
         if not db.exists() and not create:
@@ -1086,7 +1140,8 @@ def mcp_cmd(
         url = _server_url(url)
         api = RpcClient(url, token=_token())
     options = ServerOptions.from_environ(os.environ).with_http(host=host, port=port, oauth=oauth)
-    serve(build_archive_mcp(api, websocket_url=url, options=options, embed_tool=embed_tool), transport.value)
+    server = build_archive_mcp(api, websocket_url=url, options=options, embed_tool=embed_tool, lang=chosen)
+    serve(server, transport.value)
 
 
 @app.command("web")

@@ -4,7 +4,8 @@ texts, and mcpkit's ``get_thread``.
 With ``--url URL`` it is a thin wrapper: it forwards each call to the archive
 server over a reconnecting connection and only formats the answer. With ``--db PATH`` the
 same tools run the API in-process. Either way the API validates and shapes; this module only
-turns answers into upstream's Japanese text and failures into upstream's error messages.
+turns answers into text and failures into one-line messages, in English unless the server was
+started with ``--lang ja`` or a Japanese locale (then upstream's Japanese texts, word for word).
 
 Tool definitions keep upstream's names, parameter names, types and ranges (``top_k`` integer
 1..100, filters as objects, ``mode`` enum); descriptions are plain English so the strictest
@@ -24,8 +25,10 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from mcpkit import __version__
+from mcpkit.archive import messages as m
 from mcpkit.archive import texts
 from mcpkit.archive.filters import FILTER_KEYS, request_filters
+from mcpkit.archive.messages import Lang
 from mcpkit.archive.posts import KINDS, PLATFORMS
 from mcpkit.archive.rpc.api_protocol import ArchiveAPIProtocol
 from mcpkit.archive.rpc.client import RpcClient
@@ -45,30 +48,25 @@ UPSTREAM_DEFAULT_URL = "ws://localhost:8765"
 MODES = ["content", "reasoning", "summary", "average", "maximum", "minimum", "hybrid"]
 SOURCES = ["content", "reasoning", "summary"]
 
-# Upstream's messages, word for word.
-MSG_SERVER_DOWN = "サーバーが起動していません"
-MSG_TIMEOUT = "サーバーへの接続がタイムアウトしました"
-MSG_CLOSED = "WebSocket接続が予期せず終了しました"
-
 
 class ToolFailedError(McpkitError):
     """A failed tool call; its text is the whole one-line ``isError`` message."""
 
 
-def describe_failure(exc: BaseException) -> str:
-    """The inner part of upstream's error text for a failed call."""
+def describe_failure(exc: BaseException, lang: Lang = "en") -> str:
+    """The inner part of the error text for a failed call (upstream's, in Japanese)."""
     if isinstance(exc, HttpError):  # the handshake was refused: say why, not "not running"
-        return f"WebSocket接続エラー: {exc}"
+        return m.CONNECTION_ERROR(lang, detail=exc)
     if isinstance(exc, CallTimeoutError):
-        return MSG_TIMEOUT
+        return m.SERVER_TIMEOUT(lang)
     if isinstance(exc, ServerExitedError):
-        return MSG_CLOSED
+        return m.CONNECTION_CLOSED(lang)
     if isinstance(exc, ConnectError):
-        return MSG_SERVER_DOWN
+        return m.SERVER_DOWN(lang)
     fields = error_fields(exc)
     if fields is not None:
-        return f"サーバーエラー: {fields[1]}"
-    return f"WebSocket接続エラー: {exc}"
+        return m.SERVER_ERROR(lang, detail=fields[1])
+    return m.CONNECTION_ERROR(lang, detail=exc)
 
 
 def with_filters(args: Mapping[str, Any], call: dict[str, Any]) -> dict[str, Any]:
@@ -79,12 +77,15 @@ def with_filters(args: Mapping[str, Any], call: dict[str, Any]) -> dict[str, Any
 class ArchiveTools:
     """The tools bound to one archive API (in-process, or a client of the server)."""
 
-    def __init__(self, api: ArchiveAPIProtocol, *, websocket_url: str | None = None) -> None:
+    def __init__(
+        self, api: ArchiveAPIProtocol, *, websocket_url: str | None = None, lang: Lang = "en"
+    ) -> None:
         self.api = api
         self.websocket_url = websocket_url
+        self.lang = lang
 
     async def _call(
-        self, method: str, args: Mapping[str, Any], failure: str, ctx: ToolContext | None = None
+        self, method: str, args: Mapping[str, Any], failure: m.Message, ctx: ToolContext | None = None
     ) -> Any:
         """One API call; with ``ctx``, progress every second while it runs.
 
@@ -103,20 +104,22 @@ class ArchiveTools:
                 failed = exc
             tg.cancel_scope.cancel()
         if failed is not None:
-            raise ToolFailedError(f"エラー: {failure}: {describe_failure(failed)}") from failed
+            reason = describe_failure(failed, self.lang)
+            raise ToolFailedError(
+                m.TOOL_ERROR(self.lang, action=failure(self.lang), reason=reason)
+            ) from failed
         if ctx is not None:
             await ctx.progress(1, 1, f"{method} done")
         return result
 
-    @staticmethod
-    def _required(args: Mapping[str, Any], name: str, message: str) -> str:
+    def _required(self, args: Mapping[str, Any], name: str, message: m.Message) -> str:
         value = args.get(name)
         if not isinstance(value, str) or not value:
-            raise ToolFailedError(f"エラー: {message}")
+            raise ToolFailedError(m.TOOL_MISSING(self.lang, what=message(self.lang)))
         return value
 
     async def search_similar(self, args: dict[str, Any], ctx: ToolContext) -> str | CallToolResult:
-        query = self._required(args, "query", "検索クエリが指定されていません")
+        query = self._required(args, "query", m.NO_QUERY)
         call: dict[str, Any] = {"query": query}
         for key in ("mode", "weights", "offset"):
             if args.get(key) is not None:
@@ -124,14 +127,14 @@ class ArchiveTools:
         settings = {k: args[k] for k in ("top_k", "user_filter", "date_filter") if args.get(k) is not None}
         if settings:
             call["settings"] = settings
-        results = await self._call("search_similar", with_filters(args, call), "検索に失敗", ctx)
+        results = await self._call("search_similar", with_filters(args, call), m.SEARCH_ACTION, ctx)
         if not results:
-            return texts.NO_RESULTS
+            return m.NO_RESULTS(self.lang)
         offset, top_k = _int(args.get("offset"), 0), _int(args.get("top_k"), 10)
         return text_page(
-            texts.search_items(results, offset + 1),
+            texts.search_items(results, offset + 1, self.lang),
             Window(offset, top_k),
-            header=texts.search_header(query, len(results)) + texts.match_note(results),
+            header=texts.search_header(query, len(results), self.lang) + texts.match_note(results, self.lang),
             next_call="search_similar with the same arguments and offset={offset}",
         )
 
@@ -144,64 +147,65 @@ class ArchiveTools:
         try:
             status = await api.call("get_status", {})
         except Exception as exc:
-            raise ToolFailedError(f"Twilog Serverに接続できません: {describe_failure(exc)}") from exc
+            reason = describe_failure(exc, self.lang)
+            raise ToolFailedError(m.STATUS_UNREACHABLE(self.lang, reason=reason)) from exc
         finally:
             if temporary is not None:
                 await temporary.aclose()
-        return texts.format_status(status)
+        return texts.format_status(status, self.lang)
 
     async def get_user_stats(self, args: dict[str, Any]) -> CallToolResult:
         call = {k: args[k] for k in ("limit", "offset") if args.get(k) is not None}
-        stats = await self._call("get_user_stats", with_filters(args, call), "ユーザー統計取得に失敗") or []
+        stats = await self._call("get_user_stats", with_filters(args, call), m.USER_STATS_ACTION) or []
         offset = _int(args.get("offset"), 0)
         return text_page(
-            texts.user_items(stats, offset + 1),
+            texts.user_items(stats, offset + 1, self.lang),
             Window(offset, _int(args.get("limit"), 50)),
-            header=texts.users_header(len(stats)),
+            header=texts.users_header(len(stats), self.lang),
             next_call="get_user_stats with offset={offset}",
             separator="\n",
         )
 
     async def get_database_stats(self, args: dict[str, Any]) -> str:
-        stats = await self._call("get_database_stats", with_filters(args, {}), "データベース統計取得に失敗")
-        return texts.format_database_stats(stats or {})
+        stats = await self._call("get_database_stats", with_filters(args, {}), m.DATABASE_STATS_ACTION)
+        return texts.format_database_stats(stats or {}, self.lang)
 
     async def search_posts_by_text(self, args: dict[str, Any], ctx: ToolContext) -> str | CallToolResult:
-        term = self._required(args, "search_term", "検索文字列が指定されていません")
+        term = self._required(args, "search_term", m.NO_SEARCH_TERM)
         call: dict[str, Any] = {"search_term": term}
         for key in ("limit", "source", "offset"):
             if args.get(key) is not None:
                 call[key] = args[key]
-        posts = await self._call("search_posts_by_text", with_filters(args, call), "テキスト検索に失敗", ctx)
+        posts = await self._call("search_posts_by_text", with_filters(args, call), m.TEXT_SEARCH_ACTION, ctx)
         if not posts:
-            return texts.format_text_results(term, [])
+            return texts.format_text_results(term, [], self.lang)
         offset = _int(args.get("offset"), 0)
         return text_page(
-            texts.text_items(posts, offset + 1),
+            texts.text_items(posts, offset + 1, self.lang),
             Window(offset, _int(args.get("limit"), 50)),
-            header=texts.text_header(term, len(posts)),
+            header=texts.text_header(term, len(posts), self.lang),
             next_call="search_posts_by_text with the same arguments and offset={offset}",
         )
 
     async def get_thread(self, args: dict[str, Any], ctx: ToolContext) -> CallToolResult:
-        reference = self._required(args, "id", "投稿のIDまたはURLが指定されていません")
+        reference = self._required(args, "id", m.NO_POST_ID)
         call: dict[str, Any] = {"id": reference}
         for key in ("limit", "offset"):
             if args.get(key) is not None:
                 call[key] = args[key]
-        thread = await self._call("get_thread", call, "スレッド取得に失敗", ctx) or {}
+        thread = await self._call("get_thread", call, m.THREAD_ACTION, ctx) or {}
         offset = int(thread.get("offset") or 0)
         return text_page(
-            texts.thread_items(thread, offset + 1),
+            texts.thread_items(thread, offset + 1, self.lang),
             Window(offset, int(thread.get("limit") or 50), int(thread.get("total_count") or 0)),
-            header=texts.thread_header(reference, thread),
+            header=texts.thread_header(reference, thread, self.lang),
             next_call="get_thread with the same arguments and offset={offset}",
         )
 
     async def embed_text(self, args: dict[str, Any], ctx: ToolContext) -> str:
-        text = self._required(args, "text", "ベクトル化するテキストが指定されていません")
-        result = await self._call("embed_text", {"text": text}, "ベクトル化に失敗", ctx)
-        return texts.format_embedding(text, result or {})
+        text = self._required(args, "text", m.NO_EMBED_TEXT)
+        result = await self._call("embed_text", {"text": text}, m.EMBED_ACTION, ctx)
+        return texts.format_embedding(text, result or {}, self.lang)
 
     def specs(self) -> list[ToolSpec]:
         return tool_specs(self)
@@ -469,12 +473,14 @@ def build_archive_mcp(
     websocket_url: str | None = None,
     options: ServerOptions | None = None,
     embed_tool: bool = False,
+    lang: Lang = "en",
 ) -> McpkitServer:
     """The MCP server over ``api``; ``websocket_url`` names the server a remote API talks to.
 
     ``options`` are the server options the CLI built (filters, strictness, HTTP address).
     ``embed_tool`` adds ``embed`` (an in-process API only), a task-capable long write; off by
-    default so the default list stays upstream's read-only tools.
+    default so the default list stays upstream's read-only tools. ``lang`` is the language of
+    the tools' texts (their descriptions stay English).
     """
     from mcpkit.archive.web.mcp_app import AppView
     from mcpkit.server import build_server
@@ -485,7 +491,7 @@ def build_archive_mcp(
 
         extra = [embed_spec(api)] if isinstance(api, ArchiveAPI) else []
     view = AppView(api)  # the MCP App: search results and posts as a page in clients that render apps
-    tools = ArchiveTools(view.api, websocket_url=websocket_url)
+    tools = ArchiveTools(view.api, websocket_url=websocket_url, lang=lang)
     return build_server(
         SERVER_NAME,
         __version__,

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mcpkit.archive import messages as m
 from mcpkit.archive.filters import (
     parse_accounts,
     parse_has_media,
@@ -26,8 +27,9 @@ from mcpkit.archive.filters import (
     parse_platforms,
     request_filters,
 )
+from mcpkit.archive.messages import Lang
 from mcpkit.archive.rpc.api_protocol import ArchiveAPIProtocol
-from mcpkit.archive.texts import collapse_blank_lines, post_marks
+from mcpkit.archive.texts import collapse_blank_lines, post_author, post_head, post_marks
 from mcpkit.errors import ValidationError
 from mcpkit.jsonrpc import error_fields
 
@@ -121,9 +123,12 @@ class ShellState:
 class Shell:
     """The command loop, separated from the terminal so tests can drive it line by line."""
 
-    def __init__(self, api: ArchiveAPIProtocol, write: Callable[[str], None] = print) -> None:
+    def __init__(
+        self, api: ArchiveAPIProtocol, write: Callable[[str], None] = print, lang: Lang = "en"
+    ) -> None:
         self.api = api
         self.write = write
+        self.lang = lang
         self.state = ShellState()
 
     async def handle(self, line: str) -> bool:
@@ -261,7 +266,7 @@ class Shell:
                 raise ShellUsageError("/date FROM [TO]")
             s.date_from = values[0] if values[0] != "-" else None
             s.date_to = values[1] if len(values) > 1 and values[1] != "-" else None
-        self.write(f"date: {s.date_from or '-'} ～ {s.date_to or '-'}")
+        self.write(m.SHELL_DATES(self.lang, start=s.date_from or "-", end=s.date_to or "-"))
 
     async def search(self, query: str) -> None:
         s = self.state
@@ -276,7 +281,7 @@ class Shell:
             return
         s.shown = min(len(s.results), s.top)
         if not s.results:
-            self.write("検索結果が見つかりませんでした")
+            self.write(m.NO_RESULTS(self.lang))
             return
         self._show(0, s.shown)
         if s.shown < len(s.results):
@@ -290,21 +295,19 @@ class Shell:
             body = collapse_blank_lines(str(post.get("content", "")))
             if self.state.view == "list":
                 first = body.replace("\n", " ")
-                self.write(f"{n:3d}. [{score:.3f}] @{post.get('user', '')}{post_marks(post)} {first[:60]}")
+                author = post_author(post, self.lang)
+                self.write(f"{n:3d}. [{score:.3f}] {author}{post_marks(post)} {first[:60]}")
             elif self.state.view == "detail":
                 self._detail(n, result)
             else:
-                self.write(
-                    f"{n:3d}. [{score:.3f}] @{post.get('user', '')} ({post.get('timestamp', '')}){post_marks(post)}"
-                )
+                self.write(f"{n:3d}. [{score:.3f}] {post_head(post, self.lang)}{post_marks(post)}")
                 for line in body.split("\n"):
                     self.write(f"     {line}")
 
     def _detail(self, n: int, result: dict[str, Any]) -> None:
         post = result.get("post") or {}
         self.write(
-            f"{n:3d}. [{result.get('score', 0.0):.5f}] @{post.get('user', '')} ({post.get('timestamp', '')})"
-            + post_marks(post)
+            f"{n:3d}. [{result.get('score', 0.0):.5f}] {post_head(post, self.lang)}" + post_marks(post)
         )
         self.write(f"     {post.get('url', '')}")
         if post.get("content_warning"):
@@ -336,10 +339,12 @@ def _setup_readline(history: Path) -> Callable[[], None]:
     return save
 
 
-def run_shell(api: ArchiveAPIProtocol, *, history: Path, banner: Iterable[str] = ()) -> None:
+def run_shell(
+    api: ArchiveAPIProtocol, *, history: Path, banner: Iterable[str] = (), lang: Lang = "en"
+) -> None:
     """The interactive loop on this terminal (or on piped stdin, one line per command)."""
     save = _setup_readline(history)
-    shell = Shell(api)
+    shell = Shell(api, lang=lang)
     for line in banner:
         print(line)
     loop = asyncio.new_event_loop()

@@ -1,10 +1,12 @@
-"""Upstream's Japanese text formats for archive results, shared by the MCP face and the CLI.
+"""The archive's result texts, shared by the MCP face, the CLI and the shell.
 
-These are the formats of twilog-search's MCP wrapper after its "formatted text" redesign:
-a ranking with 🔍, 📝 for text search, 👥 for users, 📊 for database statistics, 🟢/🔴 for
-status; numbers with thousands separators; post bodies with blank lines collapsed. One
-deliberate change: every line of a multi-line post is indented (upstream indented only the
-first), so a post's later lines can no longer be mistaken for a new entry.
+The layout is twilog-search's MCP wrapper's after its "formatted text" redesign: a ranking
+with 🔍, 📝 for text search, 👥 for users, 📊 for database statistics, 🟢/🔴 for status;
+numbers with thousands separators; post bodies with blank lines collapsed. The words come
+from :mod:`mcpkit.archive.messages`: English unless ``lang`` is ``"ja"`` (upstream's Japanese).
+Two deliberate changes: every line of a multi-line post is indented (upstream indented only
+the first), so a post's later lines can no longer be mistaken for a new entry; and a like or
+bookmark names its author as unknown when the export does not, and says which time it shows.
 """
 
 from __future__ import annotations
@@ -13,9 +15,12 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-NO_RESULTS = "検索結果が見つかりませんでした"
+from mcpkit.archive import messages as m
+from mcpkit.archive.messages import Lang
+
 _BLANK_LINES = re.compile(r"\n\s*\n")
 INDENT = "   "
+_SAVED = frozenset({"like", "bookmark"})
 
 
 def collapse_blank_lines(text: str) -> str:
@@ -37,8 +42,8 @@ def num(value: Any) -> str:
     return f"{value:,}"
 
 
-def search_header(query: str, count: int) -> str:
-    return f'🔍 検索結果: {count}件 (クエリ: "{query}")'
+def search_header(query: str, count: int, lang: Lang = "en") -> str:
+    return m.SEARCH_HEADER(lang, count=count, query=query)
 
 
 def post_marks(post: Mapping[str, Any]) -> str:
@@ -46,6 +51,34 @@ def post_marks(post: Mapping[str, Any]) -> str:
     (`` [reply]``, `` [like]``...); nothing for upstream's posts, which have no kind."""
     kind = post.get("kind")
     return f" [{kind}]" if isinstance(kind, str) and kind and kind != "post" else ""
+
+
+def post_author(post: Mapping[str, Any], lang: Lang = "en") -> str:
+    """``@user``; for a liked or bookmarked post whose author the export does not name, says so
+    (never a bare ``@``). An authored post keeps upstream's ``@`` with whatever user it has."""
+    user = str(post.get("user") or "")
+    if user or post.get("kind") not in _SAVED:
+        return f"@{user}"
+    return m.AUTHOR_UNKNOWN(lang)
+
+
+def post_head(post: Mapping[str, Any], lang: Lang = "en") -> str:
+    """``@user (time)`` of a post's head line.
+
+    A liked or bookmarked post is someone else's, and its time is labelled with what it is:
+    an X archive's like has no time of its own, only the liked post's (from its id); a Bluesky
+    like record has the like's; a Mastodon archive's likes and bookmarks are URIs only."""
+    timestamp = str(post.get("timestamp") or "")
+    kind = post.get("kind")
+    if kind not in _SAVED:
+        return f"{post_author(post, lang)} ({timestamp})"
+    if not timestamp:
+        when = m.NO_TIME(lang)
+    elif post.get("platform") == "bluesky" and kind == "like":
+        when = m.LIKED_AT(lang, time=timestamp)
+    else:
+        when = m.POSTED_AT(lang, time=timestamp)
+    return f"{post_author(post, lang)} ({when})"
 
 
 def post_body(post: Mapping[str, Any]) -> str:
@@ -57,28 +90,28 @@ def post_body(post: Mapping[str, Any]) -> str:
     return indent_body(text)
 
 
-def search_items(results: Sequence[Mapping[str, Any]], start: int = 1) -> list[str]:
+def search_items(results: Sequence[Mapping[str, Any]], start: int = 1, lang: Lang = "en") -> list[str]:
     """One entry per result: ``i. [0.879] @user (time) url`` and the indented post."""
     items = []
     for index, result in enumerate(results, start):
         post = result.get("post") or {}
         score = result.get("score")
         shown = f"{score:.3f}" if isinstance(score, (int, float)) else "?"
-        head = (
-            f"{index}. [{shown}] @{post.get('user', '')} ({post.get('timestamp', '')}) {post.get('url', '')}"
-        )
+        head = f"{index}. [{shown}] {post_head(post, lang)} {post.get('url', '')}"
         items.append(head + post_marks(post) + "\n" + post_body(post))
     return items
 
 
-def format_search_results(query: str, results: Sequence[Mapping[str, Any]]) -> str:
-    """``search_similar``: ``🔍 検索結果: N件 (クエリ: "q")`` then ``i. [0.879] @user (time) url``."""
+def format_search_results(query: str, results: Sequence[Mapping[str, Any]], lang: Lang = "en") -> str:
+    """``search_similar``: ``🔍 Search results: N (query: "q")`` then ``i. [0.879] @user (time) url``."""
     if not results:
-        return NO_RESULTS
-    return _joined(search_header(query, len(results)) + match_note(results), search_items(results))
+        return m.NO_RESULTS(lang)
+    return _joined(
+        search_header(query, len(results), lang) + match_note(results, lang), search_items(results, lang=lang)
+    )
 
 
-def match_note(results: Sequence[Mapping[str, Any]]) -> str:
+def match_note(results: Sequence[Mapping[str, Any]], lang: Lang = "en") -> str:
     """A line under the header when the best hit of a ``hybrid`` answer is no real match
     (its ``match`` is false: archive/ranking.py's calibration). Upstream's modes carry no
     ``match``, so their text stays upstream's."""
@@ -86,42 +119,42 @@ def match_note(results: Sequence[Mapping[str, Any]]) -> str:
         return ""
     similarity = results[0].get("similarity")
     shown = f"{similarity:.2f}" if isinstance(similarity, (int, float)) else "?"
-    return f"\n⚠️ 良い一致なし: 最も近い投稿も弱い一致です (類似度 {shown})"
+    return "\n" + m.NO_GOOD_MATCH(lang, similarity=shown)
 
 
-def text_header(term: str, count: int) -> str:
-    return f'📝 テキスト検索結果: {count}件 (検索語: "{term}")'
+def text_header(term: str, count: int, lang: Lang = "en") -> str:
+    return m.TEXT_HEADER(lang, count=count, term=term)
 
 
-def text_items(posts: Sequence[Mapping[str, Any]], start: int = 1) -> list[str]:
+def text_items(posts: Sequence[Mapping[str, Any]], start: int = 1, lang: Lang = "en") -> list[str]:
     """One entry per post: ``i. @user (time)`` and the indented post."""
     return [
-        f"{index}. @{post.get('user', '')} ({post.get('timestamp', '')}){post_marks(post)}\n"
-        + post_body(post)
+        f"{index}. {post_head(post, lang)}{post_marks(post)}\n" + post_body(post)
         for index, post in enumerate(posts, start)
     ]
 
 
-def format_text_results(term: str, posts: Sequence[Mapping[str, Any]]) -> str:
-    """``search_posts_by_text``: ``📝 テキスト検索結果: N件 (検索語: "q")`` then ``i. @user (time)``."""
+def format_text_results(term: str, posts: Sequence[Mapping[str, Any]], lang: Lang = "en") -> str:
+    """``search_posts_by_text``: ``📝 Text search results: N (terms: "q")`` then ``i. @user (time)``."""
     if not posts:
-        return f'{NO_RESULTS} (検索語: "{term}")'
-    return _joined(text_header(term, len(posts)), text_items(posts))
+        return m.NO_TEXT_RESULTS(lang, term=term)
+    return _joined(text_header(term, len(posts), lang), text_items(posts, lang=lang))
 
 
-def users_header(count: int) -> str:
-    return f"👥 ユーザー別投稿統計 (上位{count}人)"
+def users_header(count: int, lang: Lang = "en") -> str:
+    return m.USERS_HEADER(lang, count=count)
 
 
-def user_items(stats: Sequence[Mapping[str, Any]], start: int = 1) -> list[str]:
+def user_items(stats: Sequence[Mapping[str, Any]], start: int = 1, lang: Lang = "en") -> list[str]:
     return [
-        f"{i}. {s.get('user', '')}: {num(s.get('post_count', 0))}投稿" for i, s in enumerate(stats, start)
+        m.USER_ITEM(lang, index=i, user=s.get("user", ""), count=num(s.get("post_count", 0)))
+        for i, s in enumerate(stats, start)
     ]
 
 
-def format_user_stats(stats: Sequence[Mapping[str, Any]]) -> str:
-    """``get_user_stats``: ``👥 ユーザー別投稿統計 (上位N人)`` then ``i. user: 1,234投稿``."""
-    return "\n".join([users_header(len(stats)), "", *user_items(stats)]) + "\n"
+def format_user_stats(stats: Sequence[Mapping[str, Any]], lang: Lang = "en") -> str:
+    """``get_user_stats``: ``👥 Posts per user (top N)`` then ``i. user: 1,234 posts``."""
+    return "\n".join([users_header(len(stats), lang), "", *user_items(stats, lang=lang)]) + "\n"
 
 
 def _joined(header: str, items: Sequence[str]) -> str:
@@ -129,102 +162,99 @@ def _joined(header: str, items: Sequence[str]) -> str:
     return "\n".join([header, "", *(item + "\n" for item in items)]) + "\n"
 
 
-def format_database_stats(stats: Mapping[str, Any]) -> str:
-    """``get_database_stats``: totals and ``データ期間: a ～ b``."""
-    out = ["📊 データベース統計", ""]
-    out.append(f"総投稿数: {num(stats.get('total_posts') or 0)}件")
-    out.append(f"総ユーザー数: {num(stats.get('total_users') or 0)}人")
+def format_database_stats(stats: Mapping[str, Any], lang: Lang = "en") -> str:
+    """``get_database_stats``: totals, the period and, for a filtered request, the counts by
+    kind, platform and account (of the same posts as the totals)."""
+    out = [m.STATS_TITLE(lang), ""]
+    out.append(m.TOTAL_POSTS(lang, count=num(stats.get("total_posts") or 0)))
+    out.append(m.TOTAL_USERS(lang, count=num(stats.get("total_users") or 0)))
     date_range = stats.get("date_range")
     if date_range:
         earliest, latest = date_range.get("earliest"), date_range.get("latest")
         # no dated post selected: say so, rather than a range with nothing on either side
-        out.append(f"データ期間: {earliest} ～ {latest}" if earliest or latest else "データ期間: なし")
-    for key, label in (
-        ("by_kind", "種類別"),
-        ("by_platform", "プラットフォーム別"),
-        ("by_account", "アカウント別"),
-    ):
+        out.append(
+            m.DATE_RANGE(lang, earliest=earliest, latest=latest)
+            if earliest or latest
+            else m.NO_DATE_RANGE(lang)
+        )
+    for key, line in (("by_kind", m.BY_KIND), ("by_platform", m.BY_PLATFORM), ("by_account", m.BY_ACCOUNT)):
         counts = stats.get(key)
         if isinstance(counts, Mapping) and counts:
-            out.append(f"{label}: " + ", ".join(f"{name or '(不明)'} {num(n)}" for name, n in counts.items()))
-    out += format_enrichment(stats.get("enrichment"))
+            shown = ", ".join(f"{name or m.UNKNOWN_NAME(lang)} {num(n)}" for name, n in counts.items())
+            out.append(line(lang, counts=shown))
+    out += format_enrichment(stats.get("enrichment"), lang)
     return "\n".join(out) + "\n"
 
 
-def thread_header(reference: str, thread: Mapping[str, Any]) -> str:
-    """``get_thread``: ``🧵 スレッド: N件 (ID: "x")`` and the post the thread answers, if any."""
-    out = [f'🧵 スレッド: {num(thread.get("total_count") or 0)}件 (ID: "{reference}")']
+def thread_header(reference: str, thread: Mapping[str, Any], lang: Lang = "en") -> str:
+    """``get_thread``: ``🧵 Thread: N posts (ID: "x")`` and the post the thread answers, if any."""
+    out = [m.THREAD_HEADER(lang, count=num(thread.get("total_count") or 0), reference=reference)]
     parent = thread.get("in_reply_to")
     if isinstance(parent, Mapping):
         out.append(
-            f"返信先: @{parent.get('user', '')} ({parent.get('timestamp', '')}) {parent.get('url', '')}"
+            m.IN_REPLY_TO(lang, head=f"{post_head(parent, lang)} {parent.get('url', '')}")
             + post_marks(parent)
         )
         out.append(post_body(parent))
     elif thread.get("in_reply_to_id"):
-        out.append(f"返信先: {thread['in_reply_to_id']} (アーカイブにありません)")
+        out.append(m.PARENT_MISSING(lang, id=thread["in_reply_to_id"]))
     return "\n".join(out)
 
 
-def thread_items(thread: Mapping[str, Any], start: int = 1) -> list[str]:
+def thread_items(thread: Mapping[str, Any], start: int = 1, lang: Lang = "en") -> list[str]:
     """One entry per post of the thread, the asked-for post marked with ``▶``."""
     focus = thread.get("focus_offset")
     items = []
     for index, post in enumerate(thread.get("posts") or [], start):
         mark = "▶ " if focus is not None and index - 1 == focus else ""
         items.append(
-            f"{index}. {mark}@{post.get('user', '')} ({post.get('timestamp', '')}) {post.get('url', '')}"
-            f"{post_marks(post)}\n{post_body(post)}"
+            f"{index}. {mark}{post_head(post, lang)} {post.get('url', '')}{post_marks(post)}\n{post_body(post)}"
         )
     return items
 
 
-def format_thread(reference: str, thread: Mapping[str, Any]) -> str:
+def format_thread(reference: str, thread: Mapping[str, Any], lang: Lang = "en") -> str:
     """A whole ``get_thread`` answer as text (the CLI's; the MCP face pages it)."""
     offset = int(thread.get("offset") or 0)
-    return _joined(thread_header(reference, thread), thread_items(thread, offset + 1))
+    return _joined(thread_header(reference, thread, lang), thread_items(thread, offset + 1, lang))
 
 
-def format_enrichment(coverage: Any) -> list[str]:
+def format_enrichment(coverage: Any, lang: Lang = "en") -> list[str]:
     """One line of enrichment coverage (an mcpkit addition; nothing when there is none)."""
     if not isinstance(coverage, Mapping) or not (coverage.get("enriched") or coverage.get("failed")):
         return []
-    line = f"エンリッチ済み: {num(coverage.get('enriched') or 0)} / {num(coverage.get('total_posts') or 0)}件"
+    line = m.ENRICHED(
+        lang, done=num(coverage.get("enriched") or 0), total=num(coverage.get("total_posts") or 0)
+    )
     if coverage.get("failed"):
-        line += f" (失敗 {num(coverage['failed'])}件)"
+        line += m.ENRICH_FAILED(lang, count=num(coverage["failed"]))
     return [line]
 
 
-def format_status(status: Mapping[str, Any]) -> str:
+def format_status(status: Mapping[str, Any], lang: Lang = "en") -> str:
     """``get_status``: 🟢 running and ready, 🔴 otherwise, then the data statistics."""
     ready = bool(status.get("ready"))
-    out = [f"{'🟢' if ready else '🔴'} Twilog Server Status", ""]
-    out.append(f"状態: {'稼働中' if ready else '停止中'}")
-    out.append(f"サーバータイプ: {status.get('server_type') or 'Unknown'}")
+    out = [m.STATUS_TITLE(lang, mark="🟢" if ready else "🔴"), ""]
+    out.append((m.STATE_RUNNING if ready else m.STATE_STOPPED)(lang))
+    out.append(m.SERVER_TYPE(lang, name=status.get("server_type") or "Unknown"))
     if status.get("model"):
-        out.append(f"モデル: {status['model']}")
+        out.append(m.MODEL(lang, name=status["model"]))
     data = status.get("data_stats")
     if isinstance(data, Mapping):
-        out += ["", "📊 データ統計:"]
-        out.append(f"・投稿数: {num(data.get('total_posts') or 0)}件")
-        out.append(f"・ユーザー数: {num(data.get('total_users') or 0)}人")
+        out += ["", m.DATA_TITLE(lang)]
+        out.append(m.DATA_POSTS(lang, count=num(data.get("total_posts") or 0)))
+        out.append(m.DATA_USERS(lang, count=num(data.get("total_users") or 0)))
         if data.get("total_summaries"):
-            out.append(f"・要約数: {num(data['total_summaries'])}件")
+            out.append(m.DATA_SUMMARIES(lang, count=num(data["total_summaries"])))
         if data.get("total_tags"):
-            out.append(f"・タグ数: {num(data['total_tags'])}件")
-    out += ["・" + line for line in format_enrichment(status.get("enrichment"))]
+            out.append(m.DATA_TAGS(lang, count=num(data["total_tags"])))
+    out += [m.BULLET(lang) + line for line in format_enrichment(status.get("enrichment"), lang)]
     return "\n".join(out) + "\n"
 
 
-def format_embedding(text: str, result: Mapping[str, Any]) -> str:
+def format_embedding(text: str, result: Mapping[str, Any], lang: Lang = "en") -> str:
     """``embed_text``: the base64 length and its first 20 characters, as upstream."""
     vector = result.get("vector")
     if isinstance(vector, str) and vector:
-        return (
-            f'ベクトル化成功:\n入力テキスト: "{text}"\nBase64データ長: {len(vector)}文字\n'
-            f"Base64データ（先頭20文字）: {vector[:20]}..."
-        )
-    return (
-        "ベクトル化は完了しましたが、ベクトルデータが返されませんでした。\n"
-        f'入力テキスト: "{text}"\nレスポンス: {dict(result)}'
-    )
+        return m.EMBEDDED(lang, text=text, length=len(vector), head=vector[:20])
+    return m.NO_VECTOR(lang, text=text, response=dict(result))
