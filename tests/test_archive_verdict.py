@@ -107,3 +107,37 @@ def test_search_json_in_the_default_mode_carries_the_verdict(merged: Path) -> No
     assert results and all(r["match"] is False for r in results)
     found = runner.invoke(app, ["search", "Korean chicken soup with ginseng", "--json", "--db", str(merged)])
     assert json.loads(found.stdout)[0]["match"] is True
+    text = runner.invoke(app, ["search", "beef wellington recipe", "--db", str(merged)])
+    assert text.exit_code == 0 and text.stdout.splitlines()[1].startswith("⚠️"), text.stdout[:300]
+
+
+def test_the_text_answer_says_no_good_match_only_when_no_hit_is_one() -> None:
+    from mcpkit.archive import texts
+
+    post = {"post_id": 1, "user": "a", "timestamp": "2024-01-01 00:00:00", "url": "u", "content": "x"}
+    weak = {"rank": 1, "score": 0.3, "post": post, "similarity": 0.21, "text_match": 0.0, "match": False}
+    real = {"rank": 2, "score": 0.2, "post": post, "similarity": 0.45, "text_match": 0.0, "match": True}
+    assert texts.match_note([weak, real]) == ""  # the second hit is a match: say nothing
+    assert texts.match_note([weak, dict(weak, rank=2)]).startswith("\n⚠️")
+    assert texts.match_note([{"rank": 1, "score": 0.2, "post": post}]) == ""  # upstream's: no verdict
+
+
+def test_the_page_says_no_good_match_in_every_mode(api: ArchiveAPI) -> None:
+    from mcpkit.archive.web.views import Views, parse_state
+
+    views = Views(api)
+
+    def page(query: str, mode: str) -> dict[str, Any]:
+        shown: dict[str, Any] = anyio.run(views.search, parse_state({"q": [query], "mode": [mode]}))
+        return shown
+
+    for mode in ("semantic", "hybrid"):
+        data = page("beef wellington recipe", mode)
+        assert data["no_good_match"] and data["results"] == [], mode
+        assert page("Korean chicken soup with ginseng", mode)["results"], mode
+    words = page("beef wellington recipe", "text")  # no post holds the words: nor the meaning
+    assert words["results"] == [] and words["meaning_match"] is False
+    assert "no good match" in words["message"]
+    close = page("Korean chicken soup with ginseng", "text")  # no post holds "with": one means it
+    assert close["results"] == [] and close["meaning_match"] is True
+    assert "close in meaning" in close["message"]

@@ -112,10 +112,10 @@ def format_search_results(query: str, results: Sequence[Mapping[str, Any]], lang
 
 
 def match_note(results: Sequence[Mapping[str, Any]], lang: Lang = "en") -> str:
-    """A line under the header when the best hit of a ``hybrid`` answer is no real match
-    (its ``match`` is false: archive/ranking.py's calibration). Upstream's modes carry no
-    ``match``, so their text stays upstream's."""
-    if not results or results[0].get("match") is not False:
+    """A line under the header when no hit of the answer is a real match (every ``match`` is
+    false: archive/ranking.py's verdict, carried by every mode of mcpkit's requests). Upstream's
+    requests carry no ``match``, so their text stays upstream's."""
+    if not results or any(r.get("match") is not False for r in results):
         return ""
     similarity = results[0].get("similarity")
     shown = f"{similarity:.2f}" if isinstance(similarity, (int, float)) else "?"

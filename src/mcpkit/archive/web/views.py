@@ -36,8 +36,8 @@ SEMANTIC_TOP = 100
 GOOD_SCORE = 0.3
 """Below this similarity the best semantic hit is no good match: the page says so instead of
 listing weak hits (a person can still ask for them with ``weak=1``). Used only when the API
-gives no ``match`` of its own: hybrid hits carry one, from the calibration measured for the
-model (:mod:`mcpkit.archive.ranking`); plain semantic hits and uncalibrated models do not."""
+gives no ``match`` of its own: every mode's hits carry one, from the calibration measured for
+the model (:mod:`mcpkit.archive.ranking`); a model without a calibration does not."""
 MAX_OFFSET = 100_000
 THREAD_MAX = 200
 """Posts of a thread one post page shows (the thread's own count is said beside them)."""
@@ -263,7 +263,31 @@ class Views:
         """Results of the state's query under its facets, one page, with every facet's counts."""
         if state.q and state.mode != "text":
             return await self._semantic(state)
-        return await anyio.to_thread.run_sync(self._text_page, state)
+        page = await anyio.to_thread.run_sync(self._text_page, state)
+        if state.q and not page["results"] and not state.offset:
+            await self._meaning_verdict(state, page)
+        return page
+
+    async def _meaning_verdict(self, state: PageState, page: dict[str, Any]) -> None:
+        """No post holds every word: say whether any comes close in meaning (the API's hybrid
+        verdict under the same filters), so "no post contains" is never read as "nothing in the
+        archive answers this" when something does, nor the reverse."""
+        call: dict[str, Any] = {"query": state.q, "settings": self._settings(state, 10), "mode": "hybrid"}
+        try:
+            hits = await self.api.call("search_similar", call)
+        except JsonRpcError:
+            return  # no vectors yet, or no hybrid mode: the words' answer stands alone
+        matched = [h.get("match") for h in hits]
+        if not matched or None in matched:
+            return
+        page["meaning_match"] = any(matched)
+        page["message"] = (
+            f"No post contains {state.q!r} with these filters; some come close in meaning:"
+            " search by Meaning or Hybrid."
+            if any(matched)
+            else f"No post contains {state.q!r} with these filters, and none comes close in meaning:"
+            " no good match."
+        )
 
     def _text_page(self, state: PageState) -> dict[str, Any]:
         cols = self.index.columns()
@@ -304,17 +328,18 @@ class Views:
             ),
         )
 
-    async def _semantic(self, state: PageState) -> dict[str, Any]:
+    def _settings(self, state: PageState, top_k: int) -> dict[str, Any]:
+        """The API's search settings for the page's filters (the API ranks under the same
+        filters, so the best matches are those the page shows; language is the page's own:
+        applied to the ranked matches)."""
         f = state.filters
-        settings: dict[str, Any] = {"top_k": SEMANTIC_TOP}
+        settings: dict[str, Any] = {"top_k": top_k}
         if f.year is not None:
             start = dt.date(f.year, f.month or 1, 1)
             end_month = (f.month or 12) % 12 + 1
             end_year = f.year + (1 if (f.month or 12) == 12 else 0)
             end = dt.date(end_year, end_month, 1) - dt.timedelta(days=1)
             settings["date_filter"] = {"from": start.isoformat(), "to": end.isoformat()}
-        # the API ranks under the same filters, so the best matches are those the page shows
-        # (language is the page's own: applied to the ranked matches)
         settings["kind"] = "all" if state.all_kinds else list(f.kinds)
         if f.platforms:
             settings["platform"] = list(f.platforms)
@@ -322,7 +347,11 @@ class Views:
             settings["account"] = list(f.accounts)
         if f.media is not None:
             settings["has_media"] = f.media
-        call: dict[str, Any] = {"query": state.q, "settings": settings}
+        return settings
+
+    async def _semantic(self, state: PageState) -> dict[str, Any]:
+        f = state.filters
+        call: dict[str, Any] = {"query": state.q, "settings": self._settings(state, SEMANTIC_TOP)}
         if state.mode == "hybrid":
             call["mode"] = "hybrid"
         try:
@@ -331,7 +360,7 @@ class Views:
             return self._page(state, total=0, results=[], facets=None, message=exc.message, error=True)
         cols = await anyio.to_thread.run_sync(self.index.columns)
         score_of = {int(h["post"]["post_id"]): float(h["score"]) for h in hits}
-        # the API's own verdict when it has one (hybrid, calibrated model), else the cosine
+        # the API's own verdict when it has one (every mode, calibrated model), else the cosine
         match_of = {int(h["post"]["post_id"]): h.get("match") for h in hits}
         cosine_of = {int(h["post"]["post_id"]): float(h.get("similarity", h["score"])) for h in hits}
         rows = cols.rows_of(score_of)
