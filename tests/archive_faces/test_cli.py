@@ -51,9 +51,10 @@ def test_text_stats_users(sample_db: Path) -> None:
     assert [p["timestamp"] for p in posts] == sorted((p["timestamp"] for p in posts), reverse=True)
     stats = json.loads(cli("stats", "--db", str(sample_db), "--json").stdout)
     assert stats["total_posts"] == 265 and stats["total_users"] == 4  # posts, replies, quotes
-    assert stats["by_kind"] == {"post": 265, "like": 28, "bookmark": 37}
+    assert stats["by_kind"] == {"post": 265}  # the breakdowns count the same posts as the totals
     stats = json.loads(cli("stats", "--kind", "all", "--db", str(sample_db), "--json").stdout)
     assert stats["total_posts"] == 330
+    assert stats["by_kind"] == {"post": 265, "like": 28, "bookmark": 37}
     users = json.loads(cli("users", "--limit", "2", "--db", str(sample_db), "--json").stdout)
     assert len(users) == 2 and users[0]["post_count"] >= users[1]["post_count"]
     shown = cli("stats", "--db", str(sample_db)).stdout

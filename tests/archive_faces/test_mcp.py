@@ -105,7 +105,7 @@ async def _check_all_tools(session: ClientSession) -> None:
     assert text == (
         "📊 データベース統計\n\n総投稿数: 265件\n総ユーザー数: 4人\n"
         "データ期間: 2024-01-03 01:11:00 ～ 2024-10-16 03:18:00\n"
-        "種類別: post 265, like 28, bookmark 37\nプラットフォーム別: x 265\nアカウント別: (不明) 265\n"
+        "種類別: post 265\nプラットフォーム別: x 265\nアカウント別: (不明) 265\n"
     )
     # a filter no post passes: the answer says there is no date range, not " ～ "
     text, err = await call_text(session, "get_database_stats", {"kind": "all", "account": "@nobody"})

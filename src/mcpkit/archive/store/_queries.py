@@ -323,8 +323,11 @@ class StoreQueries(abc.ABC):
     def filtered_stats(self, post_filter: PostFilter) -> dict[str, Any]:
         """Counts of the posts ``post_filter`` passes, and how they fall by kind, platform and account.
 
-        Each breakdown ignores its own field's condition (as a search page's facets do), so
-        ``by_kind`` of a default query still shows how many likes and reposts there are.
+        Every breakdown counts the same posts as the totals (all of the filter's conditions), so
+        ``--account A`` shows A alone: each breakdown used to leave out its own field's
+        condition, as a search page's facets do, and printed every account's counts beside A's
+        total, which a reader (or a model) took for A's. Likes and reposts are counted when the
+        filter's kinds include them.
         """
         _, arrays = self.post_arrays()
         passing = arrays.passing(post_filter)
@@ -332,20 +335,20 @@ class StoreQueries(abc.ABC):
         total = len(arrays.post_ids) if passing is None else int(np.count_nonzero(passing))
         earliest, latest = self._time_range(post_filter, arrays, passing, total)
 
-        def facet(column: str, field: str) -> list[tuple[str, int]]:
-            return self._facet(arrays, column, post_filter.without(field))
+        def facet(column: str) -> list[tuple[str, int]]:
+            return self._facet(arrays, column, post_filter, passing)
 
         def ordered(pairs: list[tuple[str, int]], names: Sequence[str]) -> dict[str, int]:
             rank = {name: i for i, name in enumerate(names)}
             return dict(sorted(pairs, key=lambda p: (rank.get(p[0], len(rank)), p[0])))
 
-        accounts = sorted(facet("account", "account"), key=lambda p: (-p[1], p[0]))
+        accounts = sorted(facet("account"), key=lambda p: (-p[1], p[0]))
         return {
             "total_posts": total,
             "total_users": int(np.count_nonzero(users)),
             "date_range": {"earliest": earliest, "latest": latest},
-            "by_kind": ordered(facet("kind", "kind"), KINDS),
-            "by_platform": ordered(facet("platform", "platform"), PLATFORMS),
+            "by_kind": ordered(facet("kind"), KINDS),
+            "by_platform": ordered(facet("platform"), PLATFORMS),
             "by_account": dict(accounts),
         }
 
@@ -383,10 +386,15 @@ class StoreQueries(abc.ABC):
             ends.append("" if row is None else str(row[0]))
         return ends[0], ends[1]
 
-    def _facet(self, arrays: PostArrays, column: str, post_filter: PostFilter) -> list[tuple[str, int]]:
+    def _facet(
+        self,
+        arrays: PostArrays,
+        column: str,
+        post_filter: PostFilter,
+        passing: npt.NDArray[np.bool_] | None,
+    ) -> list[tuple[str, int]]:
         """``(value, posts)`` of ``column`` (kind, platform or account) among the posts
-        ``post_filter`` passes, for each value some post has."""
-        passing = arrays.passing(post_filter)
+        ``post_filter`` passes (``passing`` of ``arrays``), for each value some post has."""
         if column == "account":
             held = arrays.account_counts(passing)
             return [(name, int(n)) for name, n in zip(arrays.account_names, held, strict=False) if n]
