@@ -71,7 +71,8 @@ def _same(a: PostArrays, b: PostArrays) -> None:
     np.testing.assert_array_equal(a.post_ids, b.post_ids)
     np.testing.assert_array_equal(a.user_ids, b.user_ids)
     np.testing.assert_array_equal(a.ts, b.ts)
-    np.testing.assert_array_equal(a.kinds, b.kinds)
+    np.testing.assert_array_equal(a.relations, b.relations)
+    np.testing.assert_array_equal(a.visibilities, b.visibilities)
     np.testing.assert_array_equal(a.platforms, b.platforms)
     np.testing.assert_array_equal(a.has_media, b.has_media)
     names_a = [a.account_names[c] if c >= 0 else None for c in a.accounts]
@@ -243,7 +244,9 @@ def test_a_first_import_hands_over_its_columns_with_its_repeats(
     store = Store(tmp_path / "a.db")
     summary = import_csv(write_csv(tmp_path / "t.csv", rows), store)
     assert (summary.new, summary.duplicates_in_file) == (5000, 3)
-    assert store.reader.execute("SELECT count(*) FROM posts WHERE kind = 'like'").fetchone()[0] == 3
+    # each keeps both relations: the account's post, and its like (the like's row, the larger log_type)
+    liked = store.reader.execute("SELECT kind, relations, content FROM posts WHERE log_type = 2").fetchall()
+    assert sorted(liked) == [("post", 17, f"liked {i}") for i in (3, 40, 4999)]
     arrays = _current(store)
     assert store.columns.reads == 0
     _same(arrays, _whole(store))

@@ -65,16 +65,17 @@ def test_sample_archive_reads_as_a_person_expects(tmp_path: Path, packing: str) 
     summary = reader.summary()
     assert dict(summary.skipped) == skipped
     assert summary.malformed == 1 and summary.samples == ["outbox.json item 11: not an object ('42')"]
-    assert dict(summary.kinds) == {"post": 5, "reply": 1, "quote": 1, "repost": 1, "like": 2, "bookmark": 1}
+    assert dict(summary.kinds) == {"post": 6, "reply": 1, "quote": 1, "repost": 1, "like": 2, "bookmark": 1}
     done, total = reader.position()
     assert done == total > 0
 
 
-def test_direct_messages_are_left_out_and_counted(tmp_path: Path) -> None:
-    """A DM's words must not reach any search: they are not in any record, only counted."""
+def test_direct_messages_are_read_marked_direct(tmp_path: Path) -> None:
+    """A DM is kept with its mark, which keeps it out of every search that does not ask for it
+    (tests/test_archive_visibility.py); nothing else of the archive is marked so."""
     archive, _, _ = sample_archive()
     _, posts = _read(_write(tmp_path, archive, "tar.gz"))
-    assert not any("secret" in p.content for p in posts)
+    assert [p.content for p in posts if p.visibility == "direct"] == ["@bob secret"]
 
 
 def test_the_account_comes_from_the_activities_when_the_actor_is_missing(tmp_path: Path) -> None:

@@ -33,6 +33,7 @@ class Expected:
     lang: str = ""
     timestamp: str = ""
     media: tuple[tuple[str, str, str, str], ...] = ()  # (type, path, url, alt)
+    visibility: str = "public"
 
     @classmethod
     def of(cls, post: Post, prefix: str = "") -> Expected:
@@ -51,6 +52,7 @@ class Expected:
             post.lang,
             post.timestamp,
             tuple((m.type, m.path, m.url, m.alt) for m in post.media),
+            post.visibility,
         )
 
 

@@ -276,9 +276,9 @@ def sample_archive() -> tuple[Archive, list[Expected], dict[str, int]]:
         note(4, mastodon_html("replying to myself"), in_reply_to=status_uri(1), lang=None),
         note(5, mastodon_html("look at this"), quote=QUOTED),
         announce(6, BOOSTED),
-        # a direct message: addressed to one person only
+        # a direct message: addressed to one person only; imported, marked direct
         note(7, mastodon_html("@bob secret"), to=["https://other.example/users/bob"], cc=[]),
-        # followers-only: imported
+        # followers-only: imported, marked
         note(8, mastodon_html("for followers"), to=[FOLLOWERS], cc=[]),
         note(9, mastodon_html("edited text"), updated="2023-06-01T00:00:00Z"),
         {"id": f"{status_uri(10)}/activity", "type": "Create", "actor": ACTOR, "object": {"type": "Article"}},
@@ -331,12 +331,27 @@ def sample_archive() -> tuple[Archive, list[Expected], dict[str, int]]:
             url=BOOSTED,
             timestamp="2023-05-02 08:00:00",
         ),
-        _expected("post", status_uri(8), "for followers", lang="en", url=f"https://{HOST}/@{USER}/8"),
+        _expected(
+            "post",
+            status_uri(7),
+            "@bob secret",
+            lang="en",
+            url=f"https://{HOST}/@{USER}/7",
+            visibility="direct",
+        ),
+        _expected(
+            "post",
+            status_uri(8),
+            "for followers",
+            lang="en",
+            url=f"https://{HOST}/@{USER}/8",
+            visibility="followers",
+        ),
         _expected("post", status_uri(9), "edited text", lang="en", url=f"https://{HOST}/@{USER}/9"),
         *[_expected("like", uri, url=uri, timestamp="") for uri in LIKED],
         *[_expected("bookmark", uri, url=uri, timestamp="") for uri in BOOKMARKED],
     ]
-    skipped = {"direct message": 1, "Create Article": 1}
+    skipped = {"Create Article": 1}
     return archive, expected, skipped
 
 

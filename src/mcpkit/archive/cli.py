@@ -864,15 +864,26 @@ AccountOpt = Annotated[
 MediaOpt = Annotated[
     bool | None, typer.Option("--has-media/--no-media", help="Only posts with pictures or video, or without.")
 ]
+VisibilityOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--visibility",
+        help="public, unlisted, followers, direct or all (repeatable, or a,b); default all but direct.",
+    ),
+]
 
 
 def _filters(
-    kind: list[str] | None, platform: list[str] | None, account: list[str] | None, has_media: bool | None
+    kind: list[str] | None,
+    platform: list[str] | None,
+    account: list[str] | None,
+    has_media: bool | None,
+    visibility: list[str] | None = None,
 ) -> dict[str, Any]:
     """The request keys of the filter options (the API reads and checks them)."""
     from mcpkit.archive.filters import request_filters
 
-    return request_filters(kind, platform, account, has_media)
+    return request_filters(kind, platform, account, has_media, visibility)
 
 
 def _weights(raw: str | None) -> list[float] | None:
@@ -904,6 +915,7 @@ def search_cmd(
     platform: PlatformOpt = None,
     account: AccountOpt = None,
     has_media: MediaOpt = None,
+    visibility: VisibilityOpt = None,
     url: UrlOpt = None,
     db: DbOpt = None,
     server: OldUrlOpt = None,
@@ -931,7 +943,7 @@ def search_cmd(
         "query": query,
         "settings": settings,
         "mode": mode,
-        **_filters(kind, platform, account, has_media),
+        **_filters(kind, platform, account, has_media, visibility),
     }
     parsed = _weights(weights)
     if parsed is not None:
@@ -956,6 +968,7 @@ def text_cmd(
     platform: PlatformOpt = None,
     account: AccountOpt = None,
     has_media: MediaOpt = None,
+    visibility: VisibilityOpt = None,
     url: UrlOpt = None,
     db: DbOpt = None,
     server: OldUrlOpt = None,
@@ -967,7 +980,7 @@ def text_cmd(
         "search_term": terms,
         "limit": limit,
         "source": source,
-        **_filters(kind, platform, account, has_media),
+        **_filters(kind, platform, account, has_media, visibility),
     }
     chosen = _lang(lang)
     _query(
@@ -986,6 +999,7 @@ def stats_cmd(
     platform: PlatformOpt = None,
     account: AccountOpt = None,
     has_media: MediaOpt = None,
+    visibility: VisibilityOpt = None,
     url: UrlOpt = None,
     db: DbOpt = None,
     as_json: JsonOpt = False,
@@ -994,7 +1008,7 @@ def stats_cmd(
 ) -> None:
     """Count posts and users, by kind, platform and account, and show the date range; every
     count is of the posts the options select (posts, replies and quotes unless --kind says)."""
-    params = _filters(kind, platform, account, has_media)
+    params = _filters(kind, platform, account, has_media, visibility)
     chosen = _lang(lang)
     _query(
         url or server,
@@ -1013,6 +1027,7 @@ def users_cmd(
     platform: PlatformOpt = None,
     account: AccountOpt = None,
     has_media: MediaOpt = None,
+    visibility: VisibilityOpt = None,
     url: UrlOpt = None,
     db: DbOpt = None,
     server: OldUrlOpt = None,
@@ -1020,7 +1035,7 @@ def users_cmd(
     lang: LangOpt = None,
 ) -> None:
     """List users by number of posts (posts, replies and quotes unless --kind says)."""
-    params = {"limit": limit, **_filters(kind, platform, account, has_media)}
+    params = {"limit": limit, **_filters(kind, platform, account, has_media, visibility)}
     chosen = _lang(lang)
     _query(url or server, db, "get_user_stats", params, lambda r: texts.format_user_stats(r, chosen), as_json)
 

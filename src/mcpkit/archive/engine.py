@@ -33,9 +33,9 @@ from mcpkit.archive import ranking as hybrid
 from mcpkit.archive import safetensors_io, scan_index, threads
 from mcpkit.archive.embedders import DEFAULT_MODEL, Embedder, EmbedEndpoint, create_embedder
 from mcpkit.archive.errors import ModelMismatchError, SpaceMissingError
-from mcpkit.archive.filters import PostFilter
+from mcpkit.archive.filters import SHOWN, PostFilter
 from mcpkit.archive.hubs import HubScores
-from mcpkit.archive.posts import dedup_key
+from mcpkit.archive.posts import SHOWN_VISIBILITIES, VISIBILITIES, dedup_key
 from mcpkit.archive.query import ParsedQuery, TextFilter, parse_query, parse_terms
 from mcpkit.archive.scan_index import ScanIndexes
 from mcpkit.archive.settings import SPACES, DateFilter, SearchSettings, UserFilter
@@ -55,6 +55,9 @@ from mcpkit.errors import ValidationError
 HYBRID_MODES = ("average", "maximum", "minimum")
 
 
+_DIRECT = VISIBILITIES.index("direct")
+
+
 def text_source(mode: str) -> str:
     """The text a ``T`` filter tests in ``mode``: the mode's own text, content for hybrids."""
     return mode if mode in SPACES else "content"
@@ -62,37 +65,46 @@ def text_source(mode: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class _Facets:
-    """Kind, platform, account and media columns of some rows (codes as in :class:`PostArrays`)."""
+    """Relations, platform, account, media and visibility columns of some rows (codes as in
+    :class:`PostArrays`)."""
 
-    kinds: npt.NDArray[np.uint8]
+    relations: npt.NDArray[np.uint8]
     platforms: npt.NDArray[np.uint8]
     accounts: npt.NDArray[np.int32]
     has_media: npt.NDArray[np.bool_]
+    visibilities: npt.NDArray[np.uint8]
     account_names: tuple[str, ...]
+
+    @property
+    def any_direct(self) -> bool:
+        """Whether some of these rows are direct posts (which a request must name to see)."""
+        return bool(np.any(self.visibilities == _DIRECT))
 
     @classmethod
     def of(cls, arrays: PostArrays, rows: IntArray | None = None) -> _Facets:
         """The facets of every post, or of the posts at ``rows``."""
         if rows is None:
             return cls(
-                arrays.kinds, arrays.platforms, arrays.accounts, arrays.has_media, arrays.account_names
-            )
+                arrays.relations, arrays.platforms, arrays.accounts, arrays.has_media, arrays.visibilities,
+                arrays.account_names,
+            )  # fmt: skip
         if not len(arrays.post_ids):  # no posts: every row is out (``in_db``), whatever its codes
             count = len(rows)
             return cls(
                 np.zeros(count, np.uint8), np.zeros(count, np.uint8), np.zeros(count, np.int32),
-                np.zeros(count, np.bool_), arrays.account_names,
+                np.zeros(count, np.bool_), np.zeros(count, np.uint8), arrays.account_names,
             )  # fmt: skip
         return cls(
-            arrays.kinds[rows], arrays.platforms[rows], arrays.accounts[rows], arrays.has_media[rows],
-            arrays.account_names,
+            arrays.relations[rows], arrays.platforms[rows], arrays.accounts[rows], arrays.has_media[rows],
+            arrays.visibilities[rows], arrays.account_names,
         )  # fmt: skip
 
     def mask(self, post_filter: PostFilter) -> BoolArray:
         """Per row: does ``post_filter`` pass? One table lookup per condition."""
         return facet_mask(
-            self.kinds, self.platforms, self.accounts, self.has_media, self.account_names, post_filter
-        )
+            self.relations, self.platforms, self.accounts, self.has_media, self.visibilities,
+            self.account_names, post_filter,
+        )  # fmt: skip
 
 
 class _RowsByUser:
@@ -450,27 +462,36 @@ class Engine:
     def _filter_mask(
         self, user_filter: UserFilter, date_filter: DateFilter, post_filter: PostFilter | None = None
     ) -> Callable[[str, VectorSpace], BoolArray | None]:
-        posts_active = post_filter is not None and post_filter.active
-
-        active = user_filter.active or date_filter.active or posts_active
+        # upstream's request (None) leaves out direct posts too, when the archive holds any: the
+        # columns say so once they are read (a search that filters nothing else does not wait)
+        post_filter = SHOWN if post_filter is None else post_filter
+        only_default = (
+            not post_filter.other_than_visibility and post_filter.visibilities == SHOWN_VISIBILITIES
+        )
+        active = user_filter.active or date_filter.active or (post_filter.active and not only_default)
 
         def build(name: str, space: VectorSpace) -> BoolArray | None:
             columns = self._columns_for(name, space, wait=active)
-            if columns is None or (columns.all_in_db and not active):
-                return None  # every row, or unknown yet: the walk skips posts not stored
+            if columns is None:
+                return None  # unknown yet: the walk skips posts not stored
+            posts_active = post_filter.active and (not only_default or columns.facets.any_direct)
+            if columns.all_in_db and not (active or posts_active):
+                return None  # every row
             named = self.store.user_ids_by_name(user_filter.includes) if user_filter.includes else None
             if named is not None and columns.by_user.total(named) * NARROW_SHARE <= columns.count:
                 rows = columns.by_user.rows(named)  # the named users' rows, every other row out
                 mask = np.zeros(columns.count, dtype=bool)
-                mask[rows[passes(columns, rows, None)]] = True
+                mask[rows[passes(columns, rows, None, posts_active)]] = True
                 return mask
-            return passes(columns, slice(None), named)
+            return passes(columns, slice(None), named, posts_active)
 
-        def passes(columns: _Columns, at: IntArray | slice, named: list[int] | None) -> BoolArray:
+        def passes(
+            columns: _Columns, at: IntArray | slice, named: list[int] | None, posts_active: bool
+        ) -> BoolArray:
             """Which of the rows ``at`` (rows, or every row) pass the filters; users named
             by an include filter are tested here only when ``named`` is given."""
             keep: BoolArray = columns.in_db[at].copy()
-            if post_filter is not None and posts_active:
+            if posts_active:
                 keep &= columns.facets.mask(post_filter)[at]
             if named is not None:
                 keep &= _user_table(named, columns)[at]
@@ -478,7 +499,7 @@ class Engine:
                 keep &= ~_user_table(self.store.user_ids_by_name(user_filter.excludes), columns)[at]
             if user_filter.threshold_min is not None or user_filter.threshold_max is not None:
                 counts = columns.user_counts
-                if post_filter is not None and posts_active:
+                if posts_active:
                     counts = _filtered_user_counts(columns, post_filter)
                 per_row = counts[np.minimum(columns.user_ids[at], len(counts) - 1)]
                 if user_filter.threshold_min is not None:

@@ -27,9 +27,8 @@ import anyio
 from mcpkit import __version__
 from mcpkit.archive import messages as m
 from mcpkit.archive import texts
-from mcpkit.archive.filters import FILTER_KEYS, request_filters
+from mcpkit.archive.filters import FILTER_KEYS, FILTER_PARAMS, request_filters
 from mcpkit.archive.messages import Lang
-from mcpkit.archive.posts import KINDS, PLATFORMS
 from mcpkit.archive.rpc.api_protocol import ArchiveAPIProtocol
 from mcpkit.archive.rpc.client import RpcClient
 from mcpkit.errors import CallTimeoutError, ConnectError, HttpError, McpkitError, ServerExitedError
@@ -261,24 +260,16 @@ def _date_filter_schema() -> dict[str, Any]:
 
 
 def _filter_schemas() -> dict[str, dict[str, Any]]:
-    """mcpkit's filter properties, optional on every search and stats tool."""
-    return {
-        "kind": params.array(
-            params.enum("A kind of post.", [*KINDS, "all"]),
-            "Kinds to cover: post, reply, quote, repost, like, bookmark, or all. "
-            "Posts, replies and quotes when omitted.",
-        ),
-        "platform": params.array(
-            params.enum("A platform.", [*PLATFORMS, "all"]), "Only posts from these platforms."
-        ),
-        "account": params.array(
-            params.string("An account such as @name or name@host."),
-            "Only posts from these archived accounts.",
-        ),
-        "has_media": params.boolean(
-            "Only posts with pictures or video when true, only posts without when false."
-        ),
-    }
+    """mcpkit's filter properties (:data:`FILTER_PARAMS`), optional on every search and stats tool."""
+    schemas: dict[str, dict[str, Any]] = {}
+    for param in FILTER_PARAMS:
+        if param.key == "has_media":
+            schemas[param.key] = params.boolean(param.help)
+        elif param.values:
+            schemas[param.key] = params.array(params.enum(param.item, list(param.values)), param.help)
+        else:
+            schemas[param.key] = params.array(params.string(param.item), param.help)
+    return schemas
 
 
 def tool_specs(tools: ArchiveTools) -> list[ToolSpec]:

@@ -28,6 +28,17 @@ AUTHORED_KINDS: frozenset[str] = frozenset({"post", "reply", "quote"})
 """What search and stats cover by default: what the account itself wrote."""
 PLATFORMS: tuple[str, ...] = ("x", "mastodon", "bluesky")
 """Where posts come from; a Twilog CSV holds X posts."""
+VISIBILITIES: tuple[str, ...] = ("public", "unlisted", "followers", "direct")
+"""Who a post was addressed to, from the most open to the most closed."""
+SHOWN_VISIBILITIES: frozenset[str] = frozenset({"public", "unlisted", "followers"})
+"""What every search, listing, count and thread covers unless asked: never a direct post."""
+
+KIND_BITS: dict[str, int] = {kind: 1 << i for i, kind in enumerate(KINDS)}
+"""A relation's bit in a post's set of relations (bit ``i`` is ``KINDS[i]``)."""
+_AUTHORED_BITS = sum(KIND_BITS[k] for k in AUTHORED_KINDS)
+_PRIMARY_ORDER = ("reply", "quote", "post", "repost", "bookmark", "like")
+"""Which relation names a post's kind when it has several: what the account wrote (a reply and
+a quote say more than a post) over a repost, a repost over a bookmark, a bookmark over a like."""
 
 _LOG_TYPE_OF_KIND = {"post": 1, "reply": 1, "quote": 1, "repost": 1, "like": 2, "bookmark": 3}
 
@@ -67,6 +78,10 @@ class Post:
       from (``@name`` on X, ``@name@host`` on Mastodon, the handle or DID on Bluesky).
     * ``kind`` is one of :data:`KINDS`; ``""`` means "derive it from ``log_type``"
       (:func:`kind_of`), which is what a Twilog row leaves.
+    * ``relations`` is every relation the owner has to the post, a set of :data:`KIND_BITS`
+      (authored as post, reply or quote, reposted, liked, bookmarked): one record brings one,
+      the store keeps their union; ``0`` means "the kind's alone" (:func:`relations_of`).
+    * ``visibility`` is one of :data:`VISIBILITIES`, from the export's own addressing.
     """
 
     post_id: int
@@ -86,6 +101,41 @@ class Post:
     content_warning: str = ""
     lang: str = ""
     media: tuple[Media, ...] = ()
+    relations: int = 0
+    visibility: str = "public"
+
+
+def relations_of(post: Post) -> int:
+    """The post's set of relations as bits (:data:`KIND_BITS`): its own, or its kind's (none
+    for a kind no release names, which the store keeps by its name)."""
+    return post.relations or KIND_BITS.get(kind_of(post), 0)
+
+
+def joined_relations(first: int, second: int) -> int:
+    """Two sets of relations of one post as one: their union, with one authored kind (the
+    one :data:`_PRIMARY_ORDER` ranks first), whatever the order they come in."""
+    union = first | second
+    authored = union & _AUTHORED_BITS
+    if authored & (authored - 1):  # more than one authored kind: keep the first ranked
+        union &= ~_AUTHORED_BITS
+        union |= next(KIND_BITS[k] for k in _PRIMARY_ORDER if authored & KIND_BITS[k])
+    return union
+
+
+def primary_kind(relations: int) -> str:
+    """The kind a post with these relations is shown as (:data:`_PRIMARY_ORDER`)."""
+    return next((k for k in _PRIMARY_ORDER if relations & KIND_BITS[k]), "post")
+
+
+def relation_names(relations: int) -> list[str]:
+    """The relations as kind names, in :data:`KINDS` order."""
+    return [k for k in KINDS if relations & KIND_BITS[k]]
+
+
+def closest_visibility(first: str, second: str) -> str:
+    """The more closed of two visibilities of one post (an unknown word reads as direct)."""
+    rank = {name: i for i, name in enumerate(VISIBILITIES)}
+    return max(first, second, key=lambda v: rank.get(v, len(VISIBILITIES)))
 
 
 def kind_of(post: Post) -> str:

@@ -6,7 +6,7 @@ talks to the one API through the same port as every face, so it works in-process
 a running server alike.
 
 Commands (upstream's set): /help /? /user /date /top /mode /view normal|list|detail /next
-/details|/d 1-3,7 /exit /quit /q; and mcpkit's filters /kind /platform /account /media
+/details|/d 1-3,7 /exit /quit /q; and mcpkit's filters /kind /platform /account /media /visibility
 (searches cover posts, replies and quotes until /kind says otherwise).
 """
 
@@ -25,6 +25,7 @@ from mcpkit.archive.filters import (
     parse_has_media,
     parse_kinds,
     parse_platforms,
+    parse_visibilities,
     request_filters,
 )
 from mcpkit.archive.messages import Lang
@@ -46,6 +47,7 @@ Type a query to search by meaning. Use V|T to require words T too, | T for words
   /kind K[,K]          post reply quote repost like bookmark, or all; /kind clear
   /platform P[,P]      x mastodon bluesky        /account A[,A]   archived accounts
   /media yes|no|any    only posts with media, or without
+  /visibility V[,V]    public unlisted followers direct, or all; default all but direct
   /top N               results per page, 1..100
   /mode MODE [W,W,W]   content reasoning summary average maximum minimum
   /view normal|list|detail
@@ -94,6 +96,7 @@ class ShellState:
     platform: list[str] = field(default_factory=list)
     account: list[str] = field(default_factory=list)
     has_media: bool | None = None
+    visibility: list[str] = field(default_factory=list)  # empty: every one but direct
     results: list[dict[str, Any]] = field(default_factory=list)
     shown: int = 0
 
@@ -117,7 +120,7 @@ class ShellState:
 
     def filters(self) -> dict[str, Any]:
         """mcpkit's filter keys of the search (``kind`` always: the authored kinds by default)."""
-        return request_filters(self.kind, self.platform, self.account, self.has_media)
+        return request_filters(self.kind, self.platform, self.account, self.has_media, self.visibility)
 
 
 class Shell:
@@ -171,7 +174,7 @@ class Shell:
             self._set_user(rest)
         elif command == "/date":
             self._set_date(rest)
-        elif command in ("/kind", "/platform", "/account", "/media"):
+        elif command in ("/kind", "/platform", "/account", "/media", "/visibility"):
             self._set_filter(command[1:], rest)
         elif command == "/next":
             if s.shown >= len(s.results):
@@ -226,7 +229,8 @@ class Shell:
         )
 
     def _set_filter(self, name: str, rest: str) -> None:
-        """``/kind``, ``/platform``, ``/account``, ``/media``: checked here as the API reads them."""
+        """``/kind``, ``/platform``, ``/account``, ``/media``, ``/visibility``: checked here as
+        the API reads them."""
         s = self.state
         value = "" if rest.lower() in ("clear", "any") else rest
         try:
@@ -239,6 +243,9 @@ class Shell:
             elif name == "account":
                 parse_accounts(value or None)
                 s.account = [v.strip() for v in value.split(",") if v.strip()]
+            elif name == "visibility":
+                parse_visibilities(value or None)
+                s.visibility = [v.strip() for v in value.split(",") if v.strip()]
             else:
                 s.has_media = parse_has_media(value or None)
         except ValidationError as exc:
@@ -247,6 +254,7 @@ class Shell:
         self.write(
             f"kind: {','.join(s.kind) or 'post,reply,quote'}  platform: {','.join(s.platform) or 'any'}  "
             f"account: {','.join(s.account) or 'any'}  media: {media}"
+            + (f"  visibility: {','.join(s.visibility)}" if s.visibility else "")
         )
 
     def _set_date(self, rest: str) -> None:

@@ -200,6 +200,7 @@ def export_post(
     content_warning: str = "",
     lang: str = "",
     media: tuple[Media, ...] = (),
+    visibility: str = "public",
 ) -> Post:
     """A record of an export (X archive, Mastodon, Bluesky): its key made from its platform and
     source id, its log_type from its kind, as every reader makes them (a Twilog row has its own)."""
@@ -221,6 +222,7 @@ def export_post(
         content_warning=content_warning,
         lang=lang,
         media=media,
+        visibility=visibility,
     )
 
 

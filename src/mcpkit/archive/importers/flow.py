@@ -47,10 +47,12 @@ from mcpkit.archive.importers.pipeline import PostTally, no_cyclic_gc, produced
 from mcpkit.archive.posts import Post
 from mcpkit.archive.store import (
     BatchBuilder,
+    JoinedRow,
     PostBatch,
     PostWriter,
     Store,
     TwilogRow,
+    joined_rows,
     merge_posts,
     normalized,
 )
@@ -207,9 +209,11 @@ def _batches(
     """Batches of distinct posts; a post the batch holds twice is merged into one, a post an
     earlier batch held is sent again as a repeat (the writer merges it with what it wrote).
     Twilog rows are batched as rows: between two rows of one post the larger log_type wins,
-    the first on a tie, as :func:`merge_posts` decides between Twilog rows."""
+    the first on a tie, and the relations of both are kept, as :func:`merge_posts` decides
+    between Twilog rows."""
     if isinstance(reader, RowReader):
-        return _grouped(reader.rows(), _row_id, _larger_log_type, builder.twilog_batch, seen, batch_size)
+        rows: Iterable[TwilogRow | JoinedRow] = reader.rows()
+        return _grouped(rows, _row_id, joined_rows, builder.twilog_batch, seen, batch_size)
 
     def merged(previous: Post, post: Post) -> Post:
         return merge_posts(normalized(previous, account), normalized(post, account))
@@ -217,12 +221,8 @@ def _batches(
     return _grouped(reader.records(), _post_id, merged, builder.batch, seen, batch_size)
 
 
-_row_id: Callable[[TwilogRow], int] = operator.itemgetter(0)
+_row_id: Callable[[TwilogRow | JoinedRow], int] = operator.itemgetter(0)
 _post_id: Callable[[Post], int] = operator.attrgetter("post_id")
-
-
-def _larger_log_type(previous: TwilogRow, row: TwilogRow) -> TwilogRow:
-    return row if row[5] > previous[5] else previous
 
 
 def _grouped(

@@ -19,14 +19,12 @@ How each item is read:
 * ``Announce`` is a boost: its ``object`` is only the boosted post's URI (the boosted text is
   not in the archive), so the repost has no text, ``repost_of`` and ``url`` being that URI.
 * ``likes.json`` and ``bookmarks.json`` give likes and bookmarks with only the URI (as ``url``).
-* Direct messages are NOT imported; they are counted in the summary as skipped
-  ``direct message``. Mastodon puts them in the outbox beside public posts and marks them only
-  by their addressing (no ``Public`` and no followers collection in ``to``/``cc``); the
-  archive's post model has no visibility, so an imported DM would be found by every search,
-  shown in every face (MCP answers, the web page) as if the account had published it. Leaving
-  them out is the only choice that cannot leak a private conversation by surprise; the summary
-  says how many stay in the export. Followers-only posts are imported: the account published
-  them to its audience, and they are the account's own history.
+* Each post's visibility comes from its ActivityPub addressing (:func:`visibility_of`), the
+  only place Mastodon marks it: the public collection in ``to`` is ``public``, in ``cc``
+  ``unlisted``, a followers collection without it ``followers``, anything else ``direct``
+  (named people only, or nobody at all: ``to: []`` and ``cc: []``). Direct posts are stored
+  with that mark and shown by no search, listing, count or thread unless asked for by name
+  (``--visibility direct``); followers-only posts are shown and say so.
 
 Why streaming: an ``outbox.json`` reaches hundreds of MB in one line. The archive is read as a
 stream (``tarfile`` in stream mode over :class:`gzip.GzipFile`, which also reads Mastodon's
@@ -54,7 +52,7 @@ from typing import IO, Any, cast
 from urllib.parse import urlsplit
 
 from mcpkit.archive.errors import ImportFormatError
-from mcpkit.archive.importers.base import DIRECT_MESSAGE, ReadLimits, ReadSummary, export_post, utc_timestamp
+from mcpkit.archive.importers.base import ReadLimits, ReadSummary, export_post, utc_timestamp
 from mcpkit.archive.importers.html_text import html_to_text
 from mcpkit.archive.importers.json_stream import (
     JsonCursor,
@@ -212,21 +210,22 @@ def account_of_actor(actor_uri: str, username: str = "") -> str:
     return f"@{name}@{parts.hostname}" if name else ""
 
 
-def is_direct(obj: dict[str, Any], activity: dict[str, Any]) -> bool:
-    """Whether an object is a direct message: addressed neither to the public nor to a
-    followers collection (Mastodon marks visibility only by ``to``/``cc``). An object with no
-    addressing at all is not called direct: nothing says it is private."""
-    targets = [
-        *_uris(obj.get("to")),
-        *_uris(obj.get("cc")),
-        *_uris(activity.get("to")),
-        *_uris(activity.get("cc")),
-    ]
+def visibility_of(obj: dict[str, Any], activity: dict[str, Any]) -> str:
+    """Who an object was addressed to (Mastodon marks it only by ``to``/``cc``, of the object
+    and of its activity): ``public`` (the public collection in ``to``), ``unlisted`` (in
+    ``cc``), ``followers`` (a followers collection without it), else ``direct``, an object
+    addressed to nobody (``to: []``, ``cc: []``) too: nothing says anyone else may read it."""
+    to = [*_uris(obj.get("to")), *_uris(activity.get("to"))]
+    cc = [*_uris(obj.get("cc")), *_uris(activity.get("cc"))]
     if obj.get("directMessage") is True:
-        return True
-    if not targets:
-        return False
-    return not any(t in _PUBLIC or t.endswith("/followers") for t in targets)
+        return "direct"
+    if any(t in _PUBLIC for t in to):
+        return "public"
+    if any(t in _PUBLIC for t in cc):
+        return "unlisted"
+    if any(t.endswith("/followers") for t in (*to, *cc)):
+        return "followers"
+    return "direct"
 
 
 def _media_type(given: Any, kind: Any) -> str:
@@ -577,9 +576,6 @@ class MastodonReader:
         source_id = _uri(obj.get("id"))
         if not source_id:
             return "a Note without an id"
-        if is_direct(obj, item):
-            self._summary.skipped[DIRECT_MESSAGE] += 1
-            return None
         text, lang = _content(obj)
         reply_to = _uri(obj.get("inReplyTo"))
         quote_of = next((q for q in (_uri(obj.get(key)) for key in _QUOTE_FIELDS) if q), "")
@@ -599,6 +595,7 @@ class MastodonReader:
             content_warning=warning.strip() if isinstance(warning, str) else "",
             lang=lang,
             media=_media(obj),
+            visibility=visibility_of(obj, item),
         )
 
     def _boost(self, item: dict[str, Any]) -> Post | str:
@@ -614,6 +611,7 @@ class MastodonReader:
             timestamp=utc_timestamp(item.get("published")),
             url=target,
             repost_of=target,
+            visibility=visibility_of(item, {}),
         )
 
     def summary(self) -> ReadSummary:

@@ -40,7 +40,7 @@ from mcpkit.archive.errors import ImportFormatError
 from mcpkit.archive.importers.export_file import ReadLimits, open_export
 from mcpkit.archive.importers.pipeline import PostTally, no_cyclic_gc, produced
 from mcpkit.archive.posts import Post, twilog_kind, user_from_url
-from mcpkit.archive.store import BatchBuilder, PostBatch, PostWriter, Store
+from mcpkit.archive.store import BatchBuilder, JoinedRow, PostBatch, PostWriter, Store, joined_rows
 
 ProgressFn = Callable[[str, int, int], None]
 """``progress(stage, done, total)``: stage ``"read"`` counts file bytes, ``"write"`` posts.
@@ -283,14 +283,16 @@ class _Batch:
 def _batches(stream: IO[str], raw: IO[bytes], builder: BatchBuilder, name: str = "") -> Iterator[_Batch]:
     """Parse the export into write-ready batches (runs on the parser thread).
 
-    A post_id seen again keeps the larger log_type (first wins on a tie); when the earlier row
-    already left in a previous batch, the later one goes out as a repeat and the writer
-    corrects its counts, so the summary is the same as deduplicating the whole file first.
-    The first batches are small so that the writer starts early.
+    A post_id seen again keeps the larger log_type (first wins on a tie) and the relations of
+    both rows (:func:`~mcpkit.archive.store.joined_rows`: a like that is also a bookmark);
+    when the earlier row already left in a previous batch, the later one goes out as a repeat
+    and the writer joins it with what it wrote and corrects its counts, so the summary is the
+    same as deduplicating the whole file first. The first batches are small so that the
+    writer starts early.
     """
-    seen: dict[int, int] = {}  # post_id -> log_type of the row chosen so far
+    seen: set[int] = set()
     size = _FIRST_BATCH
-    pending: dict[int, Parsed] = {}
+    pending: dict[int, Parsed | JoinedRow] = {}
     repeats: list[int] = []
     malformed: list[Malformed] = []
     described = malformed_rows = records = duplicates = 0
@@ -302,15 +304,15 @@ def _batches(stream: IO[str], raw: IO[bytes], builder: BatchBuilder, name: str =
                 malformed.append(Malformed(line, parsed))
             continue
         records += 1
-        post_id, log_type = parsed[0], parsed[5]
-        previous = seen.get(post_id)
-        if previous is not None:
+        post_id = parsed[0]
+        if post_id in seen:
             duplicates += 1
-            if log_type <= previous:
+            held = pending.get(post_id)
+            if held is not None:
+                pending[post_id] = joined_rows(held, parsed)
                 continue
-            if post_id not in pending:
-                repeats.append(post_id)
-        seen[post_id] = log_type
+            repeats.append(post_id)
+        seen.add(post_id)
         pending[post_id] = parsed
         if len(pending) >= size:
             batch = builder.twilog_batch(pending.values())

@@ -1,7 +1,7 @@
 """The per-post filter columns (:class:`PostArrays`), kept current without reading every post.
 
-Why this module: searches filter by user, date, kind, platform, account and media with one
-table lookup per row, over numpy columns of every post, and the web app's facets add the
+Why this module: searches filter by user, date, kind (a post's set of relations, one bit each),
+platform, account, media and visibility with one table lookup or bit test per row, over numpy columns of every post, and the web app's facets add the
 language. Reading them is a full scan of ``posts``: about 3.5 s per million posts, 35 s at
 ten million, where it was redone after every write, an enrichment included. So:
 
@@ -38,8 +38,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from mcpkit.archive.filters import PostFilter, account_key
-from mcpkit.archive.posts import KINDS, PLATFORMS
+from mcpkit.archive.filters import SHOWN, PostFilter, account_key
+from mcpkit.archive.posts import KIND_BITS, KINDS, PLATFORMS, SHOWN_VISIBILITIES, VISIBILITIES
 
 __all__ = [
     "KEPT_CHANGES",
@@ -57,7 +57,8 @@ __all__ = [
 ]
 
 UNKNOWN_CODE = 255
-"""The code of a kind or platform that :data:`KINDS`/:data:`PLATFORMS` do not list."""
+"""The code of a platform or visibility that :data:`PLATFORMS`/:data:`VISIBILITIES` do not list."""
+_DIRECT = VISIBILITIES.index("direct")
 
 KEPT_CHANGES = 400_000
 """About how many changed-post rows ``post_changes`` keeps (whole transactions, newest)."""
@@ -68,15 +69,27 @@ _SAVE_AFTER = 20_000
 _MISSING = -(2**62)
 _CHUNK = 100_000
 _VARIABLES = 500
-_ARRAY_FIELDS = ("post_ids", "user_ids", "ts", "kinds", "platforms", "accounts", "has_media", "langs")
+_ARRAY_FIELDS = (
+    "post_ids",
+    "user_ids",
+    "ts",
+    "relations",
+    "platforms",
+    "accounts",
+    "has_media",
+    "langs",
+    "visibilities",
+)
 
 
 @dataclass(frozen=True, slots=True)
 class PostArrays:
     """Per-post columns for vectorised filters, sorted by post id.
 
-    Kinds and platforms are small codes (their index in :data:`KINDS` and :data:`PLATFORMS`,
-    :data:`UNKNOWN_CODE` for anything else), accounts an index into ``account_names`` and
+    ``relations`` holds each post's set of relations (:data:`KIND_BITS`; 0 for a kind no
+    release names); platforms and visibilities are small codes (their index in
+    :data:`PLATFORMS` and :data:`VISIBILITIES`, :data:`UNKNOWN_CODE` for anything else),
+    accounts an index into ``account_names`` and
     languages one into ``lang_names`` (each spelling once: sorted when read whole or handed
     over, a patch appends the new ones), so a filter is one table lookup per row, as the user
     filter is.
@@ -85,11 +98,12 @@ class PostArrays:
     post_ids: npt.NDArray[np.int64]
     user_ids: npt.NDArray[np.int64]  # 0 = unknown user
     ts: npt.NDArray[np.float64]  # NaN = unparsable timestamp (passes date filters)
-    kinds: npt.NDArray[np.uint8]
+    relations: npt.NDArray[np.uint8]
     platforms: npt.NDArray[np.uint8]
     accounts: npt.NDArray[np.int32]
     has_media: npt.NDArray[np.bool_]
     langs: npt.NDArray[np.int32]
+    visibilities: npt.NDArray[np.uint8]
     account_names: tuple[str, ...]
     lang_names: tuple[str, ...]
 
@@ -108,12 +122,57 @@ class PostArrays:
             self.accounts if passing is None else self.accounts[passing], len(self.account_names)
         )
 
+    def relation_counts(self, passing: npt.NDArray[np.bool_] | None = None) -> dict[str, int]:
+        """Posts with each relation (a post liked and bookmarked counts for both), of every
+        post or of those ``passing`` keeps; kinds no post has are left out."""
+        held = self.relations if passing is None else self.relations[passing]
+        per_value = np.bincount(held, minlength=256)
+        counts = {}
+        for kind, bit in KIND_BITS.items():
+            count = int(per_value[(np.arange(256) & bit) != 0].sum())
+            if count:
+                counts[kind] = count
+        return counts
+
+    def visibility_counts(self, passing: npt.NDArray[np.bool_] | None = None) -> dict[str, int]:
+        """Posts per visibility (in :data:`VISIBILITIES` order, then any other spelling's code as
+        ``"other"``), of every post or of those ``passing`` keeps; none left out but zeros."""
+        held = np.bincount(
+            self.visibilities if passing is None else self.visibilities[passing], minlength=256
+        )
+        counts = {name: int(held[i]) for i, name in enumerate(VISIBILITIES) if held[i]}
+        if held[UNKNOWN_CODE]:
+            counts["other"] = int(held[UNKNOWN_CODE])
+        return counts
+
+    def hides_any(self, post_filter: PostFilter) -> bool:
+        """Whether ``post_filter`` may leave out some post: any condition but the default one,
+        which leaves out direct posts, and that one only when some post is direct (one pass
+        over a byte per post)."""
+        if not post_filter.active:
+            return False
+        if post_filter.other_than_visibility or post_filter.visibilities != SHOWN_VISIBILITIES:
+            return True
+        return bool(np.any(self.visibilities == _DIRECT))
+
     def passing(self, post_filter: PostFilter | None) -> npt.NDArray[np.bool_] | None:
-        """Per post: does ``post_filter`` keep it? None when it keeps every post."""
-        if post_filter is None or not post_filter.active:
+        """Per post: does ``post_filter`` keep it? None when it keeps every post. ``None``
+        (upstream's request) keeps every post but the direct ones, as every filter does
+        unless it names them."""
+        if post_filter is None:
+            post_filter = SHOWN
+        if not post_filter.active:
+            return None
+        if not self.hides_any(post_filter):
             return None
         return facet_mask(
-            self.kinds, self.platforms, self.accounts, self.has_media, self.account_names, post_filter
+            self.relations,
+            self.platforms,
+            self.accounts,
+            self.has_media,
+            self.visibilities,
+            self.account_names,
+            post_filter,
         )
 
 
@@ -124,21 +183,28 @@ def _spelling_counts(codes: npt.NDArray[np.int32], spellings: int) -> npt.NDArra
 
 
 def facet_mask(
-    kinds: npt.NDArray[np.uint8],
+    relations: npt.NDArray[np.uint8],
     platforms: npt.NDArray[np.uint8],
     accounts: npt.NDArray[np.int32],
     has_media: npt.NDArray[np.bool_],
+    visibilities: npt.NDArray[np.uint8],
     account_names: Sequence[str],
     post_filter: PostFilter,
 ) -> npt.NDArray[np.bool_]:
-    """Per row of these columns: does ``post_filter`` keep it? One table lookup per condition.
+    """Per row of these columns: does ``post_filter`` keep it? One table lookup per condition
+    (a post passes a kind filter when it has any of the relations chosen).
 
     An account code of -1 (a row with no post) reads the table's extra last slot: never kept.
     """
-    mask = np.ones(len(kinds), dtype=bool)
+    mask = np.ones(len(relations), dtype=bool)
+    if post_filter.kinds is not None:
+        table = np.zeros(256, dtype=bool)
+        chosen_bits = sum(KIND_BITS[k] for k in post_filter.kinds)
+        table[(np.arange(256) & chosen_bits) != 0] = True
+        mask &= table[relations]
     for codes, chosen, names in (
-        (kinds, post_filter.kinds, KINDS),
         (platforms, post_filter.platforms, PLATFORMS),
+        (visibilities, post_filter.visibilities, VISIBILITIES),
     ):
         if chosen is not None:
             table = np.zeros(256, dtype=bool)
@@ -160,9 +226,10 @@ def _code_case(column: str, names: Sequence[str]) -> str:
     return f"CASE {column} {arms} ELSE {UNKNOWN_CODE} END"
 
 
+_KNOWN_RELATIONS = f"CASE WHEN kind IN ({', '.join(repr(k) for k in KINDS)}) THEN relations & {sum(KIND_BITS.values())} ELSE 0 END"
 _NUMBERS = (
-    f"SELECT post_id, coalesce(user_id, 0), coalesce(ts, {_MISSING}), {_code_case('kind', KINDS)}, "
-    f"{_code_case('platform', PLATFORMS)}, has_media != 0"
+    f"SELECT post_id, coalesce(user_id, 0), coalesce(ts, {_MISSING}), {_KNOWN_RELATIONS}, "
+    f"{_code_case('platform', PLATFORMS)}, has_media != 0, {_code_case('visibility', VISIBILITIES)}"
 )
 _SELECT = f"{_NUMBERS}, account, lang FROM posts"
 
@@ -180,11 +247,12 @@ def _arrays(
         post_ids=np.ascontiguousarray(table[:, 0]),
         user_ids=np.ascontiguousarray(table[:, 1]),
         ts=ts,
-        kinds=table[:, 3].astype(np.uint8),
+        relations=table[:, 3].astype(np.uint8),
         platforms=table[:, 4].astype(np.uint8),
         accounts=accounts,
         has_media=table[:, 5].astype(np.bool_),
         langs=langs,
+        visibilities=table[:, 6].astype(np.uint8),
         account_names=names,
         lang_names=lang_names,
     )
@@ -207,9 +275,9 @@ def read_all(conn: sqlite3.Connection) -> PostArrays:
     parts: list[npt.NDArray[np.int64]] = []
     while chunk := cursor.fetchmany(_CHUNK):
         parts.append(np.array(chunk, dtype=np.int64))
-    table = np.concatenate(parts) if parts else np.zeros((0, 8), dtype=np.int64)
+    table = np.concatenate(parts) if parts else np.zeros((0, 9), dtype=np.int64)
     return _arrays(
-        table[:, :6], table[:, 6].astype(np.int32), table[:, 7].astype(np.int32), names, lang_names
+        table[:, :7], table[:, 7].astype(np.int32), table[:, 8].astype(np.int32), names, lang_names
     )
 
 
@@ -225,9 +293,9 @@ def read_some(
     rows.sort(key=lambda row: int(row[0]))
     accounts = {name: i for i, name in enumerate(names)}
     langs = {name: i for i, name in enumerate(lang_names)}
-    account_codes = [accounts.setdefault(str(row[6]), len(accounts)) for row in rows]
-    lang_codes = [langs.setdefault(str(row[7]), len(langs)) for row in rows]
-    table = np.array([row[:6] for row in rows], dtype=np.int64).reshape(-1, 6)
+    account_codes = [accounts.setdefault(str(row[7]), len(accounts)) for row in rows]
+    lang_codes = [langs.setdefault(str(row[8]), len(langs)) for row in rows]
+    table = np.array([row[:7] for row in rows], dtype=np.int64).reshape(-1, 7)
     return _arrays(
         table,
         np.array(account_codes, dtype=np.int32),
@@ -294,9 +362,9 @@ class _Codes(dict[str, int]):
         return UNKNOWN_CODE
 
 
-_KIND_CODES = _Codes({name: i for i, name in enumerate(KINDS)})
 _PLATFORM_CODES = _Codes({name: i for i, name in enumerate(PLATFORMS)})
-_DEFAULTS = {"kind": "post", "platform": "x", "account": "", "lang": ""}
+_VISIBILITY_CODES = _Codes({name: i for i, name in enumerate(VISIBILITIES)})
+_DEFAULTS = {"platform": "x", "account": "", "lang": "", "visibility": "public"}
 """What a ``posts`` row holds in a column its INSERT does not name (the schema's defaults)."""
 REWRITTEN_LIMIT = 100_000
 """Posts written again in one transaction that :class:`NewColumns` re-reads at its end;
@@ -356,13 +424,16 @@ class NewColumns:
                 np.fromiter(values("post_id"), dtype=np.int64, count=count),
                 np.nan_to_num(users, nan=0.0).astype(np.int64),
                 np.array(list(values("ts")), dtype=np.float64),  # None (no readable time): NaN
-                coded("kind", _KIND_CODES, np.uint8),
+                np.fromiter(values("relations"), dtype=np.uint8, count=count)
+                if "relations" in position
+                else np.full(count, KIND_BITS["post"], dtype=np.uint8),
                 coded("platform", _PLATFORM_CODES, np.uint8),
                 coded("account", self._accounts, np.int32),
                 np.array(list(values("has_media")), dtype=np.bool_)
                 if "has_media" in position
                 else np.zeros(count, dtype=np.bool_),
                 coded("lang", self._langs, np.int32),
+                coded("visibility", _VISIBILITY_CODES, np.uint8),
             )
         )
 
@@ -383,7 +454,7 @@ class NewColumns:
                 merged = [column[order] for column in merged]
         else:
             merged = [np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)] + [
-                np.zeros(0, dtype=d) for d in (np.uint8, np.uint8, np.int32, np.bool_, np.int32)
+                np.zeros(0, dtype=d) for d in (np.uint8, np.uint8, np.int32, np.bool_, np.int32, np.uint8)
             ]
         columns = dict(zip(_ARRAY_FIELDS, merged, strict=True))
         arrays = PostArrays(**columns, account_names=tuple(self._accounts), lang_names=tuple(self._langs))

@@ -9,26 +9,36 @@ archives. So the archive keeps, field by field, the richer value:
 * a value over an empty one;
 * for the text, the whole text over one that is the same text cut with ``…``;
 * the media of both (the same picture, by URL or path, once, each of its fields filled);
-* the kind the account wrote (reply and quote say more than post) over a repost, a repost
-  over a bookmark, a bookmark over a like;
+* every relation the owner has to the post (:func:`~mcpkit.archive.posts.joined_relations`:
+  written, reposted, liked, bookmarked), the post's kind being the first of them in the order
+  the account wrote (a reply and a quote say more than a post), a repost, a bookmark, a like;
+* the more closed of two visibilities (a post once seen as followers-only stays so);
 * otherwise, between a record of a real export and a Twilog row, the export's (it has the
   post's own time and links expanded); between two of the same level, what is stored stays
   (re-importing changes nothing).
 
-Between two Twilog rows upstream's rule stays as it always was, for the whole row: the larger
-log_type wins, and on a tie what came first. A Twilog-only archive therefore answers exactly
-as before.
+Between two Twilog rows upstream's rule stays as it always was for the row's fields: the larger
+log_type wins, and on a tie what came first; the relations of both are kept. A Twilog-only
+archive therefore answers upstream's requests exactly as before.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-from mcpkit.archive.posts import Media, Post, kind_of, log_type_of_kind
+from mcpkit.archive.posts import (
+    Media,
+    Post,
+    closest_visibility,
+    joined_relations,
+    kind_of,
+    log_type_of_kind,
+    primary_kind,
+    relations_of,
+)
 
 __all__ = ["EXPORT_FIELDS", "is_cut", "merge_media", "merge_posts", "normalized", "stored_kind"]
 
-_KIND_RANK = {"reply": 5, "quote": 5, "post": 4, "repost": 3, "bookmark": 2, "like": 1}
 _ELLIPSIS = "…"
 
 EXPORT_FIELDS = (
@@ -46,19 +56,29 @@ _PLAIN_FIELDS = ("user", "timestamp", "url", *EXPORT_FIELDS)
 
 
 def normalized(post: Post, account: str = "") -> Post:
-    """``post`` as the store keeps it: its kind spelled out, the export's account when the
-    record names none, and a log_type that agrees with the kind for records of real exports
-    (a Twilog row keeps its own: it decides between Twilog rows)."""
-    kind, log_type = stored_kind(post)
-    if kind == post.kind and log_type == post.log_type and (post.account or not account):
+    """``post`` as the store keeps it: its relations and kind spelled out, the export's account
+    when the record names none, and a log_type that agrees with the kind for records of real
+    exports (a Twilog row keeps its own: it decides between Twilog rows)."""
+    kind, log_type, relations = stored_kind(post)
+    if (
+        kind == post.kind
+        and log_type == post.log_type
+        and relations == post.relations
+        and (post.account or not account)
+    ):
         return post
-    return dataclasses.replace(post, kind=kind, log_type=log_type, account=post.account or account)
+    return dataclasses.replace(
+        post, kind=kind, log_type=log_type, relations=relations, account=post.account or account
+    )
 
 
-def stored_kind(post: Post) -> tuple[str, int]:
-    """The kind and log_type the store keeps for ``post`` (see :func:`normalized`)."""
-    kind = kind_of(post)
-    return kind, post.log_type if _is_twilog(post) else log_type_of_kind(kind)
+def stored_kind(post: Post) -> tuple[str, int, int]:
+    """The kind, log_type and relations the store keeps for ``post`` (see :func:`normalized`)."""
+    relations = relations_of(post)
+    if not relations:  # a kind no release names: kept as it is
+        return kind_of(post), post.log_type, 0
+    kind = primary_kind(relations)
+    return kind, post.log_type if _is_twilog(post) else log_type_of_kind(kind), relations
 
 
 def _is_twilog(post: Post) -> bool:
@@ -71,23 +91,27 @@ def merge_posts(stored: Post, incoming: Post) -> Post:
     (both :func:`normalized`, same ``post_id``); ``stored`` itself when nothing changes."""
     if stored == incoming:
         return stored
+    relations = joined_relations(relations_of(stored), relations_of(incoming))
+    kind = primary_kind(relations) if relations else stored.kind
+    visibility = closest_visibility(stored.visibility, incoming.visibility)
     if _is_twilog(stored) and _is_twilog(incoming):
-        return incoming if incoming.log_type > stored.log_type else stored
+        chosen = incoming if incoming.log_type > stored.log_type else stored
+        merged = dataclasses.replace(chosen, kind=kind, relations=relations, visibility=visibility)
+        return stored if merged == stored else merged
     first, second = (
         (incoming, stored) if _is_twilog(stored) and not _is_twilog(incoming) else (stored, incoming)
     )
     values: dict[str, object] = {
         name: getattr(first, name) or getattr(second, name) for name in _PLAIN_FIELDS
     }
-    kind = (
-        stored.kind if _KIND_RANK.get(stored.kind, 0) >= _KIND_RANK.get(incoming.kind, 0) else incoming.kind
-    )
     media = merge_media(first.media, second.media)
     merged = dataclasses.replace(
         stored,
         content=_merge_text(first.content, second.content),
         kind=kind,
-        log_type=log_type_of_kind(kind) if kind in _KIND_RANK else stored.log_type,
+        log_type=log_type_of_kind(kind) if relations else stored.log_type,
+        relations=relations,
+        visibility=visibility,
         media=media,
         **values,  # type: ignore[arg-type]
     )

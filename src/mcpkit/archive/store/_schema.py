@@ -157,6 +157,27 @@ _MIGRATIONS: tuple[str | Callable[[sqlite3.Connection], None], ...] = (
     DROP INDEX IF EXISTS posts_user;
     DROP INDEX IF EXISTS posts_facets
     """,
+    # 8: every relation the owner has to a post, as a set of bits (posts.KIND_BITS: post 1,
+    # reply 2, quote 4, repost 8, like 16, bookmark 32), where one kind per post lost a like
+    # that was also a bookmark or the account's own post; and who the post was addressed to
+    # (posts.VISIBILITIES), from the export's addressing. Added in place: a row's relations
+    # are its kind's (what an earlier import dropped comes back by importing that export
+    # again), its visibility public (every archive before held public posts only, save the
+    # Mastodon posts addressed to nobody, which the next import of that archive closes). Columns
+    # saved before lack these two and are read again from the posts.
+    """
+    ALTER TABLE posts ADD COLUMN relations INTEGER NOT NULL DEFAULT 1;
+    ALTER TABLE posts ADD COLUMN visibility TEXT NOT NULL DEFAULT 'public';
+    UPDATE posts SET relations = CASE kind
+            WHEN 'reply' THEN 2
+            WHEN 'quote' THEN 4
+            WHEN 'repost' THEN 8
+            WHEN 'like' THEN 16
+            WHEN 'bookmark' THEN 32
+            ELSE 1
+        END
+        WHERE kind != 'post'
+    """,
 )
 
 SCHEMA_VERSION = len(_MIGRATIONS)

@@ -15,7 +15,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
 
-from mcpkit.archive.posts import Media, Post, fold, timestamp_epoch, twilog_kind
+from mcpkit.archive.posts import (
+    KIND_BITS,
+    Media,
+    Post,
+    fold,
+    joined_relations,
+    primary_kind,
+    timestamp_epoch,
+    twilog_kind,
+)
 from mcpkit.archive.store._columns import BoundedIds, NewColumns
 from mcpkit.archive.store._merge import EXPORT_FIELDS, merge_posts, normalized, stored_kind
 from mcpkit.archive.store._side_index import SideIndex, insert_many
@@ -25,12 +34,14 @@ __all__ = [
     "FTS_CHUNK",
     "POST_COLUMNS",
     "BatchBuilder",
+    "JoinedRow",
     "PostBatch",
     "PostChanges",
     "PostWriter",
     "UpsertCounts",
     "WriteBase",
     "fts_config",
+    "joined_rows",
     "read_posts",
 ]
 
@@ -58,6 +69,8 @@ POST_COLUMNS = (
     "kind",
     *EXPORT_FIELDS,
     "has_media",
+    "relations",
+    "visibility",
 )
 """Every column of ``posts``, in the order :meth:`PostWriter.write_posts` writes them."""
 _HAS_MEDIA = POST_COLUMNS.index("has_media")
@@ -65,7 +78,7 @@ _FULL_UPDATE = f"UPDATE posts SET {', '.join(f'{c} = ?' for c in POST_COLUMNS[1:
 _READ_COLUMNS = (
     "p.post_id, coalesce(u.name, ''), p.timestamp, p.url, p.content, p.log_type, p.platform, p.kind, "
     + "".join(f"p.{name}, " for name in EXPORT_FIELDS)
-    + "p.has_media"
+    + "p.has_media, p.relations, p.visibility"
 )
 
 
@@ -99,14 +112,31 @@ class PostBatch:
 
 TwilogRow = tuple[int, str, str, str, str, int]
 """A Twilog CSV record in :class:`Post` field order: post_id, user, timestamp, url, content, log_type."""
-TWILOG_COLUMNS = ("post_id", "user_id", "url", "timestamp", "ts", "content", "log_type", "kind", "account")
+JoinedRow = tuple[int, str, str, str, str, int, int]
+"""A Twilog row that an export held more than once: the row that wins and the relations of all
+(:data:`~mcpkit.archive.posts.KIND_BITS`)."""
+TWILOG_COLUMNS = (
+    "post_id",
+    "user_id",
+    "url",
+    "timestamp",
+    "ts",
+    "content",
+    "log_type",
+    "kind",
+    "account",
+    "relations",
+)
 """The columns a Twilog row fills; the others keep their defaults (platform ``x``, ``""``)."""
+
+
+_TWILOG_RELATIONS = TWILOG_COLUMNS.index("relations")
 
 
 class _TwilogPosts(Sequence[Post]):
     """Twilog rows seen as posts, each built only when asked (the rare merge asks for a few)."""
 
-    def __init__(self, rows: list[TwilogRow]) -> None:
+    def __init__(self, rows: list[TwilogRow | JoinedRow]) -> None:
         self._rows = rows
 
     def __len__(self) -> int:
@@ -118,8 +148,25 @@ class _TwilogPosts(Sequence[Post]):
     def __getitem__(self, index: slice) -> Sequence[Post]: ...
     def __getitem__(self, index: int | slice) -> Post | Sequence[Post]:
         if isinstance(index, slice):
-            return [Post(*row) for row in self._rows[index]]
-        return Post(*self._rows[index])
+            return [_twilog_post(row) for row in self._rows[index]]
+        return _twilog_post(self._rows[index])
+
+
+def joined_rows(previous: TwilogRow | JoinedRow, row: TwilogRow | JoinedRow) -> JoinedRow:
+    """Two Twilog rows of one post in one export: the row with the larger log_type (the first
+    on a tie, upstream's rule) and the relations of both."""
+    relations = joined_relations(_row_relations(previous), _row_relations(row))
+    post_id, user, timestamp, url, content, log_type = (row if row[5] > previous[5] else previous)[:6]
+    return (post_id, user, timestamp, url, content, log_type, relations)
+
+
+def _row_relations(row: TwilogRow | JoinedRow) -> int:
+    return row[6] if len(row) > 6 else KIND_BITS[twilog_kind(row[5], row[4])]
+
+
+def _twilog_post(row: TwilogRow | JoinedRow) -> Post:
+    post_id, user, timestamp, url, content, log_type = row[:6]
+    return Post(post_id, user, timestamp, url, content, log_type, relations=row[6] if len(row) > 6 else 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,7 +216,7 @@ class BatchBuilder:
             account=account,
         )
 
-    def twilog_batch(self, records: Iterable[TwilogRow]) -> PostBatch:
+    def twilog_batch(self, records: Iterable[TwilogRow | JoinedRow]) -> PostBatch:
         """Twilog rows (distinct ids) as a batch, without a :class:`Post` per row: the bulk
         path of the Twilog CSV, whose rows have six fields and a kind read from them."""
         low, high = self._range
@@ -178,7 +225,13 @@ class BatchBuilder:
         rows: list[tuple[Any, ...]] = []
         new_users: list[tuple[int, str]] = []
         users = self._users
-        for post_id, user, timestamp, url, content, log_type in ordered:
+        bits = KIND_BITS
+        for record in ordered:
+            post_id, user, timestamp, url, content, log_type = record[:6]
+            kind = twilog_kind(log_type, content)
+            relations = record[6] if len(record) > 6 else bits[kind]
+            if len(record) > 6:
+                kind = primary_kind(relations)
             user_id = users.get(user) if user else None
             if user and user_id is None:
                 user_id = users[user] = self._next_user
@@ -194,8 +247,9 @@ class BatchBuilder:
                     ts,
                     content,
                     log_type,
-                    twilog_kind(log_type, content),
+                    kind,
                     account,
+                    relations,
                 )
             )
         return PostBatch(
@@ -216,7 +270,7 @@ def _post_id(post: Post) -> int:
 def post_row(p: Post, user_id: int | None, account: str = "") -> tuple[Any, ...]:
     """The ``posts`` table row of ``p`` as :func:`normalized` makes it (:data:`POST_COLUMNS`),
     without building the normalized post (a third of a Twilog import's time, else)."""
-    kind, log_type = stored_kind(p)
+    kind, log_type, relations = stored_kind(p)
     return (
         p.post_id,
         user_id,
@@ -236,6 +290,8 @@ def post_row(p: Post, user_id: int | None, account: str = "") -> tuple[Any, ...]
         p.content_warning,
         p.lang,
         1 if p.media else 0,
+        relations,
+        p.visibility,
     )
 
 
@@ -251,7 +307,9 @@ def read_posts(conn: sqlite3.Connection, ids: Sequence[int], variables: int) -> 
             f"WHERE p.post_id IN ({marks})",
             part,
         ):
-            found[int(row[0])] = Post(*row[:16])
+            found[int(row[0])] = dataclasses.replace(
+                Post(*row[:16]), relations=int(row[17]), visibility=str(row[18])
+            )
             if row[16]:
                 with_media.append(int(row[0]))
     media: dict[int, list[Media]] = {}
@@ -312,14 +370,14 @@ class PostWriter:
         :mod:`._merge`. Returns the counts and the ids of the rows left unchanged.
         """
         conn = self._conn
-        existing: dict[int, tuple[int, str]] = {}  # post_id -> stored log_type, source_id
+        existing: dict[int, tuple[int, str, int]] = {}  # post_id -> stored log_type, source_id, relations
         for start in range(0, len(batch.check), self._variables):
             part = batch.check[start : start + self._variables]
             marks = ",".join("?" * len(part))
-            for post_id, log_type, source_id in conn.execute(
-                f"SELECT post_id, log_type, source_id FROM posts WHERE post_id IN ({marks})", part
+            for post_id, log_type, source_id, held in conn.execute(
+                f"SELECT post_id, log_type, source_id, relations FROM posts WHERE post_id IN ({marks})", part
             ):
-                existing[post_id] = (log_type, source_id)
+                existing[post_id] = (log_type, source_id, held)
         if not existing:
             self._insert_batch(batch, range(len(batch.rows)))
             return UpsertCounts(new=len(batch.rows)), []
@@ -327,19 +385,24 @@ class PostWriter:
         updates: list[int] = []
         merges: list[int] = []
         unchanged: list[int] = []
+        relations: dict[int, int] = {}  # row index -> the relations of the stored and the new row
         for index, row in enumerate(batch.rows):
             stored = existing.get(row[0])
             if stored is None:
                 inserts.append(index)
-            elif stored[1]:
+                continue
+            if stored[1]:
                 merges.append(index)
-            elif row[6] > stored[0]:
+                continue
+            joined = joined_relations(stored[2], row[_TWILOG_RELATIONS])
+            if row[6] > stored[0] or joined != stored[2]:
+                relations[index] = joined
                 updates.append(index)
             else:
                 unchanged.append(row[0])
         self._insert_batch(batch, inserts)
         if updates:
-            self._update(batch, updates)
+            self._update(batch, updates, relations, {i: existing[batch.rows[i][0]][0] for i in updates})
         updated = len(updates)
         if merges:
             changed, same = self._merge_stored([normalized(batch.posts[i], batch.account) for i in merges])
@@ -430,23 +493,31 @@ class PostWriter:
                 found[name] = int(row[0])
         return found
 
-    def _update(self, batch: PostBatch, indexes: Sequence[int]) -> None:
-        """Replace stored Twilog rows by the batch's rows at ``indexes`` (rare in bulk: only
-        their old text is read back, for the index); an account already stored stays."""
+    def _update(
+        self, batch: PostBatch, indexes: Sequence[int], relations: dict[int, int], log_types: dict[int, int]
+    ) -> None:
+        """Replace stored Twilog rows by the batch's rows at ``indexes`` when their log_type is
+        larger (rare in bulk: only their old text is read back, for the index), and give each
+        the ``relations`` of both; an account already stored stays."""
         conn = self._conn
         old: dict[int, str] = {}
-        ids = [batch.rows[i][0] for i in indexes]
-        self.changes.add(ids)
+        replaced = [i for i in indexes if batch.rows[i][6] > log_types[i]]
+        ids = [batch.rows[i][0] for i in replaced]
+        self.changes.add(batch.rows[i][0] for i in indexes)
         for start in range(0, len(ids), self._variables):
             part = ids[start : start + self._variables]
             marks = ",".join("?" * len(part))
             old.update(conn.execute(f"SELECT post_id, content FROM posts WHERE post_id IN ({marks})", part))
         conn.executemany(
-            "UPDATE posts SET user_id=?, url=?, timestamp=?, ts=?, content=?, log_type=?, kind=?, "
+            "UPDATE posts SET user_id=?, url=?, timestamp=?, ts=?, content=?, log_type=?, "
             "account = CASE WHEN account = '' THEN ? ELSE account END WHERE post_id=?",
-            [(*batch.rows[i][1:], batch.rows[i][0]) for i in indexes],
+            [(*batch.rows[i][1:7], batch.rows[i][8], batch.rows[i][0]) for i in replaced],
         )
-        changed = [i for i in indexes if old[batch.rows[i][0]] != batch.rows[i][5]]
+        conn.executemany(
+            "UPDATE posts SET kind=?, relations=? WHERE post_id=?",
+            [(primary_kind(relations[i]), relations[i], batch.rows[i][0]) for i in indexes],
+        )
+        changed = [i for i in replaced if old[batch.rows[i][0]] != batch.rows[i][5]]
         if changed:
             self._reindex(
                 [(batch.rows[i][0], fold(old[batch.rows[i][0]])) for i in changed],
