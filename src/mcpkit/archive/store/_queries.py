@@ -19,8 +19,8 @@ import numpy as np
 import numpy.typing as npt
 
 from mcpkit.archive.errors import ArchiveError
-from mcpkit.archive.filters import PostFilter, account_key
-from mcpkit.archive.posts import KINDS, PLATFORMS
+from mcpkit.archive.filters import SHOWN, PostFilter, account_key
+from mcpkit.archive.posts import KIND_BITS, KINDS, PLATFORMS, VISIBILITIES, relation_names
 from mcpkit.archive.query import TextFilter
 from mcpkit.archive.store._columns import UNKNOWN_CODE, PostArrays
 
@@ -63,9 +63,11 @@ _THREAD_COLUMNS = (
     "p.post_id, p.source_id, p.platform, p.kind, coalesce(u.name, ''), p.account, p.reply_to, p.ts "
     "FROM posts p LEFT JOIN users u ON u.user_id = p.user_id"
 )
+_NOT_DIRECT = "p.visibility != 'direct'"
+"""A thread never holds a direct post (:data:`~mcpkit.archive.filters.SHOWN`)."""
 _EXTENDED_COLUMNS = (
     "post_id, source_id, platform, kind, account, reply_to, thread_root, quote_of, repost_of, "
-    "content_warning, lang, has_media"
+    "content_warning, lang, has_media, relations, visibility"
 )
 
 
@@ -236,13 +238,21 @@ class StoreQueries(abc.ABC):
         """``(" AND cond ...", params)``: the SQL terms of ``post_filter`` on ``posts`` as ``alias``.
 
         Accounts are compared as :func:`account_key` forms; the stored spellings they match are
-        looked up first, so SQLite's ASCII-only ``lower`` never decides a match.
+        looked up first, so SQLite's ASCII-only ``lower`` never decides a match. A kind is a
+        relation: a post passes when it has any of those chosen. ``None`` (upstream's request)
+        leaves direct posts out, as every filter that does not name them.
         """
-        if post_filter is None or not post_filter.active:
+        if post_filter is None:
+            post_filter = SHOWN
+        if not post_filter.active:
             return "", []
         terms: list[str] = []
         params: list[Any] = []
-        for column, values in (("kind", post_filter.kinds), ("platform", post_filter.platforms)):
+        if post_filter.kinds is not None:
+            terms.append(f"({alias}.relations & ?) != 0 AND {alias}.kind IN ({','.join('?' * len(KINDS))})")
+            params.append(sum(KIND_BITS[k] for k in post_filter.kinds))
+            params.extend(KINDS)
+        for column, values in (("platform", post_filter.platforms), ("visibility", post_filter.visibilities)):
             if values is not None:
                 terms.append(f"{alias}.{column} IN ({','.join('?' * len(values))})")
                 params.extend(sorted(values))
@@ -289,9 +299,10 @@ class StoreQueries(abc.ABC):
         conn = self.reader
         one: Callable[[str], int] = lambda sql: int(conn.execute(sql).fetchone()[0])  # noqa: E731
         _, arrays = self.post_arrays()
+        shown = arrays.passing(None)  # every post but the direct ones
         return {
-            "total_posts": len(arrays.post_ids),
-            "total_users": int(np.count_nonzero(arrays.user_counts())),
+            "total_posts": len(arrays.post_ids) if shown is None else int(np.count_nonzero(shown)),
+            "total_users": int(np.count_nonzero(arrays.user_counts(shown))),
             "total_summaries": one(
                 "SELECT count(*) FROM enrichments WHERE summary IS NOT NULL AND summary != ''"
             ),
@@ -350,6 +361,7 @@ class StoreQueries(abc.ABC):
             "by_kind": ordered(facet("kind"), KINDS),
             "by_platform": ordered(facet("platform"), PLATFORMS),
             "by_account": dict(accounts),
+            "by_visibility": arrays.visibility_counts(passing),
         }
 
     def _time_range(
@@ -398,11 +410,18 @@ class StoreQueries(abc.ABC):
         if column == "account":
             held = arrays.account_counts(passing)
             return [(name, int(n)) for name, n in zip(arrays.account_names, held, strict=False) if n]
-        names = KINDS if column == "kind" else PLATFORMS
-        small = arrays.kinds if column == "kind" else arrays.platforms
-        held = np.bincount(small if passing is None else small[passing], minlength=256)
-        pairs = [(name, int(held[i])) for i, name in enumerate(names) if held[i]]
-        if held[UNKNOWN_CODE]:  # values of no known name: counted by SQL, by their own names
+        if column == "kind":  # relations: a post liked and bookmarked counts under both
+            pairs = list(arrays.relation_counts(passing).items())
+            relations = arrays.relations if passing is None else arrays.relations[passing]
+            unknown = int(np.count_nonzero(relations == 0))
+            names: Sequence[str] = KINDS
+        else:
+            names = PLATFORMS if column == "platform" else VISIBILITIES
+            small = arrays.platforms if column == "platform" else arrays.visibilities
+            held = np.bincount(small if passing is None else small[passing], minlength=256)
+            pairs = [(name, int(held[i])) for i, name in enumerate(names) if held[i]]
+            unknown = int(held[UNKNOWN_CODE])
+        if unknown:  # values of no known name: counted by SQL, by their own names
             where, params = self.filter_sql(post_filter)
             known = ",".join("?" * len(names))
             pairs += [
@@ -462,6 +481,8 @@ class StoreQueries(abc.ABC):
                     "repost_of": row[8],
                     "media": media.get(int(row[0]), []),
                     "lang": row[10],
+                    "relations": relation_names(int(row[12])),
+                    "visibility": row[13],
                 }
             )
         return out
@@ -473,7 +494,9 @@ class StoreQueries(abc.ABC):
         for start in range(0, len(id_list), 500):
             part = id_list[start : start + 500]
             marks = ",".join("?" * len(part))
-            for row in self.reader.execute(f"SELECT {_THREAD_COLUMNS} WHERE p.post_id IN ({marks})", part):
+            for row in self.reader.execute(
+                f"SELECT {_THREAD_COLUMNS} WHERE p.post_id IN ({marks}) AND {_NOT_DIRECT}", part
+            ):
                 node = _thread_node(row)
                 out[node.post_id] = node
         return out
@@ -486,7 +509,7 @@ class StoreQueries(abc.ABC):
             marks = ",".join("?" * len(part))
             rows = self.reader.execute(
                 f"SELECT {_THREAD_COLUMNS} WHERE p.reply_to IN ({marks}) AND p.reply_to != '' "
-                "AND p.platform = ?",
+                f"AND p.platform = ? AND {_NOT_DIRECT}",
                 [*part, platform],
             )
             out.extend(_thread_node(row) for row in rows)
