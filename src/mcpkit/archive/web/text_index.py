@@ -15,7 +15,11 @@ what the index says it would cost, never by reading more than :data:`CHEAP` ids:
   vocabulary (``fts5vocab``, read with the document count of each, stopped past ``CHEAP``), and
   the last two folded characters of every post are two small columns (:class:`Tails`, 8 bytes a
   post, saved beside the archive and kept current from the posts each write changed; see
-  :mod:`.tails`). So those terms get their exact posts from the index.
+  :mod:`.tails`). So those terms get their exact posts from the index. After a write the
+  tails held are patched from the posts it changed, and a short term waits for that (an answer
+  after an import is exact); before any tails exist (a first start with none saved) a short
+  term takes the path below, and that plan is not kept, so the query is planned again once the
+  tails are built.
   Candidates of several terms are intersected; up to :data:`VERIFY_LIMIT` of them are re-checked
   against the text, so the counts are exact; above that they are the counts of a superset and
   the page says "about".
@@ -235,14 +239,19 @@ class TextSearch:
             if found is not None:
                 self._queries.move_to_end(key)
                 return found
-        found = self._plan(cols, text_filter)
+        found, final = self._plan(cols, text_filter)
+        if not final:  # made without the tails it needed: the next query plans again
+            return found
         with self._lock:
             self._queries[key] = found
             while len(self._queries) > MATCH_CACHE:
                 self._queries.popitem(last=False)
         return found
 
-    def _plan(self, cols: Columns, text_filter: TextFilter) -> QueryMatches:
+    def _plan(self, cols: Columns, text_filter: TextFilter) -> tuple[QueryMatches, bool]:
+        """The query's matches, and whether they are final: not when a short term went
+        without the tails (none built yet), which a plan kept would have made every later
+        answer of the query an estimate, until a restart."""
         conn = self.store.reader
         includes = [t for t in text_filter.folded_includes if t]
         long_terms = [t for t in includes if len(t) >= 3]
@@ -261,7 +270,10 @@ class TextSearch:
                     ids = long_term_ids(conn, long_terms, CHEAP)
             if ids is not None:
                 sets.append(cols.rows_of(ids))
-        tails = self.tails(cols) if short_terms else None
+        # after a write, the tails held are patched from the posts it changed (cheap): wait
+        # for them, so the first answer after an import is exact; before any tails exist (a
+        # first start with none saved) they are read whole in the background meanwhile
+        tails = self.tails(cols, wait=self._tails is not None) if short_terms else None
         for term in short_terms:
             ids = short_term_ids(conn, term) if tails is not None else None
             if ids is None or tails is None:
@@ -275,12 +287,13 @@ class TextSearch:
             found = QueryMatches(len(cols), cols.newest_first(rows), exact)
         if sampled is not None:
             found.state[sampled[0]] = np.where(sampled[1], _MATCH, _MISS)
+        final = tails is not None or not short_terms
         if found.candidates is None:
-            return found
+            return found, final
         if not exact and len(found.candidates) <= VERIFY_LIMIT:
             found.settle(found.candidates, self._checker(cols, text_filter))
             found.exact = True
-        return found
+        return found, final
 
     def _checker(self, cols: Columns, text_filter: TextFilter) -> Callable[[IntArray], BoolArray]:
         def check(rows: IntArray) -> BoolArray:
