@@ -141,3 +141,21 @@ def test_the_page_says_no_good_match_in_every_mode(api: ArchiveAPI) -> None:
     close = page("Korean chicken soup with ginseng", "text")  # no post holds "with": one means it
     assert close["results"] == [] and close["meaning_match"] is True
     assert "close in meaning" in close["message"]
+
+
+def test_a_text_search_that_finds_no_post_says_whether_one_comes_close_in_meaning(
+    api: ArchiveAPI, merged: Path
+) -> None:
+    from mcpkit.archive.cli import app
+    from mcpkit.archive.mcp import ArchiveTools
+
+    tools = ArchiveTools(api)
+    nothing = anyio.run(tools.search_posts_by_text, {"search_term": "beef wellington recipe"}, None)
+    assert isinstance(nothing, str) and "No good match: no post comes close in meaning" in nothing
+    close = anyio.run(tools.search_posts_by_text, {"search_term": "Korean chicken soup with ginseng"}, None)
+    assert isinstance(close, str) and "Some posts come close in meaning" in close
+    runner = CliRunner()
+    shown = runner.invoke(app, ["text", "beef wellington recipe", "--db", str(merged)])
+    assert shown.exit_code == 0 and "No good match" in shown.stdout, shown.stdout
+    shown = runner.invoke(app, ["text", "Korean chicken soup with ginseng", "--db", str(merged)])
+    assert shown.exit_code == 0 and "come close in meaning" in shown.stdout, shown.stdout

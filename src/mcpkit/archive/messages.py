@@ -73,6 +73,14 @@ TEXT_HEADER = Message(
 NO_TEXT_RESULTS = Message(
     'No results found (terms: "{term}")', '検索結果が見つかりませんでした (検索語: "{term}")'
 )
+CLOSE_IN_MEANING = Message(
+    "Some posts come close in meaning: search by meaning (search, or the search_similar tool) finds them.",
+    "意味の近い投稿があります: 意味検索 (search、search_similar ツール) で見つかります。",
+)
+NOTHING_CLOSE = Message(
+    "⚠️ No good match: no post comes close in meaning either.",
+    "⚠️ 良い一致なし: 意味の近い投稿もありません。",
+)
 
 # -- likes and bookmarks: whose post, and which time ----------------------------------------------
 

@@ -141,6 +141,16 @@ def format_text_results(term: str, posts: Sequence[Mapping[str, Any]], lang: Lan
     return _joined(text_header(term, len(posts), lang), text_items(posts, lang=lang))
 
 
+def meaning_note(hits: Sequence[Mapping[str, Any]], lang: Lang = "en") -> str:
+    """A line under a text search that found nothing: whether some post comes close in meaning
+    (``hits``: a hybrid search of the same words, with its verdict), so "no post holds these
+    words" is not read as "nothing answers this". Nothing when the hits carry no verdict."""
+    flags = [hit.get("match") for hit in hits]
+    if not flags or None in flags:
+        return ""
+    return "\n" + (m.CLOSE_IN_MEANING(lang) if any(flags) else m.NOTHING_CLOSE(lang))
+
+
 def users_header(count: int, lang: Lang = "en") -> str:
     return m.USERS_HEADER(lang, count=count)
 
