@@ -415,7 +415,7 @@ VARIANT = st.sampled_from(
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     stored=st.lists(st.tuples(st.integers(0, 6), VARIANT), max_size=6),
-    incoming=st.lists(st.tuples(st.integers(0, 6), VARIANT), max_size=25),
+    incoming=st.lists(st.tuples(st.integers(0, 6), VARIANT), min_size=1, max_size=25),  # none: refused
     batch_size=st.integers(1, 5),
 )
 def test_counts_and_merged_posts_are_those_of_merging_one_record_after_another(
@@ -616,11 +616,42 @@ def _small_then_big(tmp_path: Path, posts: int, db: Path) -> tuple[Path, Path, l
     )
 
 
-def _started(command: list[str]) -> tuple[subprocess.Popen[str], str]:
-    """The command running, and the first line it printed."""
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def _paused_in(export: Path, command: list[str]) -> tuple[subprocess.Popen[str], str]:
+    """The command running and paused inside the transaction of ``export`` (a batch of it
+    written: :mod:`tests.support.paused_import`), and the first line it printed. A signal sent
+    now certainly interrupts that export: sent on the first line alone, it once arrived after
+    the second export had been committed."""
+    from tests.support.paused_import import MARKER
+
+    paused = [sys.executable, "-m", "tests.support.paused_import", export.name, *command[3:]]
+    child = subprocess.Popen(
+        paused,
+        stdin=subprocess.PIPE,  # held open and never written: the pause lasts until the signal
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
     assert child.stdout is not None and child.stderr is not None
-    return child, child.stdout.readline()
+    first = child.stdout.readline()
+    before = []
+    for line in iter(child.stderr.readline, ""):  # until the marker; EOF if the command ended
+        if line.startswith(MARKER):
+            break
+        before.append(line)
+    else:
+        raise AssertionError(f"the import never reached {export.name}: {first}{''.join(before)}")
+    return child, first
+
+
+def _finished(child: subprocess.Popen[str]) -> tuple[str, str]:
+    """What the interrupted command printed after the pause, once it has exited (its stdin
+    stays open until then, so only the signal can have ended the pause)."""
+    assert child.stdout is not None and child.stderr is not None and child.stdin is not None
+    rest, errors = child.stdout.read(), child.stderr.read()
+    child.wait()
+    child.stdin.close()
+    return rest, errors
 
 
 def test_a_killed_import_resumes_with_nothing_lost_or_duplicated(tmp_path: Path) -> None:
@@ -629,9 +660,9 @@ def test_a_killed_import_resumes_with_nothing_lost_or_duplicated(tmp_path: Path)
     exactly what one uninterrupted run gives."""
     db = tmp_path / "a.db"
     small, big, command = _small_then_big(tmp_path, 50, db)
-    child, first = _started(command)  # the first line is printed once the first export is committed
+    child, first = _paused_in(big, command)
     child.send_signal(signal.SIGKILL)
-    rest, errors = child.communicate()
+    rest, errors = _finished(child)
     assert first.startswith(f"{small}: Twilog CSV of @bob: 50 posts;"), first + errors
     assert str(big) not in rest  # killed before the second export committed
     assert _rows(db, "SELECT count(*) FROM posts") == [(50,)]  # all of the first, none of the second
@@ -670,9 +701,9 @@ def test_ctrl_c_during_a_later_export_keeps_the_ones_before_it_in_a_new_archive(
     kept with the first export, nothing of the second."""
     db = tmp_path / "new.db"
     small, big, command = _small_then_big(tmp_path, 20, db)
-    child, first = _started(command)
+    child, first = _paused_in(big, command)
     child.send_signal(signal.SIGINT)
-    rest, errors = child.communicate()
+    rest, errors = _finished(child)
     assert first.startswith(f"{small}: Twilog CSV of @bob: 20 posts;"), first + errors
     assert child.returncode == 1 and str(big) not in rest
     assert [line for line in errors.splitlines() if line.strip()] == [

@@ -20,7 +20,7 @@ from typing import Any
 
 from mcpkit.archive.errors import ImportFormatError
 from mcpkit.archive.importers.base import ExportReader, ReadLimits, TwilogCsvReader, sniff_twilog_csv
-from mcpkit.archive.importers.export_file import magic_kind
+from mcpkit.archive.importers.export_file import looks_binary, magic_kind
 
 __all__ = ["EXPECTED", "FORMATS", "Format", "describe", "detect", "open_reader"]
 
@@ -85,8 +85,9 @@ def detect(path: Path) -> Format:
     for candidate in FORMATS:
         if candidate.sniff(path):
             return candidate
-    if path.is_file() and _is_text(path) and _text_kind(_head(path)) is None:
-        # a text file that is no Twilog CSV: the CSV reader says what it found in it
+    if path.is_file() and ((_is_text(path) and _text_kind(_head(path)) is None) or _one_csv_zip(path)):
+        # a text file (or a zip of one CSV) that is no Twilog CSV: the CSV reader says what it
+        # found in it, or which limit it passes
         return FORMATS[-1]
     raise ImportFormatError(f"{path}: {EXPECTED}; found {describe(path)}")
 
@@ -117,7 +118,7 @@ def describe(path: Path) -> str:
         return _describe_gzip(path)
     if not head:
         return "an empty file"
-    if b"\x00" in head:
+    if looks_binary(head):
         return "binary data"
     return _text_kind(head) or "a text file"
 
@@ -156,9 +157,20 @@ def _describe_gzip(path: Path) -> str:
             head = stream.read(512)
     except (OSError, EOFError):
         return "a damaged or truncated gzip file"
+    if not head:
+        return "an empty gzip file"
     if len(head) >= 262 and head[257:262] == b"ustar":
         return "a tar.gz file without a Mastodon outbox.json"
-    return "a gzip file of binary data" if b"\x00" in head else "a gzip file of text that is no Twilog CSV"
+    return "a gzip file of binary data" if looks_binary(head) else "a gzip file of text that is no Twilog CSV"
+
+
+def _one_csv_zip(path: Path) -> bool:
+    """Whether ``path`` is a zip holding exactly one CSV file, as Twilog's zipped exports do."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return sum(name.lower().endswith(".csv") for name in archive.namelist()) == 1
+    except (zipfile.BadZipFile, ValueError, OSError):
+        return False
 
 
 def _is_text(path: Path) -> bool:
@@ -171,6 +183,6 @@ def _is_text(path: Path) -> bool:
                 head = stream.read(4096)
     except (OSError, EOFError):
         return False
-    if not head or b"\x00" in head or head.startswith(b"PK\x03\x04"):
+    if not head or looks_binary(head) or head.startswith(b"PK\x03\x04"):
         return False
     return magic_kind(head) is None

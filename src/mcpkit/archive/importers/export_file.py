@@ -7,8 +7,15 @@ stream or refuses it in one line before anything is written:
 * plain, gzip and zip files are told apart by their first bytes, not by their name;
 * the bytes after decompression are counted and the import stops beyond ``max_bytes``
   (a zip's declared size is checked before reading it);
+* a zip member is decompressed by :func:`open_zip_member`, never by ``zipfile``'s own reader:
+  that one decompresses a whole read of bzip2 or lzma input at once (3 KB of bzip2 may hold
+  3 GB), so a zip bomb took gigabytes of memory before any limit could be checked. Here every
+  codec (stored, deflate, bzip2, lzma) gives at most what was asked for, and a member that
+  expands beyond the size its headers declare is refused as it passes it;
 * no line may be longer than ``max_line_bytes``; the CSV reader keeps a line in memory, so this
-  is what bounds the memory an import can take;
+  is what bounds the memory an import can take. Blank lines count as part of the line that
+  follows them: a file of nothing but line feeds is one endless line, not billions of empty
+  rows to stream through;
 * the encoding is UTF-8 (with or without a byte-order mark) when the first 64 KiB decode as
   UTF-8, else what charset-normalizer finds in them (Shift_JIS exports are read as CP932, its
   Windows superset, which is what such tools write); binary data is refused.
@@ -16,13 +23,18 @@ stream or refuses it in one line before anything is written:
 
 from __future__ import annotations
 
+import bz2
 import codecs
 import gzip
 import io
+import lzma
+import re
+import struct
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, cast
+from typing import IO, Protocol, cast
 
 from mcpkit.archive.errors import ImportFormatError
 
@@ -33,8 +45,10 @@ __all__ = [
     "ExportFile",
     "ReadLimits",
     "detect_encoding",
+    "looks_binary",
     "magic_kind",
     "open_export",
+    "open_zip_member",
 ]
 
 DEFAULT_MAX_BYTES = 4 << 30
@@ -42,6 +56,11 @@ DEFAULT_MAX_BYTES = 4 << 30
 DEFAULT_MAX_LINE_BYTES = 1 << 20
 """Longest physical line (a post is at most 25,000 characters, about 100 KB in UTF-8)."""
 SAMPLE_BYTES = 1 << 16
+
+_WHITESPACE = b" \t\r\n\f\v"
+_WHITESPACE_RUN = re.compile(rb"[ \t\r\n\f\v]+")
+_CONTROL = bytes(set(range(32)) - set(b"\t\n\r\f\v\x1b")) + b"\x7f"
+"""Bytes that text files do not hold (ESC stays: ISO-2022-JP text is made of it)."""
 
 _JAPANESE_LEGACY = {"shift_jis", "cp932", "shift_jis_2004", "shift_jisx0213", "ms932", "sjis"}
 
@@ -62,6 +81,7 @@ class _GuardedReader(io.RawIOBase):
         self._prefix = b""
         self.total = 0
         self._line = 0  # bytes since the last line feed
+        self._blank = 0  # bytes of whitespace since the last other byte
 
     def sample(self, size: int) -> bytes:
         """The first ``size`` bytes (or fewer), which the stream will still serve."""
@@ -105,11 +125,24 @@ class _GuardedReader(io.RawIOBase):
             if len(data) > limit:  # only then can a whole line inside this chunk be too long
                 longest = max(longest, *map(len, data[first + 1 :].split(b"\n")))
             self._line = max(len(data) - data.rfind(b"\n") - 1, longest if longest > limit else 0)
-        if self._line > self._limits.max_line_bytes:
+        if self._line > limit or self._blank_run(data) > limit:
             raise ImportFormatError(
-                f"{self._name}: a line longer than {self._limits.max_line_bytes:,} bytes; "
-                "this is not a Twilog export (raise --max-line-bytes if it is)"
+                f"{self._name}: a line longer than {limit:,} bytes (blank lines count as part of the "
+                "next); this is not a Twilog export (raise --max-line-bytes if it is)"
             )
+
+    def _blank_run(self, data: bytes) -> int:
+        """The longest run of whitespace bytes (line ends included) seen so far, as far as it
+        can pass the limit: the run the last chunk ended with, continued by this one."""
+        content = len(data.rstrip(_WHITESPACE))
+        if not content:
+            self._blank += len(data)
+            return self._blank
+        longest = self._blank + len(data) - len(data.lstrip(_WHITESPACE))
+        if len(data) > self._limits.max_line_bytes:  # only then can a run inside it be too long
+            longest = max([longest, *(len(run) for run in _WHITESPACE_RUN.findall(data))])
+        self._blank = len(data) - content
+        return longest
 
     def close(self) -> None:
         self._source.close()
@@ -120,7 +153,7 @@ def detect_encoding(sample: bytes, *, truncated: bool) -> str:
     """The text encoding of an export, from its first bytes; raises for binary data."""
     if sample.startswith(codecs.BOM_UTF8):
         return "utf-8-sig"
-    if b"\x00" in sample:
+    if looks_binary(sample):
         raise ImportFormatError(_binary_description(sample))
     try:
         sample.decode("utf-8")
@@ -151,6 +184,14 @@ MAGIC: tuple[tuple[bytes, str], ...] = (
 )
 """First bytes of files people give ``import`` by mistake, and what to call them in the line
 that refuses them (zip and gzip are read, not refused, so they are not here)."""
+
+
+def looks_binary(sample: bytes) -> bool:
+    """Whether the first bytes of a file are binary data rather than text in any encoding: a
+    NUL, or more than one byte in a hundred a text file never holds (random bytes hold about
+    eleven)."""
+    controls = len(sample) - len(sample.translate(None, _CONTROL))
+    return b"\x00" in sample or controls * 100 > len(sample)
 
 
 def magic_kind(head: bytes) -> str | None:
@@ -215,4 +256,200 @@ def _zip_member(path: Path, raw: IO[bytes], limits: ReadLimits) -> IO[bytes]:
             f"{path}: {csvs[0].filename} expands to {csvs[0].file_size:,} bytes, more than the "
             f"{limits.max_bytes:,}-byte limit; raise --max-bytes if this export is really that large"
         )
-    return archive.open(csvs[0])
+    return open_zip_member(path, csvs[0], limits)
+
+
+# -- zip members, decompressed within bounds ------------------------------------------------------
+
+
+class _Codec(Protocol):
+    """What :class:`_ZipMember` needs of a decompressor (bz2's and lzma's have it as they are)."""
+
+    @property
+    def eof(self) -> bool: ...
+
+    @property
+    def needs_input(self) -> bool: ...
+
+    def decompress(self, data: bytes, max_length: int = -1) -> bytes: ...
+
+
+class _Inflate:
+    """zlib's raw deflate decompressor with the interface of bz2's and lzma's."""
+
+    def __init__(self) -> None:
+        self._zlib = zlib.decompressobj(-15)
+        self._tail = b""
+
+    @property
+    def eof(self) -> bool:
+        return self._zlib.eof
+
+    @property
+    def needs_input(self) -> bool:
+        return not self._tail
+
+    def decompress(self, data: bytes, max_length: int = -1) -> bytes:
+        out = self._zlib.decompress(self._tail + data, max(max_length, 0))
+        self._tail = self._zlib.unconsumed_tail
+        return out
+
+
+class _Stored:
+    """A stored member: the bytes as they are."""
+
+    def __init__(self) -> None:
+        self._rest = b""
+        self.eof = False
+
+    @property
+    def needs_input(self) -> bool:
+        return not self._rest
+
+    def decompress(self, data: bytes, max_length: int = -1) -> bytes:
+        data = self._rest + data
+        self._rest = data[max_length:] if max_length >= 0 else b""
+        return data[:max_length] if max_length >= 0 else data
+
+
+def _lzma_codec(header: bytes) -> _Codec:
+    """A zip's LZMA member: 2 bytes of version, 2 of the properties' size, the properties (one
+    byte of lc/lp/pb, four of the dictionary size), then raw LZMA1."""
+    size = struct.unpack("<H", header[2:4])[0]
+    props = header[4 : 4 + size]
+    if size != 5 or len(props) != 5 or props[0] >= 9 * 5 * 5:
+        raise ValueError("bad LZMA properties")
+    pb, rest = divmod(props[0], 45)
+    lp, lc = divmod(rest, 9)
+    dict_size = int.from_bytes(props[1:5], "little")
+    lzma_filter = {"id": lzma.FILTER_LZMA1, "lc": lc, "lp": lp, "pb": pb, "dict_size": dict_size}
+    return cast(_Codec, lzma.LZMADecompressor(lzma.FORMAT_RAW, filters=[lzma_filter]))
+
+
+_CODECS = {
+    zipfile.ZIP_STORED: "stored",
+    zipfile.ZIP_DEFLATED: "deflate",
+    zipfile.ZIP_BZIP2: "bzip2",
+    zipfile.ZIP_LZMA: "lzma",
+}
+_COMPRESSED_READ = 1 << 16
+"""Compressed bytes fed to a decompressor at a time (what it gives back is bounded apart)."""
+
+
+class _ZipMember(io.RawIOBase):
+    """One member's bytes, decompressed at most as many at a time as a read asks for; see
+    :func:`open_zip_member`."""
+
+    def __init__(self, path: Path, info: zipfile.ZipInfo, limits: ReadLimits) -> None:
+        self._where = f"{path}: {info.filename}"
+        self._info = info
+        self._limit = min(info.file_size, limits.max_bytes)
+        self._max_bytes = limits.max_bytes
+        self._file = open(path, "rb")  # noqa: SIM115 - closed by close()
+        try:
+            self._file.seek(info.header_offset)
+            local = self._file.read(30)
+            if len(local) != 30 or local[:4] != b"PK\x03\x04":
+                raise self._damaged("no local header where the directory says")
+            names, extra = struct.unpack("<2H", local[26:30])
+            self._file.seek(names + extra, io.SEEK_CUR)
+            self._left = info.compress_size
+            self._codec = self._open_codec()
+        except BaseException:
+            self._file.close()
+            raise
+        self._crc = 0
+        self.total = 0
+
+    def _damaged(self, why: str) -> ImportFormatError:
+        return ImportFormatError(
+            f"{self._where}: expected a complete file, found a truncated or damaged one ({why})"
+        )
+
+    def _open_codec(self) -> _Codec:
+        method = self._info.compress_type
+        if self._info.flag_bits & 1:
+            raise ImportFormatError(
+                f"{self._where}: an encrypted zip member; unpack it and import the folder"
+            )
+        if method not in _CODECS:
+            raise ImportFormatError(
+                f"{self._where}: compressed with zip method {method}, which mcpkit cannot read "
+                "(it reads stored, deflate, bzip2 and lzma); unpack it and import the folder"
+            )
+        if method == zipfile.ZIP_DEFLATED:
+            return _Inflate()
+        if method == zipfile.ZIP_BZIP2:
+            return cast(_Codec, bz2.BZ2Decompressor())
+        if method == zipfile.ZIP_LZMA:
+            header = self._compressed(4)
+            header += self._compressed(struct.unpack("<H", header[2:4])[0] if len(header) == 4 else 0)
+            try:
+                return _lzma_codec(header)
+            except (ValueError, lzma.LZMAError, struct.error) as exc:
+                raise self._damaged(str(exc)) from None
+        return _Stored()
+
+    def _compressed(self, size: int) -> bytes:
+        data = self._file.read(min(size, self._left))
+        self._left -= len(data)
+        return data
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        view = memoryview(buffer).cast("B")
+        data = self._decompressed(len(view))
+        view[: len(data)] = data
+        return len(data)
+
+    def _decompressed(self, size: int) -> bytes:
+        codec = self._codec
+        try:
+            while not codec.eof:
+                if codec.needs_input and self._left:
+                    data = codec.decompress(self._compressed(_COMPRESSED_READ), size)
+                elif codec.needs_input:  # no input left, and the codec wants more
+                    if isinstance(codec, _Stored):
+                        break
+                    raise self._damaged("it ends before its compressed data does")
+                else:
+                    data = codec.decompress(b"", size)
+                if data:
+                    return self._counted(data)
+        except (OSError, EOFError, ValueError, zlib.error, lzma.LZMAError) as exc:
+            raise self._damaged(str(exc) or type(exc).__name__) from None
+        if self.total != self._info.file_size or self._crc != self._info.CRC:
+            raise self._damaged(
+                f"{self.total:,} bytes with CRC {self._crc:08x}, its headers say "
+                f"{self._info.file_size:,} bytes with CRC {self._info.CRC:08x}"
+            )
+        return b""
+
+    def _counted(self, data: bytes) -> bytes:
+        self.total += len(data)
+        if self.total > self._limit:
+            if self.total > self._max_bytes:
+                raise ImportFormatError(
+                    f"{self._where}: more than {self._max_bytes:,} bytes once decompressed; "
+                    "raise --max-bytes if this export is really that large"
+                )
+            raise ImportFormatError(
+                f"{self._where}: expands to more than the {self._info.file_size:,} bytes its headers "
+                "declare; a damaged or hostile zip"
+            )
+        self._crc = zlib.crc32(data, self._crc)
+        return data
+
+    def close(self) -> None:
+        self._file.close()
+        super().close()
+
+
+def open_zip_member(path: Path, info: zipfile.ZipInfo, limits: ReadLimits) -> IO[bytes]:
+    """The bytes of one member of the zip at ``path``, decompressed as they are read with at
+    most what each read asks for in memory, whatever the codec (stored, deflate, bzip2, lzma);
+    a member that expands beyond the size its headers declare or beyond ``limits.max_bytes``,
+    is damaged, encrypted or compressed otherwise raises :class:`ImportFormatError` (one line)."""
+    return cast(IO[bytes], io.BufferedReader(_ZipMember(path, info, limits), buffer_size=1 << 16))

@@ -182,6 +182,8 @@ def _import(
         if finishing is not None:
             finishing()
         result.read = reader.summary()
+        if not result.read.records:  # a failed download or an empty account: nothing to keep
+            raise ImportFormatError(_no_records(path, reader.format, result.read))
         late = reader.account
         if late and not account:
             # the reader named the account only once it had read the export (account.js
@@ -194,6 +196,19 @@ def _import(
             conn, format=reader.format, account=result.account, path=path, summary=result.as_dict()
         )
     return result
+
+
+def _no_records(path: Path, format: str, read: ReadSummary) -> str:
+    """The line refusing an export that held no post, like or bookmark."""
+    name = FORMAT_NAMES.get(format, format)
+    article = "an" if name[:1] in "AEIOUX" else "a"
+    held = []
+    if read.skipped:
+        held.append(skipped_text(read.skipped))
+    if read.malformed:
+        held.append(f"{read.malformed:,} malformed records")
+    only = f" (it holds only {', '.join(held)})" if held else ""
+    return f"{path}: {article} {name} with no records; expected posts, likes or bookmarks{only}"
 
 
 @dataclass(slots=True)

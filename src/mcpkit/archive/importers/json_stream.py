@@ -112,9 +112,16 @@ class JsonCursor:
         return found
 
     def peek(self) -> str:
-        """The next character that is not whitespace, staying before it; ``""`` at the end."""
+        """The next character that is not whitespace, staying before it; ``""`` at the end.
+        More than ``max_value`` characters of whitespace in a row raise
+        :class:`JsonTooLongError` (a file of nothing but blanks is not streamed to its end)."""
+        blank = 0
         while True:
+            start = self._pos
             self._pos = _WHITESPACE.match(self._buffer, self._pos).end()  # type: ignore[union-attr]
+            blank += self._pos - start
+            if blank > self.max_value:
+                raise JsonTooLongError(f"more than {self.max_value:,} characters of whitespace in a row")
             if self._pos < len(self._buffer):
                 return self._buffer[self._pos]
             if not self.fill():
@@ -134,6 +141,8 @@ class JsonCursor:
         while True:
             try:
                 value, end = _JSON.raw_decode(self._buffer, self._pos)
+            except RecursionError:
+                raise JsonInvalidError("arrays or objects nested too deeply") from None
             except json.JSONDecodeError as exc:
                 cut = _cut(self._buffer, exc)
                 if len(self._buffer) - self._pos > self.max_value:

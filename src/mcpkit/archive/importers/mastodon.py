@@ -39,10 +39,12 @@ last, so until then it is read from the activities' ``actor`` URI
 
 from __future__ import annotations
 
+import bz2
 import contextlib
 import gzip
 import io
 import json
+import lzma
 import tarfile
 import zipfile
 import zlib
@@ -53,6 +55,7 @@ from urllib.parse import urlsplit
 
 from mcpkit.archive.errors import ImportFormatError
 from mcpkit.archive.importers.base import ReadLimits, ReadSummary, export_post, utc_timestamp
+from mcpkit.archive.importers.export_file import open_zip_member
 from mcpkit.archive.importers.html_text import html_to_text
 from mcpkit.archive.importers.json_stream import (
     JsonCursor,
@@ -115,6 +118,15 @@ class JsonCollection:
         self.scalars: dict[str, str | int | float | bool | None] = {}
 
     def items(self) -> Iterator[Any]:
+        try:
+            yield from self._items()
+        except JsonTooLongError as exc:  # whitespace between values (theirs is _value's)
+            raise ImportFormatError(
+                f"{self._name}: {exc.reason} near line {self._cursor.line()}; this is not a Mastodon "
+                "archive's JSON"
+            ) from None
+
+    def _items(self) -> Iterator[Any]:
         cursor = self._cursor
         if self._next() != "{":
             raise ImportFormatError(f"{self._name}: expected a JSON object, found {self._found()}")
@@ -294,13 +306,17 @@ def _role(name: str) -> str | None:
 
 
 def _kind_of_file(path: Path) -> str:
-    """``"dir"``, ``"zip"``, ``"tar.gz"``, ``"tar"`` or ``""`` by the first bytes, not the name."""
+    """``"dir"``, ``"zip"``, one of :data:`_TARS` or ``""`` by the first bytes, not the name."""
     if path.is_dir():
         return "dir"
     with open(path, "rb") as raw:
         head = raw.read(512)
     if head[:2] == b"\x1f\x8b":
         return "tar.gz"
+    if head[:3] == b"BZh":
+        return "tar.bz2"
+    if head[:6] == b"\xfd7zXZ\x00":
+        return "tar.xz"
     if head[:4] == b"PK\x03\x04":
         return "zip"
     if len(head) == 512 and head[257:262] == b"ustar":
@@ -326,7 +342,7 @@ def _zip_files(archive: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
     return {role: files[role] for role in _WANTED if role in files}  # the actor first
 
 
-_DAMAGED = (EOFError, OSError, zlib.error, tarfile.TarError, zipfile.BadZipFile)
+_DAMAGED = (EOFError, OSError, zlib.error, lzma.LZMAError, tarfile.TarError, zipfile.BadZipFile)
 """What reading a cut or corrupt tar, gzip or zip raises (BadGzipFile is an OSError)."""
 
 
@@ -361,18 +377,67 @@ class _Counting(io.RawIOBase):
         super().close()
 
 
-def _unpacked(raw: IO[bytes], packing: str) -> IO[bytes]:
-    """The tar stream of a tar or tar.gz file (:class:`gzip.GzipFile` reads several members)."""
-    return cast(IO[bytes], gzip.GzipFile(fileobj=raw)) if packing == "tar.gz" else raw
+_TARS = ("tar", "tar.gz", "tar.bz2", "tar.xz")
+"""The tars read: plain, or compressed as people recompress them (gzip is Mastodon's own)."""
+
+
+class _Expanding(io.RawIOBase):
+    """The decompressed stream of a tar, refused once it has grown more than ``max_bytes`` beyond
+    the compressed file: a tar is read through to its end, media included, so this is what
+    bounds the time a small hostile file can take (a media-heavy archive barely expands)."""
+
+    def __init__(self, stream: IO[bytes], where: Path, allowed: int, max_bytes: int) -> None:
+        self._stream = stream
+        self._where = where
+        self._allowed = allowed
+        self._max_bytes = max_bytes
+        self.total = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        data = self._stream.read(len(buffer))
+        self.total += len(data)
+        if self.total > self._allowed:
+            raise ImportFormatError(
+                f"{self._where}: expands by more than {self._max_bytes:,} bytes once decompressed; "
+                "raise --max-bytes if this archive is really that large"
+            )
+        memoryview(buffer).cast("B")[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        self._stream.close()
+        super().close()
+
+
+def _unpacked(
+    raw: IO[bytes], packing: str, path: Path | None = None, limits: ReadLimits | None = None
+) -> IO[bytes]:
+    """The tar stream of a tar or compressed tar (:class:`gzip.GzipFile` reads several members);
+    with ``limits``, refused once it expands more than ``limits.max_bytes`` beyond ``path``."""
+    if packing == "tar.gz":
+        stream = cast(IO[bytes], gzip.GzipFile(fileobj=raw))
+    elif packing == "tar.bz2":
+        stream = cast(IO[bytes], bz2.BZ2File(raw))
+    elif packing == "tar.xz":
+        stream = cast(IO[bytes], lzma.LZMAFile(raw))  # noqa: SIM115 - closed with the tar
+    else:
+        return raw
+    if path is None or limits is None:
+        return stream
+    allowed = path.stat().st_size + limits.max_bytes
+    return cast(IO[bytes], io.BufferedReader(_Expanding(stream, path, allowed, limits.max_bytes), 1 << 16))
 
 
 def _tar_members(
-    path: Path, packing: str, counter: _Counting | None = None
+    path: Path, packing: str, limits: ReadLimits, counter: _Counting | None = None
 ) -> Iterator[tuple[str, IO[bytes]]]:
     """``(role, stream)`` for each archive file of a tar(.gz), in the tar's order, streamed."""
     raw = counter if counter is not None else _Counting(open(path, "rb"))  # noqa: SIM115
     try:
-        source = _unpacked(cast(IO[bytes], raw), packing)
+        source = _unpacked(cast(IO[bytes], raw), packing, path, limits)
         try:
             with tarfile.open(fileobj=source, mode="r|") as tar:
                 for member in tar:
@@ -428,7 +493,8 @@ class MastodonReader:
             raise ImportFormatError(f"{self.path}: no such file or folder")
         if not self._packing:
             raise ImportFormatError(
-                f"{self.path}: expected a Mastodon archive (a tar.gz, zip or folder with outbox.json), "
+                f"{self.path}: expected a Mastodon archive (a tar.gz, tar.bz2, tar.xz, zip or folder with "
+                "outbox.json), "
                 "found a file that is none of these"
             )
         self._size = self._json_bytes()
@@ -462,12 +528,12 @@ class MastodonReader:
                 with zipfile.ZipFile(self.path) as archive:
                     for role, info in _zip_files(archive).items():
                         self._check_size(role, info.file_size)
-                        with archive.open(info) as member:
+                        with open_zip_member(self.path, info, self.limits) as member:
                             yield role, _Counting(member, self.path)
             except (zipfile.BadZipFile, EOFError, zlib.error) as exc:
                 raise ImportFormatError(f"{self.path}: a damaged zip archive ({_reason(exc)})") from None
         else:
-            for role, stream in _tar_members(self.path, self._packing, self._counter):
+            for role, stream in _tar_members(self.path, self._packing, self.limits, self._counter):
                 self._check_size(role, getattr(stream, "size", 0) or 0)
                 yield role, _Counting(stream, self.path)
 
@@ -516,7 +582,7 @@ class MastodonReader:
     # reading
 
     def records(self) -> Iterator[Post]:
-        packed = self._packing in ("tar", "tar.gz")
+        packed = self._packing in _TARS
         if packed:  # progress: the compressed bytes read of the one pass over the file
             self._counter = _Counting(open(self.path, "rb"))  # noqa: SIM115 - closed by _tar_members
         for role, stream in self._files():
@@ -638,7 +704,7 @@ def sniff(path: Path) -> bool:
         if packing == "zip":
             with zipfile.ZipFile(path) as archive:
                 return _OUTBOX in _zip_files(archive)
-        if packing in ("tar", "tar.gz"):
+        if packing in _TARS:
             with open(path, "rb") as raw, tarfile.open(fileobj=_unpacked(raw, packing), mode="r|") as tar:
                 for count, member in enumerate(tar):
                     if _role(member.name) == _OUTBOX:

@@ -234,7 +234,8 @@ SNIFF_RECORDS = 100
 
 def check_export(path: Path, limits: ReadLimits | None = None) -> str:
     """Refuse a file that is not a Twilog export, saying what was expected and what was found;
-    returns the encoding the file will be read with. An empty file passes (zero posts)."""
+    returns the encoding the file will be read with. A file without a single record (empty,
+    or blank lines only) is refused too: a failed download must not look like an export."""
     export = open_export(path, limits)
     try:
         first: list[str] | None = None
@@ -258,8 +259,11 @@ def check_export(path: Path, limits: ReadLimits | None = None) -> str:
             reasons.append(parsed)
     finally:
         export.close()
-    if not reasons:  # an empty export: nothing to import, and nothing that is not Twilog's
-        return export.encoding
+    if not reasons:
+        raise ImportFormatError(
+            f"{path}: expected a Twilog CSV export (rows of 5 fields: post_id, url, timestamp, content, "
+            "log_type), found no records"
+        )
     shown = ", ".join(repr(f[:20]) for f in (first or [])[:6])
     raise ImportFormatError(
         f"{path}: expected a Twilog CSV export (5 fields: post_id, url, timestamp, content, "

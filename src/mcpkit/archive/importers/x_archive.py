@@ -48,6 +48,7 @@ import numpy.typing as npt
 
 from mcpkit.archive.errors import ImportFormatError
 from mcpkit.archive.importers.base import EARLIER_VERSION, ReadLimits, ReadSummary, export_post, utc_timestamp
+from mcpkit.archive.importers.export_file import open_zip_member
 from mcpkit.archive.importers.json_stream import (
     JsonCursor,
     JsonStreamError,
@@ -143,8 +144,10 @@ class _Source(abc.ABC):
 class _ZipSource(_Source):
     """A zip read through its central directory; members are opened as decompressing streams."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, limits: ReadLimits) -> None:
         self.label = str(path)
+        self._path = path
+        self._limits = limits
         try:
             self._zip = zipfile.ZipFile(path)
         except (zipfile.BadZipFile, OSError, ValueError) as exc:
@@ -165,7 +168,7 @@ class _ZipSource(_Source):
         return self._infos[name].file_size
 
     def open(self, name: str) -> IO[bytes]:
-        return self._zip.open(self._infos[name])
+        return open_zip_member(self._path, self._infos[name], self._limits)
 
     def inside(self, name: str) -> str:
         return self._root + name
@@ -216,12 +219,12 @@ def _root(names: Iterable[str]) -> str:
     return min(roots, key=len) if roots else ""
 
 
-def _open_source(path: Path) -> _Source:
+def _open_source(path: Path, limits: ReadLimits) -> _Source:
     if path.is_dir():
         return _DirSource(path)
     if not path.is_file():
         raise ImportFormatError(f"{path}: no such file or folder")
-    return _ZipSource(path)
+    return _ZipSource(path, limits)
 
 
 def sniff(path: Path) -> bool:
@@ -296,46 +299,55 @@ class _Member:
         """Each item of the array (or the single value of a ``var x = {...}`` file)."""
         with self._source.open(self._name) as stream:
             cursor = JsonCursor(self._reader(stream), max_value=self._max_item, chunk=_CHUNK)
-            head = cursor.match(_PREFIX)
-            if head is None:
+            try:
+                yield from self._items(cursor)
+            except JsonTooLongError as exc:  # whitespace between the items (theirs is _decode's)
                 raise ImportFormatError(
-                    f"{self.where}: expected JavaScript starting 'window.YTD.<name>.part0 = [', "
+                    f"{self.where}: {exc.reason} at line {cursor.line()}; expected items of at most "
+                    f"{self._max_item:,} characters (raise --max-line-bytes if this is a real export)"
+                ) from None
+
+    def _items(self, cursor: JsonCursor) -> Iterator[Any]:
+        head = cursor.match(_PREFIX)
+        if head is None:
+            raise ImportFormatError(
+                f"{self.where}: expected JavaScript starting 'window.YTD.<name>.part0 = [', "
+                f"found {self._found(cursor)}"
+            )
+        first = cursor.peek()
+        if first == "{":
+            yield self._decode(cursor)
+            return
+        if first != "[":
+            raise ImportFormatError(
+                f"{self.where}: expected a JSON array after '{head.group(1)} =', found {self._found(cursor)}"
+            )
+        cursor.next()
+        while True:
+            char = cursor.peek()
+            if char == "]":
+                break
+            if not char:
+                raise ImportFormatError(
+                    f"{self.where}: expected more items or the closing ']', found the end of the file "
+                    "(truncated?)"
+                )
+            yield self._decode(cursor)
+            char = cursor.peek()
+            if char == ",":
+                cursor.next()
+            elif char != "]":
+                raise ImportFormatError(
+                    f"{self.where}: expected ',' or ']' after an item at line {cursor.line()}, "
                     f"found {self._found(cursor)}"
                 )
-            first = cursor.peek()
-            if first == "{":
-                yield self._decode(cursor)
-                return
-            if first != "[":
-                raise ImportFormatError(
-                    f"{self.where}: expected a JSON array after '{head.group(1)} =', found {self._found(cursor)}"
-                )
+        cursor.next()
+        if cursor.peek() == ";":
             cursor.next()
-            while True:
-                char = cursor.peek()
-                if char == "]":
-                    break
-                if not char:
-                    raise ImportFormatError(
-                        f"{self.where}: expected more items or the closing ']', found the end of the file "
-                        "(truncated?)"
-                    )
-                yield self._decode(cursor)
-                char = cursor.peek()
-                if char == ",":
-                    cursor.next()
-                elif char != "]":
-                    raise ImportFormatError(
-                        f"{self.where}: expected ',' or ']' after an item at line {cursor.line()}, "
-                        f"found {self._found(cursor)}"
-                    )
-            cursor.next()
-            if cursor.peek() == ";":
-                cursor.next()
-            if cursor.peek():
-                raise ImportFormatError(
-                    f"{self.where}: expected the end of the file after ']', found {self._found(cursor)}"
-                )
+        if cursor.peek():
+            raise ImportFormatError(
+                f"{self.where}: expected the end of the file after ']', found {self._found(cursor)}"
+            )
 
     def _decode(self, cursor: JsonCursor) -> Any:
         try:
@@ -497,7 +509,7 @@ class XArchiveReader:
         self.limits = limits or ReadLimits()
         self._summary = ReadSummary()
         self._read = 0
-        self._source = _open_source(self.path)
+        self._source = _open_source(self.path, self.limits)
         try:
             names = set(self._source.names())
             self._tweet_files = _ordered(names, _TWEET_FILES) or _ordered(names, _GRAILBIRD_FILES)
