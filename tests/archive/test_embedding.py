@@ -60,13 +60,14 @@ def test_other_model_is_refused(tmp_path: Path) -> None:
 def test_resume_after_kill(tmp_path: Path) -> None:
     store = _archive(tmp_path, 200)
     child = Path(__file__).with_name("embed_child.py")
-    proc = subprocess.Popen([sys.executable, str(child), str(store.path), "0.05", "10"])
+    # 4 batches of 10 written, then the child waits in the fifth until it is killed
+    proc = subprocess.Popen([sys.executable, str(child), str(store.path), "4", "10"], stdin=subprocess.PIPE)
     meta = vectors_root(store.path) / "content" / "meta.json"
     deadline = time.monotonic() + 60
     try:
         while time.monotonic() < deadline:
             space = VectorSpace.open(vectors_root(store.path), "content")
-            if space is not None and len(space) >= 30:
+            if space is not None and len(space) >= 40:  # the child now waits: nothing else moves
                 break
             assert proc.poll() is None, "child finished before it could be killed"
             time.sleep(0.01)
@@ -76,9 +77,11 @@ def test_resume_after_kill(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+    assert proc.stdin is not None
+    proc.stdin.close()
     assert proc.returncode == -signal.SIGKILL
     partial = VectorSpace.open(vectors_root(store.path), "content")
-    assert partial is not None and 30 <= len(partial) < 200 and meta.exists()
+    assert partial is not None and len(partial) == 40 and meta.exists()
     embedder = HashEmbedder()
     summary = embed_missing(store, "content", embedder, batch_size=64)
     assert summary.already == len(partial) and summary.embedded == 200 - len(partial)
