@@ -156,3 +156,18 @@ def test_filter_reasons() -> None:
         [writer, reader]
     )
     assert visible == [] and set(hidden) == {"writer", "reader"}
+
+
+def test_allow_list_shows_only_the_tools_it_names() -> None:
+    writer = tool("writer", read_only=False, category="edit")
+    reader = tool("reader", category="view")
+    allow = ToolFilter.parse(allow="reader, nothing")
+    assert allow.allow == frozenset({"reader", "nothing"})
+    visible, hidden = allow.apply([writer, reader])
+    assert [t.name for t in visible] == ["reader"]
+    assert "MCPKIT_TOOLS_ALLOW" in hidden["writer"]
+    both = allow.merged(ToolFilter.parse(allow="writer,reader"))
+    assert both.allow == frozenset({"reader"}), "two allow-lists: only what both allow"
+    assert ToolFilter.parse(allow=" , ") == ToolFilter(), "an empty list allows everything, as unset"
+    options = ServerOptions.from_environ({"MCPKIT_TOOLS_ALLOW": "reader"})
+    assert options.tool_filter.allow == frozenset({"reader"})

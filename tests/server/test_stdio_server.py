@@ -127,6 +127,11 @@ def test_calls_and_errors_are_results() -> None:
         ({"MCPKIT_READ_ONLY": "1"}, {"crash"}),
         ({"MCPKIT_TOOLS_EXCLUDE": "math"}, {"add", "divide"}),
         ({"MCPKIT_TOOLS_INCLUDE": "math"}, {"echo", "user-label", "crash"}),
+        ({"MCPKIT_TOOLS_ALLOW": "echo, add"}, {"user-label", "divide", "crash"}),
+        (
+            {"MCPKIT_TOOLS_ALLOW": "echo,add,divide", "MCPKIT_TOOLS_EXCLUDE": "math"},
+            {"add", "divide", "user-label", "crash"},
+        ),
     ],
 )
 def test_filters_hide_and_refuse(env: dict[str, str], hidden: set[str]) -> None:
@@ -146,6 +151,18 @@ def test_unknown_category_warns() -> None:
         assert client.request("tools/list", {})["result"]["tools"] == []
         client.close()
     assert "unknown category 'maths'" in client.stderr
+
+
+def test_allow_list_names_a_hidden_tool_and_warns_of_unknown_names() -> None:
+    with RawStdioClient(ECHO, env={"MCPKIT_TOOLS_ALLOW": "echo,ehco", "MCPKIT_LOG": "warning"}) as client:
+        client.initialize()
+        names = [t["name"] for t in client.request("tools/list", {})["result"]["tools"]]
+        assert names == ["echo"]
+        refused = _call(client, "add", {"a": 1, "b": 2})
+        assert refused["isError"] is True
+        assert "MCPKIT_TOOLS_ALLOW" in refused["content"][0]["text"]
+        client.close()
+    assert "unknown tool 'ehco'" in client.stderr
 
 
 def test_stdin_close_exits_cleanly() -> None:

@@ -1,4 +1,4 @@
-"""Tool filters: which tools a server shows, by category and by the read-only switch.
+"""Tool filters: which tools a server shows, by category, by name and by the read-only switch.
 
 Clients cap how many tools they take (Cursor sends 40), and operators want a server that
 cannot write. A filter decides visibility once, at build time; hidden tools are absent from
@@ -21,17 +21,27 @@ def _split(text: str | None) -> frozenset[str]:
     return frozenset(part.strip() for part in (text or "").split(",") if part.strip())
 
 
+ALLOW_SETTING = "MCPKIT_TOOLS_ALLOW"
+"""The environment variable that sets :attr:`ToolFilter.allow`, named in a refusal's reason."""
+
+
+def _names(value: str | Iterable[str] | None) -> frozenset[str]:
+    return _split(value) if isinstance(value, str) else frozenset(value or ())
+
+
 @dataclass(frozen=True)
 class ToolFilter:
-    """Include/exclude by category, plus read-only.
+    """Include/exclude by category, an allow-list of tool names, plus read-only.
 
     ``include`` of ``None`` means every category; an exclusion wins over an inclusion, so
-    ``include=a,b exclude=b`` shows only ``a``.
+    ``include=a,b exclude=b`` shows only ``a``. ``allow`` of ``None`` means every tool; a list
+    shows only the tools it names, and the other settings still hide some of those.
     """
 
     include: frozenset[str] | None = None
     exclude: frozenset[str] = frozenset()
     read_only: bool = False
+    allow: frozenset[str] | None = None
 
     @classmethod
     def parse(
@@ -39,28 +49,29 @@ class ToolFilter:
         include: str | Iterable[str] | None = None,
         exclude: str | Iterable[str] | None = None,
         read_only: bool | str | None = None,
+        allow: str | Iterable[str] | None = None,
     ) -> ToolFilter:
         """Build a filter from comma-separated strings or collections."""
-        inc = _split(include) if isinstance(include, str) else frozenset(include or ())
-        exc = _split(exclude) if isinstance(exclude, str) else frozenset(exclude or ())
         return cls(
-            include=inc or None,
-            exclude=exc,
+            include=_names(include) or None,
+            exclude=_names(exclude),
             read_only=as_bool(read_only) if read_only not in (None, "") else False,
+            allow=_names(allow) or None,
         )
 
     def merged(self, other: ToolFilter) -> ToolFilter:
         """Both filters at once: the stricter of each setting."""
-        if self.include is None:
-            include = other.include
-        elif other.include is None:
-            include = self.include
-        else:
-            include = self.include & other.include
-        return ToolFilter(include, self.exclude | other.exclude, self.read_only or other.read_only)
+        return ToolFilter(
+            _both(self.include, other.include),
+            self.exclude | other.exclude,
+            self.read_only or other.read_only,
+            _both(self.allow, other.allow),
+        )
 
     def hidden_reason(self, tool: ToolSpec) -> str | None:
         """Why ``tool`` is hidden, or ``None`` when it is shown."""
+        if self.allow is not None and tool.name not in self.allow:
+            return f"it is not in the server's allow-list {ALLOW_SETTING}"
         if self.read_only and not tool.read_only:
             return "the server is in read-only mode and this tool can change data"
         if tool.category in self.exclude:
@@ -80,6 +91,8 @@ class ToolFilter:
             logger.warning(
                 "tool filter names unknown category %r; known categories: %s", name, ", ".join(sorted(known))
             )
+        for name in sorted((self.allow or frozenset()) - {t.name for t in tools}):
+            logger.warning("%s names unknown tool %r; it allows no tool of that name", ALLOW_SETTING, name)
         visible: list[ToolSpec] = []
         hidden: dict[str, str] = {}
         for tool in tools:
@@ -89,3 +102,12 @@ class ToolFilter:
             else:
                 hidden[tool.name] = reason
         return visible, hidden
+
+
+def _both(one: frozenset[str] | None, other: frozenset[str] | None) -> frozenset[str] | None:
+    """What two "only these" sets allow together; ``None`` allows everything."""
+    if one is None:
+        return other
+    if other is None:
+        return one
+    return one & other

@@ -18,11 +18,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mcpkit.compat import DEFAULT_PROFILES
-from mcpkit.server._filters import ToolFilter
+from mcpkit.server._filters import ALLOW_SETTING, ToolFilter
 from mcpkit.server._http import HttpOptions
 
 __all__ = [
     "DEFAULT_LIST_TTL_MS",
+    "ENV_ALLOW",
     "ENV_EXCLUDE",
     "ENV_INCLUDE",
     "ENV_LOG",
@@ -34,6 +35,7 @@ __all__ = [
 
 ENV_INCLUDE = "MCPKIT_TOOLS_INCLUDE"
 ENV_EXCLUDE = "MCPKIT_TOOLS_EXCLUDE"
+ENV_ALLOW = ALLOW_SETTING
 ENV_READ_ONLY = "MCPKIT_READ_ONLY"
 ENV_STRICT = "MCPKIT_STRICT"
 ENV_LOG = "MCPKIT_LOG"
@@ -51,7 +53,7 @@ class ServerOptions:
       time. Production servers warn instead of refusing to start, so one odd description never
       takes a working server down; tests (the ``mcpkit.testing`` plugin) turn it on, so a
       client-breaking definition never ships.
-    - ``tool_filter``: which tools are shown (categories, read-only); hidden tools are refused
+    - ``tool_filter``: which tools are shown (categories, allow-list, read-only); hidden tools are refused
       on call with the reason.
     - ``profiles``: the client profiles definitions are linted against.
     - ``log_level``: the level of mcpkit's log on stderr when :func:`serve` runs the server.
@@ -100,14 +102,17 @@ class ServerOptions:
         """The options the environment asks for; for CLIs and the pytest plugin only.
 
         Reads ``MCPKIT_TOOLS_INCLUDE`` / ``MCPKIT_TOOLS_EXCLUDE`` (comma-separated categories),
-        ``MCPKIT_READ_ONLY``, ``MCPKIT_STRICT`` and ``MCPKIT_LOG``; ``values`` (a CLI's flags)
+        ``MCPKIT_TOOLS_ALLOW`` (comma-separated tool names), ``MCPKIT_READ_ONLY``, ``MCPKIT_STRICT`` and ``MCPKIT_LOG``; ``values`` (a CLI's flags)
         win over what the environment says. ``MCPKIT_STRICT`` is on for 1, true, yes or on and
         off otherwise; an unreadable ``MCPKIT_READ_ONLY`` raises ``ValidationError`` naming the
         value, since guessing "off" would let a server meant to be read-only write.
         """
         found: dict[str, Any] = {
             "tool_filter": ToolFilter.parse(
-                environ.get(ENV_INCLUDE), environ.get(ENV_EXCLUDE), environ.get(ENV_READ_ONLY)
+                environ.get(ENV_INCLUDE),
+                environ.get(ENV_EXCLUDE),
+                environ.get(ENV_READ_ONLY),
+                environ.get(ENV_ALLOW),
             )
         }
         strict = environ.get(ENV_STRICT, "").strip().lower()

@@ -95,18 +95,16 @@ class RedmineToolFilter(ToolFilter):
 
 def tool_filter(base: ToolFilter, turned_on: frozenset[str]) -> RedmineToolFilter:
     """``base`` (the ``MCPKIT_TOOLS_*`` filter and read-only mode) with the optional categories
-    not in ``turned_on`` off; ``all`` turns every one on. An unknown name is a warning."""
+    not in ``turned_on`` off; ``all`` turns every one on, and so does a list of categories or
+    tools to show (``MCPKIT_TOOLS_INCLUDE``, ``MCPKIT_TOOLS_ALLOW``). An unknown name is a warning."""
     known = set(CATEGORIES) | set(OPTIONAL_CATEGORIES)
     for name in sorted(turned_on - known - {ALL}):
         logger.warning(
             "REDMINE_TOOLS names unknown category %r; known categories: %s", name, ", ".join(sorted(known))
         )
-    off = (
-        frozenset()
-        if ALL in turned_on or base.include is not None
-        else frozenset(OPTIONAL_CATEGORIES) - turned_on
-    )
-    return RedmineToolFilter(base.include, base.exclude, base.read_only, off)
+    named = base.include is not None or base.allow is not None  # a list of its own: nothing is off
+    off = frozenset() if ALL in turned_on or named else frozenset(OPTIONAL_CATEGORIES) - turned_on
+    return RedmineToolFilter(base.include, base.exclude, base.read_only, base.allow, off)
 
 
 def tool_data() -> list[ToolSpec]:
