@@ -199,6 +199,44 @@ def test_a_line_of_any_character_in_an_x_archive_is_refused_in_one_line(char: st
         assert "\n" not in str(caught.value) and "tweets.js" in str(caught.value)
 
 
+ROW = b'"%d","https://twitter.com/bob/status/%d","2024-01-01 00:00:00","post %d","1"\n'
+
+
+def _zipped_rows(path: Path, codec: str) -> Path:
+    rows = [ROW % (n, n, n) for n in range(1, 200)]
+    return write_raw_zip(path, [compressed_member("t.csv", codec, rows)])
+
+
+@pytest.mark.parametrize("codec", ["stored", "deflate", "bzip2", "lzma"])
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_a_damaged_zip_member_is_read_or_refused_in_one_line(codec: str, data: st.DataObject) -> None:
+    """Any bytes of a zipped Twilog CSV changed: the import reads it or refuses it in one line."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = _zipped_rows(Path(folder) / "t.zip", codec)
+        raw = bytearray(path.read_bytes())
+        for _ in range(data.draw(st.integers(1, 4))):
+            raw[data.draw(st.integers(0, len(raw) - 1))] = data.draw(st.integers(0, 255))
+        path.write_bytes(bytes(raw))
+        try:
+            _read_all(path, ReadLimits())
+        except ImportFormatError as exc:
+            assert "\n" not in str(exc)
+
+
+@pytest.mark.parametrize("codec", ["stored", "deflate", "bzip2", "lzma"])
+def test_a_zip_member_said_to_run_past_the_end_of_the_file_is_refused(tmp_path: Path, codec: str) -> None:
+    path = _zipped_rows(tmp_path / "t.zip", codec)
+    raw = bytearray(path.read_bytes())
+    central = raw.rindex(b"PK\x01\x02")
+    raw[central + 20 : central + 24] = (len(raw) * 2).to_bytes(4, "little")  # its compressed size
+    path.write_bytes(bytes(raw))
+    with pytest.raises(
+        ImportFormatError, match=r"t\.csv: expected a complete file, found a truncated or damaged"
+    ):
+        _read_all(path, ReadLimits())
+
+
 # -- empty and zero-record exports ---------------------------------------------------------------
 
 

@@ -391,7 +391,10 @@ class _ZipMember(io.RawIOBase):
         return _Stored()
 
     def _compressed(self, size: int) -> bytes:
-        data = self._file.read(min(size, self._left))
+        want = min(size, self._left)
+        data = self._file.read(want)
+        if len(data) < want:
+            raise self._damaged("the file ends inside its compressed data")
         self._left -= len(data)
         return data
 
