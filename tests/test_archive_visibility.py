@@ -135,3 +135,17 @@ def test_visibility_words_read_or_refuse_in_one_line(text: str) -> None:
         assert "\n" not in str(exc) and "visibility must be" in str(exc)
         return
     assert chosen is None or chosen <= frozenset(VISIBILITIES)
+
+
+def test_enrichment_never_sends_a_direct_post_to_a_language_model(tmp_path: Path) -> None:
+    """``archive enrich`` sends post texts to a hosted model: a direct post is not published
+    that way either."""
+    from mcpkit.archive.enrich.runner import plan_enrichment
+    from mcpkit.archive.store import Store
+
+    store = Store(_archive(tmp_path))
+    try:
+        due = {post.text for post in plan_enrichment(store).due}
+    finally:
+        store.close()
+    assert due == {"zebra for everyone", "zebra unlisted", "zebra for followers"}

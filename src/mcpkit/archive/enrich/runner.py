@@ -97,11 +97,12 @@ class EnrichSummary:
 
 
 def plan_enrichment(store: Store, limit: int | None = None) -> EnrichPlan:
-    """The posts due for enrichment, oldest post id first, at most ``limit``."""
+    """The posts due for enrichment, oldest post id first, at most ``limit``; never a direct
+    post (their texts would go to a hosted model)."""
     states = store.enrichment_states()
     enriched = store.enriched_ids()
     plan = EnrichPlan(due=[])
-    for post_id, content in store.iter_texts("content"):
+    for post_id, content in store.iter_texts("content", shown=True):
         plan.total_posts += 1
         digest = content_hash(content)
         state = states.get(post_id)

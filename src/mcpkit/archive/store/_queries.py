@@ -318,10 +318,13 @@ class StoreQueries(abc.ABC):
         ).fetchone()
         return (row[0] or "", row[1] or "")
 
-    def iter_texts(self, source: str) -> Iterator[tuple[int, str]]:
-        """``(post_id, text)`` of every post with a non-empty ``source`` text, by post id."""
+    def iter_texts(self, source: str, *, shown: bool = False) -> Iterator[tuple[int, str]]:
+        """``(post_id, text)`` of every post with a non-empty ``source`` text, by post id;
+        ``shown``: of the posts shown unless asked for (no direct post), for what leaves the
+        machine (``archive enrich`` sends texts to a hosted model)."""
         if source == "content":
-            sql = "SELECT post_id, content FROM posts ORDER BY post_id"
+            where = " WHERE visibility != 'direct'" if shown else ""
+            sql = f"SELECT post_id, content FROM posts{where} ORDER BY post_id"
         else:
             _source_column(source)
             sql = f"SELECT post_id, {source} FROM enrichments WHERE {source} IS NOT NULL ORDER BY post_id"
