@@ -836,9 +836,8 @@ def _text_render(
         if posts or params.get("source") != "content":
             return shown
         filters = {k: v for k, v in params.items() if k not in ("search_term", "limit", "source")}
-        call = {"query": terms, "settings": {"top_k": 10}, "mode": "hybrid", **filters}
         try:
-            hits = _run(_call_once(url, db, "search_similar", call))
+            hits = _run(_call_once(url, db, "search_similar", texts.meaning_search(terms, filters)))
         except Exception:  # no vectors yet, a model that cannot load: the words' answer stands
             return shown
         return shown + texts.meaning_note(hits, lang)

@@ -191,9 +191,8 @@ class ArchiveTools:
         under the same filters; :func:`texts.meaning_note`)."""
         if args.get("source") not in (None, "content") or _int(args.get("offset"), 0):
             return ""
-        call = {"query": term, "settings": {"top_k": 10}, "mode": "hybrid"}
         try:
-            hits = await self.api.call("search_similar", with_filters(args, call))
+            hits = await self.api.call("search_similar", with_filters(args, texts.meaning_search(term, {})))
         except Exception:  # no vectors yet, a model that cannot load: the words' answer stands
             return ""
         return texts.meaning_note(hits, self.lang)

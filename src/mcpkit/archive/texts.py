@@ -141,6 +141,16 @@ def format_text_results(term: str, posts: Sequence[Mapping[str, Any]], lang: Lan
     return _joined(text_header(term, len(posts), lang), text_items(posts, lang=lang))
 
 
+MEANING_TOP = 10
+"""How many of the best hits of :func:`meaning_search` :func:`meaning_note` reads."""
+
+
+def meaning_search(term: str, filters: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``search_similar`` call whose verdict :func:`meaning_note` reads: the same words, by
+    words and meaning together (hybrid), under the same ``filters``."""
+    return {"query": term, "settings": {"top_k": MEANING_TOP}, "mode": "hybrid", **filters}
+
+
 def meaning_note(hits: Sequence[Mapping[str, Any]], lang: Lang = "en") -> str:
     """A line under a text search that found nothing: whether some post comes close in meaning
     (``hits``: a hybrid search of the same words, with its verdict), so "no post holds these

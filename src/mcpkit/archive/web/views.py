@@ -19,6 +19,7 @@ from urllib.parse import quote, urlencode
 import anyio.to_thread
 import numpy as np
 
+from mcpkit.archive import texts
 from mcpkit.archive.api import ArchiveAPI
 from mcpkit.archive.posts import AUTHORED_KINDS, KINDS
 from mcpkit.archive.query import TextFilter, parse_query, parse_terms
@@ -272,7 +273,8 @@ class Views:
         """No post holds every word: say whether any comes close in meaning (the API's hybrid
         verdict under the same filters), so "no post contains" is never read as "nothing in the
         archive answers this" when something does, nor the reverse."""
-        call: dict[str, Any] = {"query": state.q, "settings": self._settings(state, 10), "mode": "hybrid"}
+        settings = self._settings(state, texts.MEANING_TOP)
+        call = {**texts.meaning_search(state.q, {}), "settings": settings}
         try:
             hits = await self.api.call("search_similar", call)
         except JsonRpcError:
