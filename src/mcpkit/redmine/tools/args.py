@@ -16,6 +16,7 @@ from typing import Any
 
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import INT64_MAX
+from mcpkit.redmine.tools.hours import hours
 from mcpkit.tools import coerce
 
 MAX_LIMIT = 100  # Redmine answers at most 100 records per request
@@ -129,9 +130,9 @@ def as_given(args: Mapping[str, Any], name: str) -> Any:
 
 
 def as_hours(args: Mapping[str, Any], name: str) -> float | None:
-    """Reader for hours (the schema's minimum is 0), as Redmine writes them: a float."""
+    """Reader for hours in any form Redmine reads (``1.5``, ``1:30``, ``1h30``, ``90m``), as a float."""
     value = args.get(name)
-    return None if value is None else float(value)
+    return None if value is None else hours(value, name)
 
 
 def ids(args: Mapping[str, Any], name: str) -> list[int] | None:

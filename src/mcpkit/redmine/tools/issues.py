@@ -54,6 +54,7 @@ from mcpkit.redmine.tools.schemas import (
     PROJECT,
     USER_OR_ME,
     as_in_create,
+    hours_schema,
     ident,
 )
 from mcpkit.redmine.tools.verify import WRITE_ONLY, Change, describe_changes, side_effects, verified
@@ -272,9 +273,56 @@ def private_issue(own: bool) -> Need:
     return Need("is_private", perms, "ignore the private flag, leaving the issue visible to the project")
 
 
+# What Redmine lets only a role with edit_issues (or edit_own_issues, on the user's own issue) set
+# on an existing issue (Issue#attributes_editable?); it drops them from an update that also holds a
+# note the role may add, and stores the note alone.
+EDITED = frozenset(
+    {
+        "project_id",
+        "tracker_id",
+        "status_id",
+        "category_id",
+        "assigned_to_id",
+        "priority_id",
+        "fixed_version_id",
+        "subject",
+        "description",
+        "start_date",
+        "due_date",
+        "done_ratio",
+        "estimated_hours",
+        "custom_fields",
+        "parent_issue_id",
+    }
+)
+# What a parent issue takes from its subtasks under Redmine's default settings (Administration,
+# Settings, Issue tracking: "Parent tasks attributes", each derived or independent).
+DERIVED = frozenset({"priority_id", "start_date", "due_date", "done_ratio"})
+PARENT_FIELDS = ("priority", "start_date", "due_date", "done_ratio")
+
+
+def edits(fields: Mapping[str, Any], *, own: bool) -> Need | None:
+    """Fields of an update that need the permission to edit the issue, as one need."""
+    named = [f for f in fields if f in EDITED]
+    if not named:
+        return None
+    perms = ("edit_issues", "edit_own_issues") if own else ("edit_issues",)
+    what = ", ".join(named)
+    harm = f"store the note but not {what}" if fields.get("notes") else f"ignore {what}"
+    return Need(what, perms, harm)
+
+
+SUBTASKS = Need("parent_issue_id", ("manage_subtasks",), "ignore the parent issue")
+
+
 def guarded(fields: Mapping[str, Any], *, own: bool, new: bool) -> list[Need]:
-    """The fields of an issue write whose silent drop would expose or lose something."""
+    """The fields of an issue write whose silent drop would expose or lose something, or half-apply it."""
     needs: list[Need] = []
+    edited = None if new else edits(fields, own=own)
+    if edited is not None:
+        needs.append(edited)
+    if fields.get("parent_issue_id"):
+        needs.append(SUBTASKS)
     if fields.get("notes"):
         needs.append(NOTE)
         if fields.get("private_notes") is True:
@@ -290,6 +338,66 @@ async def check_allowed(rc: RedmineContext, project: object, needs: list[Need]) 
     """Refuse the write before it is sent when a guarded field would be dropped (see permissions)."""
     if needs:
         await require(rc.client, project, needs)
+
+
+def check_status(issue: Mapping[str, Any], fields: Mapping[str, Any], asked: object) -> None:
+    """Refuse, before anything is sent, a status the workflow does not let the key's user set.
+
+    ``issue`` was read with ``allowed_statuses``: what Redmine itself offers this user for this
+    issue (its role's workflow, a parent with open subtasks not closable). With a new tracker or
+    project the statuses Redmine would offer differ, and the check after the write decides."""
+    status = fields.get("status_id")
+    allowed = issue.get("allowed_statuses")
+    if status is None or "tracker_id" in fields or "project_id" in fields or not isinstance(allowed, list):
+        return
+    now = issue.get("status")
+    now = now if isinstance(now, Mapping) else {}
+    if status == now.get("id"):
+        return
+    offered = [s for s in allowed if isinstance(s, Mapping) and s.get("id") != now.get("id")]
+    if any(s.get("id") == status for s in offered):
+        return
+    where = f"issue {issue.get('id')}, now {now.get('name')}"
+    if not offered:
+        choices = "it offers no other status to the key's user"
+    else:
+        choices = "it offers only " + ", ".join(f"{s.get('name')} ({s.get('id')})" for s in offered)
+    if issue.get("children"):
+        choices += " (an issue whose subtasks are open cannot be closed)"
+    raise RedmineError(
+        f"Nothing was sent: Redmine's workflow does not let the key's user set status {asked} on {where}; "
+        f"{choices}; leave out status_id or choose one of those",
+        status=403,
+    )
+
+
+async def parents_of(rc: RedmineContext, ids: list[Any]) -> dict[int, dict[str, Any]]:
+    """The parent issues a write may change, as they are before it (an unreadable one is left out)."""
+    out: dict[int, dict[str, Any]] = {}
+    for pid in dict.fromkeys(i for i in ids if isinstance(i, int)):
+        try:
+            out[pid] = await read(rc, ISSUE, pid)
+        except RedmineError:
+            continue
+    return out
+
+
+async def parent_changes(rc: RedmineContext, before: Mapping[int, Mapping[str, Any]]) -> str:
+    """`` Redmine also changed parent issue 7: priority Normal -> Urgent ...`` for what its subtask did."""
+    said = []
+    for pid, was in before.items():
+        try:
+            now = await read(rc, ISSUE, pid)
+        except RedmineError:
+            continue
+        changed = side_effects(
+            {k: was.get(k) for k in PARENT_FIELDS}, {k: now.get(k) for k in PARENT_FIELDS}, {}
+        )
+        if changed:
+            said.append(f"parent issue {pid}: {await describe_changes(changed)}")
+    if not said:
+        return ""
+    return f" Redmine also changed {'; '.join(said)}, which a parent takes from its subtasks."
 
 
 # -- reading -------------------------------------------------------------------------------------
@@ -369,6 +477,7 @@ async def create_issue(args: dict[str, Any], rc: RedmineContext) -> mcp_types.Ca
     fields = await body_fields(rc, args)
     if isinstance(fields.get("project_id"), int):
         await check_allowed(rc, fields["project_id"], guarded(fields, own=True, new=True))
+    parents = await parents_of(rc, [fields.get("parent_issue_id")])
     try:
         body = await rc.client.post("issues.json", what="the new issue", json={"issue": fields})
     except RedmineError as exc:
@@ -392,6 +501,8 @@ async def create_issue(args: dict[str, Any], rc: RedmineContext) -> mcp_types.Ca
         message=message,
         success=issue_done(rc, message, issue),
         write_only=WRITE_ONLY - {"watcher_user_ids"},
+        rebuild=lambda text: issue_done(rc, text, issue),
+        also=await parent_changes(rc, parents),
     )
 
 
@@ -411,13 +522,23 @@ async def update_issue(args: dict[str, Any], rc: RedmineContext) -> mcp_types.Ca
     """
     issue_id: int = args["id"]
     require_some(issue_fields(args, me=0), f"issue {issue_id}")
-    before = await read(rc, ISSUE, issue_id)
+    # What the checks before the write need: the statuses Redmine offers, whether it has subtasks.
+    extra = [
+        name
+        for name, why in (("allowed_statuses", {"status_id"}), ("children", DERIVED | {"status_id"}))
+        if args.keys() & why
+    ]
+    before = await read(rc, ISSUE, issue_id, extra or None)
     fields = await body_fields(rc, args, project=(before.get("project") or {}).get("id"))
-    needs = guarded(fields, own=False, new=False)
-    if needs:
+    if guarded(fields, own=False, new=False):
         own = (before.get("author") or {}).get("id") == await my_id(rc)
         project = fields.get("project_id") or (before.get("project") or {}).get("id")
         await check_allowed(rc, project, guarded(fields, own=own, new=False))
+    check_status(before, fields, args.get("status_id"))
+    derived = DERIVED & fields.keys() if before.get("children") else frozenset()
+    parent = (before.get("parent") or {}).get("id")
+    touched = fields.keys() & (DERIVED | {"status_id", "parent_issue_id"})
+    parents = await parents_of(rc, [parent, fields.get("parent_issue_id")]) if touched else {}
     await rc.client.put(f"issues/{issue_id}.json", what=f"issue {issue_id}", json={"issue": fields})
     noted = "notes" in fields
     issue = await read(rc, ISSUE, issue_id, ["journals"] if noted else None)
@@ -443,6 +564,8 @@ async def update_issue(args: dict[str, Any], rc: RedmineContext) -> mcp_types.Ca
         before=before,
         explain=partial(explain_change, rc, after=issue),
         rebuild=lambda text: issue_done(rc, text, issue, newest),
+        derived=frozenset(derived),
+        also=await parent_changes(rc, parents),
     )
 
 
@@ -604,7 +727,7 @@ FIELD_SCHEMAS: dict[str, dict[str, Any]] = {
     "parent_issue_id": ident("Parent issue number"),
     "start_date": p.string("Start date like 2025-01-31"),
     "due_date": p.string("Due " + DATE.lower()),
-    "estimated_hours": p.number("Estimated hours", minimum=0),
+    "estimated_hours": hours_schema("Estimated hours"),
     "done_ratio": p.integer("Percent done from 0 to 100", minimum=0, maximum=100),
     "is_private": p.boolean("Private issue"),
     "custom_fields": CUSTOM_FIELDS,

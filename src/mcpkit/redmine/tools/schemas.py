@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from mcpkit.redmine.tools.hours import EXAMPLES as HOUR_FORMS
 from mcpkit.tools import params as p
 
 PROJECT = p.string()  # number or identifier: said once in the server instructions
@@ -16,6 +17,11 @@ USER_OR_ME = "User number, name, or me for the key owner"
 NUMBER_OR_NAME = "Number or name"
 """Statuses, trackers, priorities, activities and users are taken by name too (see :mod:`.names`)."""
 DATE = "Date like 2025-01-31"
+
+
+def hours_schema(what: str) -> dict[str, Any]:
+    """Hours as text in any form Redmine reads (a number is taken too, see :mod:`.hours`)."""
+    return p.string(f"{what} such as {HOUR_FORMS}", min_length=1)
 
 
 def as_in_create(fields: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:

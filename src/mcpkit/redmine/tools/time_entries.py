@@ -14,7 +14,14 @@ from mcpkit.redmine.tools.names import ACTIVITY, USER, ref, resolved
 from mcpkit.redmine.tools.projects import project_id
 from mcpkit.redmine.tools.resource import Resource, delete_tool, get_tool, list_tool, update_record
 from mcpkit.redmine.tools.results import done_entity, entity_of
-from mcpkit.redmine.tools.schemas import NUMBER_OR_NAME, PROJECT, USER_OR_ME, as_in_create, ident
+from mcpkit.redmine.tools.schemas import (
+    NUMBER_OR_NAME,
+    PROJECT,
+    USER_OR_ME,
+    as_in_create,
+    hours_schema,
+    ident,
+)
 from mcpkit.redmine.tools.verify import verified
 from mcpkit.tools import params as p
 
@@ -99,7 +106,7 @@ async def update_time_entry(args: dict[str, Any], rc: RedmineContext) -> mcp_typ
 FIELDS: dict[str, dict[str, Any]] = {
     "issue_id": ident("Issue the time was spent on"),
     "project": p.string("Project number or identifier, if no issue"),
-    "hours": p.number("Hours spent such as 1.5", minimum=0),
+    "hours": hours_schema("Hours spent"),
     "activity_id": p.string(NUMBER_OR_NAME),
     "spent_on": p.string("Date like 2025-01-31, default today"),
     "comments": p.string("Short comment"),
