@@ -178,7 +178,7 @@ async def test_a_server_check_of_its_own_refuses_before_the_transport() -> None:
         await send({"type": "http.response.start", "status": 200, "headers": []})
         await send({"type": "http.response.body", "body": b"ok"})
 
-    async def authorize(headers: Any) -> HttpRefusal | None:
+    async def authorize(headers: Any, claims: Any) -> HttpRefusal | None:
         return (
             None
             if headers.get("x-user") == "ada"

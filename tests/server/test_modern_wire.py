@@ -44,7 +44,7 @@ async def _prompt(args: dict[str, Any]) -> str:
     return "hello"
 
 
-async def _let_in(headers: Any) -> HttpRefusal | None:
+async def _let_in(headers: Any, claims: Any) -> HttpRefusal | None:
     return None
 
 

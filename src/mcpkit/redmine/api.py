@@ -159,9 +159,12 @@ class RedmineClient:
         transport: httpx2.AsyncBaseTransport | None = None,
         api_key: str | None = None,
         pool: _Pool | None = None,
+        switch_user: str | None = None,
     ) -> None:
         self.config = config
         self.api_key = config.api_key if api_key is None else api_key
+        self.switch_user = switch_user
+        """The login an administrator key acts as (``X-Redmine-Switch-User``), single sign-on's way."""
         self._owns_http = pool is None
         self._pool = pool if pool is not None else _Pool(config, transport)
         self._key_ok_until = 0.0
@@ -172,6 +175,11 @@ class RedmineClient:
     def for_key(self, api_key: str) -> RedmineClient:
         """A client for another key on the same connection pool (nothing is checked yet)."""
         return RedmineClient(self.config, api_key=api_key, pool=self._pool)
+
+    def as_user(self, login: str) -> RedmineClient:
+        """A client for this (administrator's) key acting as ``login`` through Redmine's
+        ``X-Redmine-Switch-User`` header, on the same connection pool (nothing is checked yet)."""
+        return RedmineClient(self.config, api_key=self.api_key, pool=self._pool, switch_user=login)
 
     @property
     def _http(self) -> httpx2.AsyncClient:
@@ -338,6 +346,8 @@ class RedmineClient:
 
     def _auth(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
         headers = {"X-Redmine-API-Key": self.api_key}
+        if self.switch_user is not None:
+            headers["X-Redmine-Switch-User"] = self.switch_user
         headers.update(extra or {})
         return headers
 
@@ -450,6 +460,11 @@ class RedmineClient:
             message = (
                 f"Redmine has no {what} with 404: check the id, or the key's user cannot see it "
                 "or the module is disabled in the project"
+            )
+        elif code == 412 and self.switch_user is not None:
+            message = (
+                f"Redmine has no active user with the login {self.switch_user!r} to act as for {what} "
+                "(412 to X-Redmine-Switch-User): the account is locked or was renamed; ask a Redmine administrator"
             )
         elif code == 412:
             message = (

@@ -62,7 +62,9 @@ def mcp(
     """Serve the Redmine tools over stdio (default) or streamable HTTP for a whole team.
 
     Over HTTP the server is stateless (run as many replicas as you like behind a load balancer)
-    and each request may carry its sender's own key; REDMINE_API_KEY is then optional.
+    and each request may carry its sender's own key; REDMINE_API_KEY is then optional. With
+    --oauth-issuer, single sign-on: a token from that provider acts as its holder's own Redmine
+    user through the administrator key in REDMINE_ADMIN_API_KEY.
     """
     from mcpkit.redmine.server import build
     from mcpkit.server import ServerOptions, serve
@@ -87,7 +89,11 @@ def mcp(
         allowed_origins=tuple(allow_origin or ()),
         oauth=oauth,
     )
-    serve(build(config, options=options, team=http), transport.value)
+    try:
+        server = build(config, options=options, team=http)
+    except RedmineConfigError as exc:
+        usage(str(exc))
+    serve(server, transport.value)
 
 
 @app.command("check-config")

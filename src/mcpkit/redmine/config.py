@@ -20,6 +20,9 @@ DEFAULT_TIMEOUT = 30.0
 DEFAULT_TEXT_LIMIT = 500  # excerpt of each long text in a list; one entity shows its text in full
 DEFAULT_ANSWER_LIMIT = 150_000  # bytes as sent of one entity's answer; read_text pages the rest
 MIN_ANSWER_LIMIT = 4_000
+USER_CLAIMS = ("preferred_username", "email", "sub")
+"""The OAuth token claims that may name a Redmine user (single sign-on); the first is the default:
+``preferred_username`` and ``sub`` carry the login, ``email`` the user's mail address."""
 # Redmine generates 40 hex characters; pinned keys may differ, but a key must be header-safe.
 _KEY_SHAPE = re.compile(r"^[A-Za-z0-9_-]{8,128}$")
 
@@ -42,6 +45,10 @@ class RedmineConfig:
     text_limit: int = DEFAULT_TEXT_LIMIT
     answer_limit: int = DEFAULT_ANSWER_LIMIT
     tools: frozenset[str] = frozenset()
+    admin_api_key: str = field(default="", repr=False)
+    """``REDMINE_ADMIN_API_KEY``: an administrator's key that single sign-on acts through."""
+    user_claim: str = USER_CLAIMS[0]
+    """``REDMINE_OAUTH_USER_CLAIM``: the OAuth token claim that names its holder's Redmine user."""
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str], *, require_key: bool = True) -> RedmineConfig:
@@ -69,6 +76,10 @@ class RedmineConfig:
             tools=frozenset(
                 part.strip().lower() for part in env.get("REDMINE_TOOLS", "").split(",") if part.strip()
             ),
+            user_claim=_user_claim(env),
+            admin_api_key=(
+                _api_key(env, "REDMINE_ADMIN_API_KEY") if env.get("REDMINE_ADMIN_API_KEY", "").strip() else ""
+            ),
         )
 
 
@@ -91,19 +102,30 @@ def _url(env: Mapping[str, str]) -> str:
     return raw.rstrip("/")
 
 
-def _api_key(env: Mapping[str, str]) -> str:
-    raw = env.get("REDMINE_API_KEY")
+def _api_key(env: Mapping[str, str], name: str = "REDMINE_API_KEY") -> str:
+    raw = env.get(name)
     if raw is None or not raw.strip():
         raise RedmineConfigError(
-            "REDMINE_API_KEY is not set: copy the key from My account, API access key, in Redmine"
+            f"{name} is not set: copy the key from My account, API access key, in Redmine"
         )
     key = raw.strip()
     if not _KEY_SHAPE.match(key):
         raise RedmineConfigError(
-            "REDMINE_API_KEY is malformed: expected the key from My account, API access key, "
+            f"{name} is malformed: expected the key from My account, API access key, "
             "8 to 128 characters of letters, digits, - or _"
         )
     return key
+
+
+def _user_claim(env: Mapping[str, str]) -> str:
+    raw = env.get("REDMINE_OAUTH_USER_CLAIM", "").strip()
+    if not raw:
+        return USER_CLAIMS[0]
+    if raw not in USER_CLAIMS:
+        raise RedmineConfigError(
+            f"REDMINE_OAUTH_USER_CLAIM must be one of {', '.join(USER_CLAIMS)}, got {raw[:40]!r}"
+        )
+    return raw
 
 
 def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:

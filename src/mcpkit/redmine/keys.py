@@ -1,7 +1,7 @@
 """Per-request Redmine keys: where a request carries one, and one checked client per key.
 
 Over HTTP each request may carry its sender's own key (``X-Redmine-API-Key`` or
-``Authorization: Bearer``); :class:`KeyedClients` keeps one client per key on one shared
+``Authorization: Bearer``), or with single sign-on an OAuth token (:mod:`.sso`); :class:`KeyedClients` keeps one client per key on one shared
 connection pool, so each key is checked once (see :meth:`RedmineClient.check_key`). A key is
 never logged, and the pool is indexed by its SHA-256 rather than the key itself.
 """
@@ -13,6 +13,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 
 from mcpkit.redmine.api import RedmineClient
+from mcpkit.redmine.sso import SignOnError, SingleSignOn, token_of
 from mcpkit.redmine.tools import RedmineContext
 from mcpkit.redmine.xml import Formatter
 from mcpkit.tools import ToolContext
@@ -20,24 +21,25 @@ from mcpkit.tools import ToolContext
 MAX_KEYS = 256
 
 
-def request_key(headers: Mapping[str, str]) -> str | None:
-    """The caller's Redmine key from ``X-Redmine-API-Key`` or ``Authorization: Bearer``."""
+def request_key(headers: Mapping[str, str], *, bearer: bool = True) -> str | None:
+    """The caller's Redmine key from ``X-Redmine-API-Key`` or, unless ``bearer`` is false (with
+    single sign-on a bearer token is an OAuth token), ``Authorization: Bearer``."""
     key = headers.get("x-redmine-api-key", "").strip()
     if key:
         return key
-    scheme, _, token = headers.get("authorization", "").strip().partition(" ")
-    if scheme.lower() == "bearer" and token.strip():
-        return token.strip()
-    return None
+    return token_of(headers) if bearer else None
 
 
 class KeyedClients:
     """One client per key on one connection pool, the least recently used dropped past ``MAX_KEYS``."""
 
-    def __init__(self, base: RedmineClient, fmt: Formatter) -> None:
+    def __init__(self, base: RedmineClient, fmt: Formatter, sso: SingleSignOn | None = None) -> None:
         self.base = base
         self.fmt = fmt
         self.default = RedmineContext(base, fmt)
+        self.sso = sso
+        """With single sign-on, a request with a bearer token acts as the token's holder (see
+        :mod:`.sso`), one with a key as the key's owner, and there is no default user."""
         self._by_key: OrderedDict[str, RedmineContext] = OrderedDict()
 
     def for_key(self, key: str | None) -> RedmineContext:
@@ -55,6 +57,19 @@ class KeyedClients:
             self._by_key.move_to_end(digest)
         return found
 
+    def for_request(self, headers: Mapping[str, str]) -> RedmineContext:
+        """The context a request acts in: its token's holder with single sign-on, else its key's
+        owner, else the configured key's."""
+        if self.sso is not None:
+            token = token_of(headers)
+            if token is not None:
+                return self.sso.for_token(token)
+            key = request_key(headers, bearer=False)
+            if key is None:
+                raise SignOnError("Send an OAuth access token or your Redmine API key with this request")
+            return self.for_key(key)
+        return self.for_key(request_key(headers))
+
     async def provide(self, ctx: ToolContext) -> RedmineContext:
-        """The provider the tools are bound to: the request's key when it carries one."""
-        return self.for_key(request_key(ctx.request_headers))
+        """The provider the tools are bound to: the request's token or key when it carries one."""
+        return self.for_request(ctx.request_headers)

@@ -2,7 +2,8 @@
 
 Over stdio there is one user: every call uses the key in ``REDMINE_API_KEY``. Over HTTP each
 request may carry its sender's own key, and the call then runs as that user (see
-:mod:`mcpkit.redmine.keys` and :mod:`mcpkit.redmine.team`).
+:mod:`mcpkit.redmine.keys` and :mod:`mcpkit.redmine.team`), or with single sign-on an OAuth
+access token whose holder acts as their own Redmine user (:mod:`mcpkit.redmine.sso`).
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from typing import TYPE_CHECKING
 
 from mcpkit import __version__
 from mcpkit.redmine.api import RedmineClient
-from mcpkit.redmine.config import RedmineConfig
+from mcpkit.redmine.config import RedmineConfig, RedmineConfigError
 from mcpkit.redmine.keys import KeyedClients
+from mcpkit.redmine.sso import SingleSignOn
 from mcpkit.redmine.team import key_check
 from mcpkit.redmine.tools import all_tools, tool_filter
 from mcpkit.redmine.xml import Formatter
@@ -45,10 +47,22 @@ def build(
     ``options`` (default: :func:`mcpkit.server.default_options`) is what the CLI built from its
     flags and the ``MCPKIT_*`` environment; ``REDMINE_READ_ONLY`` (``config.read_only``) is
     merged into its tool filter. ``team``: over HTTP, every request is checked for its own key
-    first (see :mod:`.team`).
+    first (see :mod:`.team`); with OAuth in the HTTP options that is single sign-on: each token
+    names its holder's Redmine user by ``config.user_claim`` and is served through
+    ``config.admin_api_key`` (see :mod:`.sso`).
     """
-    clients = KeyedClients(RedmineClient(config, transport=transport), Formatter(config.text_limit))
     base = options if options is not None else default_options()
+    redmine = RedmineClient(config, transport=transport)
+    fmt = Formatter(config.text_limit)
+    sso = None
+    if team and base.http.oauth is not None:
+        if not config.admin_api_key:
+            raise RedmineConfigError(
+                "--oauth-issuer needs REDMINE_ADMIN_API_KEY: an administrator's key through which "
+                "each signed-in person acts as their own Redmine user"
+            )
+        sso = SingleSignOn(redmine.for_key(config.admin_api_key), fmt, config.user_claim)
+    clients = KeyedClients(redmine, fmt, sso)
     merged = base.tool_filter.merged(ToolFilter(read_only=config.read_only))
     active = replace(base, tool_filter=tool_filter(merged, config.tools))
     if team:

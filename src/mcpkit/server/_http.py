@@ -55,8 +55,15 @@ class HttpRefusal:
     """The ``WWW-Authenticate`` value of a 401, e.g. ``Bearer realm="redmine"``."""
 
 
-Authorize = Callable[[Mapping[str, str]], Awaitable[HttpRefusal | None]]
-"""A server's own check of each HTTP request's headers (lower-case names): ``None`` lets it in."""
+Authorize = Callable[[Mapping[str, str], Mapping[str, Any] | None], Awaitable[HttpRefusal | None]]
+"""A server's own check of each HTTP request: its headers (lower-case names) and, with OAuth, the
+claims of the access token the guard accepted (``None`` when the request carried none). ``None``
+lets it in.
+
+With OAuth and such a check, a request with no ``Authorization`` header is not refused by the
+OAuth check but handed to this one without claims (a server may accept credentials of its own
+beside tokens, a per-user API key in another header); a 401 it answers without a challenge of
+its own carries the OAuth challenge, so an OAuth client still finds the authorization server."""
 
 
 @dataclass(frozen=True)
@@ -180,15 +187,20 @@ def guard(app: App, options: HttpOptions) -> App:
                     send, 401, "This server needs Authorization: Bearer TOKEN.", 'Bearer realm="mcp"'
                 )
                 return
-        if oauth is not None:
+        claims: Mapping[str, Any] | None = None
+        if oauth is not None and ("authorization" in headers or options.authorize is None):
             checked = await oauth(scope, headers.get("authorization", ""), send)
             if checked is None:
                 return
             scope = checked
+            claims = scope["user"].access_token.claims or {}
         if options.authorize is not None:
-            refusal = await options.authorize(headers)
+            refusal = await options.authorize(headers, claims)
             if refusal is not None:
-                await _refuse(send, refusal.status, refusal.message, refusal.challenge)
+                answer = refusal.challenge
+                if answer is None and refusal.status == 401 and options.oauth is not None:
+                    answer = challenge(options.oauth)
+                await _refuse(send, refusal.status, refusal.message, answer)
                 return
         await app(scope, receive, send)
 
