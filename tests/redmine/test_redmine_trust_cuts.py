@@ -27,7 +27,7 @@ from mcpkit.redmine.api import RedmineClient
 from mcpkit.redmine.config import RedmineConfig
 from mcpkit.redmine.tools.base import RedmineContext
 from mcpkit.redmine.tools.issues import get_issue
-from mcpkit.redmine.tools.results import MIN_KEPT, wire_size
+from mcpkit.redmine.tools.results import MIN_KEPT, text_hash, wire_size
 from mcpkit.redmine.tools.texts import read_text
 from mcpkit.redmine.xml import Formatter
 from mcpkit.results import clean_xml_chars, validate_result
@@ -37,7 +37,7 @@ MARKER = re.compile(
     r' … \[cut (\d+) of (\d+) characters; call read_text with source="([^"]+)" and offset=(\d+) for the rest\]$'
 )
 HEAD = re.compile(
-    r'^\[([^\]]+?): characters (\d+) to (\d+) of (\d+)(?:; call read_text with source="([^"]+)" and offset=(\d+) for the rest|, the end)\]$'
+    r'^\[([^\]]+?): characters (\d+) to (\d+) of (\d+)(?:, hash (?P<hash>[0-9a-f]{16}))?(?:; call read_text with source="([^"]+)" and offset=(\d+) for the rest|, the end)\]$'
 )
 
 HOSTILE = st.sampled_from(
@@ -76,8 +76,10 @@ def answer_text(result: Any) -> str:
     return str(result.content[0].text)
 
 
-async def read_all(rc: RedmineContext, source: str, offset: int, budget: int) -> str:
-    """Follow read_text from ``offset`` to the end, checking each page's first line and size."""
+async def read_all(rc: RedmineContext, source: str, offset: int, budget: int, want_hash: str | None) -> str:
+    """Follow read_text from ``offset`` to the end, checking each page's first line and size.
+
+    A text edit_text changes names on every page the hash of the whole text (``want_hash``)."""
     parts: list[str] = []
     for _ in range(100_000):
         text = answer_text(await read_text({"source": source, "offset": offset}, rc))
@@ -87,10 +89,11 @@ async def read_all(rc: RedmineContext, source: str, offset: int, budget: int) ->
         assert match, head
         assert match[1] == source and int(match[2]) == offset and int(match[3]) == offset + len(body)
         parts.append(body)
-        if match[6] is None:
+        assert match["hash"] == want_hash, head
+        if match[7] is None:
             return "".join(parts)
-        assert int(match[6]) == int(match[3]) > offset
-        offset = int(match[6])
+        assert int(match[7]) == int(match[3]) > offset
+        offset = int(match[7])
     raise AssertionError("read_text did not end")
 
 
@@ -115,8 +118,11 @@ async def check(description: str, note: str, budget: int) -> None:
             assert kept >= min(MIN_KEPT, len(original)), "a cut text keeps a useful length"
             assert element is not None and element.get("shown") == str(kept)
             assert text[: match.start()] == clean_xml_chars(original[:kept])
-            assert await read_all(rc, source, kept, budget) == original[kept:]
-            assert await read_all(rc, source, 0, budget) == original
+            want = text_hash(original) if source.endswith(" description") else None
+            if want is not None:
+                assert element.get("hash") == want
+            assert await read_all(rc, source, kept, budget, want) == original[kept:]
+            assert await read_all(rc, source, 0, budget, want) == original
         if wire_size(shown) > budget:
             # Only the floor may pass the budget: each text is at most MIN_KEPT characters shown.
             for original, element in (

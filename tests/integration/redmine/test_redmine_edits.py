@@ -7,7 +7,7 @@ copies ``\\n`` from the XML it read: the edit must still match, and keep the oth
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timedelta
+import xml.etree.ElementTree as ET
 
 import pytest
 
@@ -18,17 +18,23 @@ pytestmark = pytest.mark.anyio
 DESCRIPTION = "Intro line\r\nStep one: build\r\nStep two: test\r\nrepeat\r\nrepeat\r\nEnd <&> line"
 
 
-async def test_edit_one_passage_of_a_description_guarded_by_updated_on(redmine: RedmineEnv) -> None:
+def description_hash(answer: ET.Element) -> str:
+    found = answer.find("description")
+    assert found is not None and found.get("hash"), "get_issue shows the hash of the description"
+    return str(found.get("hash"))
+
+
+async def test_edit_one_passage_of_a_description_guarded_by_its_hash(redmine: RedmineEnv) -> None:
     async with mcp_session(redmine) as s:
         ident = f"edits-{uuid.uuid4().hex[:10]}"
         await s.ok("create_project", {"name": "Edits", "identifier": ident})
-        issue = rest(
+        number = rest(
             redmine,
             "POST",
             "issues.json",
             {"issue": {"project_id": ident, "subject": "Long", "description": DESCRIPTION}},
-        )["issue"]
-        number, read_at = issue["id"], issue["updated_on"]
+        )["issue"]["id"]
+        read = description_hash(await s.ok("get_issue", {"id": number}))
 
         edited = await s.ok(
             "edit_text",
@@ -36,7 +42,7 @@ async def test_edit_one_passage_of_a_description_guarded_by_updated_on(redmine: 
                 "issue_id": number,
                 "old": "Step one: build\nStep two",
                 "new": "Step one: compile\nStep 2",
-                "updated_on": read_at,
+                "hash": read,
                 "notes": "wording",
             },
         )
@@ -45,31 +51,56 @@ async def test_edit_one_passage_of_a_description_guarded_by_updated_on(redmine: 
         assert stored["description"] == DESCRIPTION.replace("build\r\nStep two", "compile\r\nStep 2")
         assert stored["journals"][-1]["notes"] == "wording"
         assert edited.findtext("issue/updated_on") == stored["updated_on"]
+        now = str(edited.findtext("issue/hash"))
+        assert now == description_hash(await s.ok("get_issue", {"id": number})) != read
 
-        # A version read before the last change (updated_on has whole seconds: one second earlier).
-        earlier = datetime.fromisoformat(stored["updated_on"].replace("Z", "+00:00")) - timedelta(seconds=1)
+        # The hash read before the last change is stale, whatever the clock says.
         stale = await s.error(
-            "edit_text",
-            {"issue_id": number, "old": "Intro", "new": "Preface", "updated_on": earlier.isoformat()},
+            "edit_text", {"issue_id": number, "old": "Intro", "new": "Preface", "hash": read}
         )
-        assert "after the version you read" in stale and "Nothing was changed" in stale
-        now = stored["updated_on"]
+        assert "changed since you read it" in stale and "Nothing was changed" in stale
         several = await s.error(
-            "edit_text", {"issue_id": number, "old": "repeat", "new": "once", "updated_on": now}
+            "edit_text", {"issue_id": number, "old": "repeat", "new": "once", "hash": now}
         )
         assert "occurs 2 times" in several
         missing = await s.error(
-            "edit_text", {"issue_id": number, "old": "Step three", "new": "x", "updated_on": now}
+            "edit_text", {"issue_id": number, "old": "Step three", "new": "x", "hash": now}
         )
         assert "not found" in missing
-        assert "updated_on is needed" in await s.error(
-            "edit_text", {"issue_id": number, "old": "Intro", "new": "x"}
-        )
+        assert "hash" in await s.error("edit_text", {"issue_id": number, "old": "Intro", "new": "x"})
         assert rest(redmine, "GET", f"issues/{number}.json")["issue"]["description"] == stored["description"]
 
         # An empty replacement deletes the passage.
-        await s.ok("edit_text", {"issue_id": number, "old": "End <&> line", "new": "", "updated_on": now})
+        await s.ok("edit_text", {"issue_id": number, "old": "End <&> line", "new": "", "hash": now})
         assert rest(redmine, "GET", f"issues/{number}.json")["issue"]["description"].endswith("repeat\r\n")
+        await s.ok("delete_project", {"project": ident, "confirm": True})
+
+
+async def test_a_stale_edit_within_the_same_second_is_refused(redmine: RedmineEnv) -> None:
+    """Issue 39 point 7: ``updated_on`` has whole seconds, so a save in the same second as the read
+    looked like none, and an edit based on the text before it was applied."""
+    async with mcp_session(redmine) as s:
+        ident = f"edits-{uuid.uuid4().hex[:10]}"
+        await s.ok("create_project", {"name": "Edits", "identifier": ident})
+        # Until the other save lands in the second of the read, as it shows; the refusal below
+        # must hold either way, so a slow machine that never lands there still tests the guard.
+        for _ in range(20):
+            number = rest(
+                redmine,
+                "POST",
+                "issues.json",
+                {"issue": {"project_id": ident, "subject": "Race", "description": "Plan: ship on Monday"}},
+            )["issue"]["id"]
+            answer = await s.ok("get_issue", {"id": number})
+            read, read_at = description_hash(answer), answer.findtext("updated_on")
+            rest(redmine, "PUT", f"issues/{number}.json", {"issue": {"description": "Plan: ship on Friday"}})
+            if rest(redmine, "GET", f"issues/{number}.json")["issue"]["updated_on"] == read_at:
+                break
+        stale = await s.error(
+            "edit_text", {"issue_id": number, "old": "Plan", "new": "Old plan", "hash": read}
+        )
+        assert "changed since you read it" in stale and "Nothing was changed" in stale
+        assert rest(redmine, "GET", f"issues/{number}.json")["issue"]["description"] == "Plan: ship on Friday"
         await s.ok("delete_project", {"project": ident, "confirm": True})
 
 
@@ -81,17 +112,27 @@ async def test_edit_and_rename_wiki_pages(redmine: RedmineEnv) -> None:
             "create_or_update_wiki_page",
             {"project": ident, "title": "Guide", "text": "Alpha\n\nBeta <b>\n\nGamma"},
         )
+        first = (await s.ok("get_wiki_page", {"project": ident, "title": "Guide"})).find("text")
+        assert first is not None and first.get("hash")
         edited = await s.ok(
             "edit_text",
-            {"project": ident, "title": "Guide", "old": "Beta <b>", "new": "Beta & more", "version": 1},
+            {
+                "project": ident,
+                "title": "Guide",
+                "old": "Beta <b>",
+                "new": "Beta & more",
+                "hash": first.get("hash"),
+            },
         )
         assert edited.findtext("wiki_page/version") == "2"
         page = await s.ok("get_wiki_page", {"project": ident, "title": "Guide"})
         assert page.findtext("text") == "Alpha\n\nBeta & more\n\nGamma"
+        assert page.find("text").get("hash") == edited.findtext("wiki_page/hash")  # type: ignore[union-attr]
         stale = await s.error(
-            "edit_text", {"project": ident, "title": "Guide", "old": "Alpha", "new": "A", "version": 1}
+            "edit_text",
+            {"project": ident, "title": "Guide", "old": "Alpha", "new": "A", "hash": first.get("hash")},
         )
-        assert "version 2, newer than version 1" in stale
+        assert "changed since you read it" in stale
         assert "not both" in await s.error(
             "edit_text", {"issue_id": 1, "project": ident, "title": "Guide", "old": "a", "new": "b"}
         )
@@ -124,9 +165,17 @@ async def test_edit_and_rename_wiki_pages(redmine: RedmineEnv) -> None:
             {"membership": {"user_id": member, "role_ids": [4]}},
         )
         async with mcp_session(redmine, REDMINE_API_KEY=redmine.user_key) as dev:
+            manual = (await dev.ok("get_wiki_page", {"project": ident, "title": "Manual"})).find("text")
+            assert manual is not None
             await dev.ok(
                 "edit_text",
-                {"project": ident, "title": "Manual", "old": "Gamma", "new": "Delta", "version": 2},
+                {
+                    "project": ident,
+                    "title": "Manual",
+                    "old": "Gamma",
+                    "new": "Delta",
+                    "hash": manual.get("hash"),
+                },
             )
             refused = await dev.error(
                 "rename_wiki_page", {"project": ident, "title": "Manual", "new_title": "Handbook"}

@@ -3,18 +3,20 @@
 Sending a whole 30-page description back to change one sentence costs the model the full text
 twice and invites a silent loss: a model that read an excerpt, or read before a colleague saved,
 writes back a text that drops what it did not see. Here the edit names the passage to replace,
-which must occur exactly once, and the version it read (the issue's ``updated_on``, the wiki
-page's ``version``); a newer version is refused, saying so, and nothing is written.
+which must occur exactly once, and the hash of the text it read (``hash`` on the description in
+``get_issue``, on the text in ``get_wiki_page``, in ``read_text``'s first line); a text whose hash
+is no longer that is refused, saying so, and nothing is written.
 
-Wiki pages are safe against a save in between too: the version read goes with the write and
-Redmine refuses it (409) when the page moved on. Redmine's REST API does not expose the issue's
-lock version, so for an issue the check is the ``updated_on`` read just before the write.
+The check used to be the issue's ``updated_on``, which has whole seconds: a save in the same
+second as the read looked like no save. The hash changes with the text itself. Wiki pages are
+also safe against a save between this server's read and its write: the version just read goes
+with the write and Redmine refuses it (409) when the page moved on. Redmine's REST API does not
+expose an issue's lock version, so for an issue that window is the time between two requests.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
 from typing import Any
 
 import mcp_types
@@ -23,7 +25,7 @@ from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import RedmineError, seg
 from mcpkit.redmine.tools.args import project_ref, uncut
 from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
-from mcpkit.redmine.tools.results import done, entity_of
+from mcpkit.redmine.tools.results import done, entity_of, text_hash
 from mcpkit.redmine.tools.verify import verified
 from mcpkit.redmine.tools.wiki import page_title
 from mcpkit.results import Element
@@ -67,13 +69,17 @@ def replace_once(text: str, old: str, new: str, where: str) -> str:
     return text[:at] + line_endings_like(text, new) + text[at + len(variant) :]
 
 
-def moment(value: Any, name: str) -> datetime:
-    try:
-        return datetime.fromisoformat(str(value).strip().replace("Z", "+00:00"))
-    except ValueError:
+def checked(args: Mapping[str, Any], text: str, what: str, reader: str) -> None:
+    """Refuse an edit whose ``hash`` is not the hash of ``text``, the text as it is now."""
+    given = " ".join(str(args.get("hash") or "").split()).lower()
+    if not given:
+        raise ValidationError(f"hash is needed: give the hash {reader} showed on the text you read")
+    now = text_hash(text)
+    if given != now:
         raise ValidationError(
-            f"{name} must be the time as the answer showed it, such as 2025-01-31T09:30:00Z"
-        ) from None
+            f"{what} changed since you read it (its hash is now {now}, not {given}); "
+            f"read it again with {reader} and edit that text. Nothing was changed"
+        )
 
 
 async def edit_text(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
@@ -90,19 +96,12 @@ async def edit_text(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallT
 async def edit_description(
     rc: RedmineContext, issue_id: int, old: str, new: str, args: Mapping[str, Any]
 ) -> mcp_types.CallToolResult:
-    if not args.get("updated_on"):
-        raise ValidationError("updated_on is needed: give the updated_on of the issue as you read it")
-    read = moment(args["updated_on"], "updated_on")
     what = f"issue {issue_id}"
     path = f"issues/{issue_id}.json"
     issue = entity_of(await rc.client.get(path, what=what), "issue")
-    now = issue.get("updated_on")
-    if now and moment(now, "updated_on") != read:
-        raise ValidationError(
-            f"{what} was updated at {now}, after the version you read ({args['updated_on']}); "
-            "read it again with get_issue and edit that text. Nothing was changed"
-        )
-    text = replace_once(str(issue.get("description") or ""), old, new, f"the description of {what}")
+    current = str(issue.get("description") or "")
+    checked(args, current, f"the description of {what}", "get_issue")
+    text = replace_once(current, old, new, f"the description of {what}")
     update: dict[str, Any] = {"description": text}
     if args.get("notes"):
         update["notes"] = str(args["notes"])
@@ -110,6 +109,7 @@ async def edit_description(
     saved = entity_of(await rc.client.get(path, what=what), "issue")
     message = f"Replaced one passage in the description of {what}."
     out = Element("issue", {"id": issue_id})
+    out.child("hash", None, text_hash(str(saved.get("description") or "")))
     out.child("updated_on", None, saved.get("updated_on"))
     return await verified(rc, {"description": text}, saved, message=message, success=done(message, out))
 
@@ -117,19 +117,14 @@ async def edit_description(
 async def edit_wiki_text(
     rc: RedmineContext, project: Any, title: Any, old: str, new: str, args: Mapping[str, Any]
 ) -> mcp_types.CallToolResult:
-    if args.get("version") is None:
-        raise ValidationError("version is needed: give the version of the wiki page as you read it")
     ref, name = project_ref(project), page_title(title)
     path, what = f"projects/{seg(ref)}/wiki/{seg(name)}.json", f"wiki page {name} of project {ref}"
     page = entity_of(await rc.client.get(path, what=what), "wiki_page")
-    version = page.get("version")
-    if version != args["version"]:
-        raise ValidationError(
-            f"{what} is at version {version}, newer than version {args['version']} you read; "
-            "read it again with get_wiki_page and edit that text. Nothing was changed"
-        )
-    text = replace_once(str(page.get("text") or ""), old, new, f"the text of {what}")
-    body: dict[str, Any] = {"text": text, "version": version}
+    current = str(page.get("text") or "")
+    checked(args, current, what, "get_wiki_page")
+    text = replace_once(current, old, new, f"the text of {what}")
+    # The version just read goes with the write: Redmine refuses it (409) if a save came between.
+    body: dict[str, Any] = {"text": text, "version": page.get("version")}
     if args.get("notes"):
         body["comments"] = str(args["notes"])
     try:
@@ -143,6 +138,7 @@ async def edit_wiki_text(
     saved = entity_of(await rc.client.get(path, what=what), "wiki_page")
     message = f"Replaced one passage in {what}."
     out = Element("wiki_page", {"title": saved.get("title")})
+    out.child("hash", None, text_hash(str(saved.get("text") or "")))
     out.child("version", None, saved.get("version"))
     return await verified(rc, {"text": text}, saved, message=message, success=done(message, out))
 
@@ -151,20 +147,19 @@ TOOLS = (
     redmine_tool(
         "edit_text",
         "Replace one passage, occurring once, of an issue description or wiki page.\n"
-        "Give the updated on or version read; a newer one is refused.",
+        "Give the hash shown on the text you read; a text changed since is refused.",
         {
             "issue_id": p.integer(minimum=1),
             "project": p.string(),
             "title": p.string(),
             "old": p.string("Exact passage"),
             "new": p.string(),
-            "updated_on": p.string(),
-            "version": p.integer(minimum=1),
+            "hash": p.string("Hash shown on the text read", min_length=1),
             "notes": p.string("History note"),
         },
         edit_text,
         CATEGORY,
-        ("old", "new"),
+        ("old", "new", "hash"),
         "idempotent",
     ),
 )

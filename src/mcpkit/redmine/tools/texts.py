@@ -20,7 +20,13 @@ from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import RedmineError, seg
 from mcpkit.redmine.tools.args import project_ref
 from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
-from mcpkit.redmine.tools.results import answer_budget, entity_of, fitting_prefix, prefix_costs
+from mcpkit.redmine.tools.results import (
+    answer_budget,
+    entity_of,
+    fitting_prefix,
+    prefix_costs,
+    text_hash,
+)
 from mcpkit.results import text_result
 from mcpkit.tools import params as p
 
@@ -74,9 +80,17 @@ async def source_text(rc: RedmineContext, source: str) -> str:
     raise ValidationError(f"source {source[:60]!r} is not one read_text knows; use one of: {SOURCE_FORMS}")
 
 
+def editable(source: str) -> bool:
+    """Whether ``edit_text`` changes the text ``source`` names (an issue description, a wiki page)."""
+    return any(pattern.match(source) and kind in ("issue", "wiki") for pattern, kind in _SOURCES)
+
+
 def page_of_text(text: str, source: str, offset: int, budget: int) -> str:
-    """The first line (which characters follow, and what to call next) and the page of ``text``."""
+    """The first line (which characters follow, and what to call next) and the page of ``text``.
+
+    For a text ``edit_text`` changes, the line names the whole text's hash, which an edit gives."""
     total = len(text)
+    mark = f", hash {text_hash(text)}" if editable(source) else ""
     if offset > total:
         raise ValidationError(f"offset {offset} is past the end: {source} has {total} characters")
     costs = prefix_costs(text[offset:], xml=False)
@@ -84,11 +98,11 @@ def page_of_text(text: str, source: str, offset: int, budget: int) -> str:
     end = offset + max(1 if offset < total else 0, fitting_prefix(costs, room))
     if end < total:
         head = (
-            f"[{source}: characters {offset} to {end} of {total}; call read_text with "
+            f"[{source}: characters {offset} to {end} of {total}{mark}; call read_text with "
             f'source="{source}" and offset={end} for the rest]'
         )
     else:
-        head = f"[{source}: characters {offset} to {end} of {total}, the end]"
+        head = f"[{source}: characters {offset} to {end} of {total}{mark}, the end]"
     return head + "\n" + text[offset:end]
 
 
