@@ -195,28 +195,37 @@ def facet_mask(
     (a post passes a kind filter when it has any of the relations chosen).
 
     An account code of -1 (a row with no post) reads the table's extra last slot: never kept.
+    The default visibility condition (no direct post) costs nothing where no post is direct.
     """
-    mask = np.ones(len(relations), dtype=bool)
+    parts: list[npt.NDArray[np.bool_]] = []
     if post_filter.kinds is not None:
         table = np.zeros(256, dtype=bool)
         chosen_bits = sum(KIND_BITS[k] for k in post_filter.kinds)
         table[(np.arange(256) & chosen_bits) != 0] = True
-        mask &= table[relations]
+        parts.append(table[relations])
+    shown = post_filter.visibilities
+    if shown == SHOWN_VISIBILITIES and not np.any(visibilities == _DIRECT):
+        shown = None
     for codes, chosen, names in (
         (platforms, post_filter.platforms, PLATFORMS),
-        (visibilities, post_filter.visibilities, VISIBILITIES),
+        (visibilities, shown, VISIBILITIES),
     ):
         if chosen is not None:
             table = np.zeros(256, dtype=bool)
             table[[i for i, name in enumerate(names) if name in chosen]] = True
-            mask &= table[codes]
+            parts.append(table[codes])
     if post_filter.accounts is not None:
         table = np.zeros(len(account_names) + 1, dtype=bool)
         for i, name in enumerate(account_names):
             table[i] = account_key(name) in post_filter.accounts
-        mask &= table[accounts]
+        parts.append(table[accounts])
     if post_filter.has_media is not None:
-        mask &= has_media == post_filter.has_media
+        parts.append(has_media == post_filter.has_media)
+    if not parts:
+        return np.ones(len(relations), dtype=bool)
+    mask = parts[0]
+    for part in parts[1:]:
+        mask &= part
     return mask
 
 
