@@ -149,3 +149,13 @@ def test_enrichment_never_sends_a_direct_post_to_a_language_model(tmp_path: Path
     finally:
         store.close()
     assert due == {"zebra for everyone", "zebra unlisted", "zebra for followers"}
+
+
+def test_the_import_line_says_how_many_direct_posts_stay_hidden(tmp_path: Path) -> None:
+    path = mastodon.write_archive(tmp_path / "archive.tar.gz", mastodon.Archive(list(NOTES.values())))
+    db = tmp_path / "a.db"
+    done = cli("import", str(path), "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    assert "2 direct posts, shown only when asked for (--visibility direct)" in done.stdout + done.stderr
+    again = cli("import", str(path), "--db", str(db), "--json")
+    assert json.loads(again.stdout)["exports"][0]["direct"] == 2

@@ -87,12 +87,15 @@ class ReadSummary:
     twice: the store's counts of new/updated/unchanged are per post); ``skipped`` counts
     record types the reader does not import, by their name in the export (``dmConversation``,
     ``app.bsky.graph.follow``); ``malformed`` counts records it could not read, of which
-    ``samples`` describes the first :data:`MAX_SAMPLES` (``"line 12: expected 5 fields"``).
+    ``samples`` describes the first :data:`MAX_SAMPLES` (``"line 12: expected 5 fields"``);
+    ``direct`` counts the records (among ``kinds``) that are direct posts, which the archive keeps
+    and shows only when asked for.
     """
 
     kinds: Counter[str] = field(default_factory=Counter)
     skipped: Counter[str] = field(default_factory=Counter)
     malformed: int = 0
+    direct: int = 0  # records addressed to named people only or to nobody (kept, shown when asked)
     samples: list[str] = field(default_factory=list)
 
     def add_malformed(self, description: str) -> None:

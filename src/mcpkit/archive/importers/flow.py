@@ -108,6 +108,7 @@ class ExportResult:
             "updated": self.updated,
             "unchanged": self.unchanged,
             "duplicates_in_file": read.records - self.posts,
+            "direct": read.direct,
             "skipped": dict(read.skipped),
             "malformed": read.malformed,
             "malformed_samples": list(read.samples),
@@ -127,6 +128,11 @@ class ExportResult:
         repeats = self.read.records - self.posts
         if repeats > 0:
             text += f"; {repeats:,} record{'s' if repeats != 1 else ''} repeating a post"
+        if self.read.direct:
+            plural = "s" if self.read.direct != 1 else ""
+            text += (
+                f"; {self.read.direct:,} direct post{plural}, shown only when asked for (--visibility direct)"
+            )
         if self.read.skipped:
             text += f"; skipped: {skipped_text(self.read.skipped)}"
         if self.read.malformed:
