@@ -605,6 +605,8 @@ class MastodonReader:
                 self._summary.add_malformed(f"outbox.json item {number}: {post}")
             elif post is not None:
                 self._summary.kinds[post.kind] += 1
+                if post.visibility == "direct":
+                    self._summary.direct += 1
                 yield post
         if not collection.found:
             raise ImportFormatError(f"{self.path}: outbox.json has no orderedItems; not a Mastodon outbox")
