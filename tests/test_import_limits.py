@@ -237,6 +237,19 @@ def test_a_zip_member_said_to_run_past_the_end_of_the_file_is_refused(tmp_path: 
         _read_all(path, ReadLimits())
 
 
+def test_a_zip_of_a_version_python_cannot_read_is_refused_in_one_line(tmp_path: Path) -> None:
+    """zipfile raises NotImplementedError, not BadZipFile, for a version above 6.3 (found by the
+    property test above): every reader and the description turn it into one line."""
+    path = _zipped_rows(tmp_path / "t.zip", "deflate")
+    raw = bytearray(path.read_bytes())
+    central = raw.rindex(b"PK\x01\x02")
+    raw[central + 6 : central + 8] = (64).to_bytes(2, "little")  # version needed to extract: 6.4
+    path.write_bytes(bytes(raw))
+    with pytest.raises(ImportFormatError) as caught:
+        _read_all(path, ReadLimits())
+    assert str(caught.value) == f"{path}: {EXPECTED}; found a damaged or truncated zip file"
+
+
 # -- empty and zero-record exports ---------------------------------------------------------------
 
 

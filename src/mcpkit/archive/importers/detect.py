@@ -145,7 +145,7 @@ def _describe_zip(path: Path) -> str:
     try:
         with zipfile.ZipFile(path) as archive:
             names = [n for n in archive.namelist() if not n.endswith("/")]
-    except (zipfile.BadZipFile, ValueError, OSError):
+    except (zipfile.BadZipFile, ValueError, OSError, NotImplementedError):
         return "a damaged or truncated zip file"
     shown = ", ".join(names[:3]) if names else "nothing"
     return f"a zip file holding {shown}{', ...' if len(names) > 3 else ''}"
@@ -169,7 +169,7 @@ def _one_csv_zip(path: Path) -> bool:
     try:
         with zipfile.ZipFile(path) as archive:
             return sum(name.lower().endswith(".csv") for name in archive.namelist()) == 1
-    except (zipfile.BadZipFile, ValueError, OSError):
+    except (zipfile.BadZipFile, ValueError, OSError, NotImplementedError):
         return False
 
 

@@ -245,7 +245,7 @@ def open_export(path: Path, limits: ReadLimits | None = None) -> ExportFile:
 def _zip_member(path: Path, raw: IO[bytes], limits: ReadLimits) -> IO[bytes]:
     try:
         archive = zipfile.ZipFile(raw)
-    except zipfile.BadZipFile as exc:
+    except (zipfile.BadZipFile, NotImplementedError) as exc:
         raise ImportFormatError(f"{path}: a damaged zip archive ({exc})") from None
     members = [m for m in archive.infolist() if not m.is_dir()]
     csvs = [m for m in members if m.filename.lower().endswith(".csv")] or members

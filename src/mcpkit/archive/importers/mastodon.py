@@ -530,7 +530,7 @@ class MastodonReader:
                         self._check_size(role, info.file_size)
                         with open_zip_member(self.path, info, self.limits) as member:
                             yield role, _Counting(member, self.path)
-            except (zipfile.BadZipFile, EOFError, zlib.error) as exc:
+            except (zipfile.BadZipFile, NotImplementedError, EOFError, zlib.error) as exc:
                 raise ImportFormatError(f"{self.path}: a damaged zip archive ({_reason(exc)})") from None
         else:
             for role, stream in _tar_members(self.path, self._packing, self.limits, self._counter):
@@ -542,7 +542,10 @@ class MastodonReader:
         if self._packing == "dir":
             return sum(file.stat().st_size for file in _dir_files(self.path).values())
         if self._packing == "zip":
-            with contextlib.suppress(zipfile.BadZipFile, OSError), zipfile.ZipFile(self.path) as archive:
+            with (
+                contextlib.suppress(zipfile.BadZipFile, NotImplementedError, OSError),
+                zipfile.ZipFile(self.path) as archive,
+            ):
                 return sum(info.file_size for info in _zip_files(archive).values())
             return 0
         return self.path.stat().st_size

@@ -150,7 +150,7 @@ class _ZipSource(_Source):
         self._limits = limits
         try:
             self._zip = zipfile.ZipFile(path)
-        except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        except (zipfile.BadZipFile, NotImplementedError, OSError, ValueError) as exc:
             raise ImportFormatError(
                 f"{path}: expected an X archive zip, found a truncated or damaged zip ({exc})"
             ) from None
@@ -244,7 +244,7 @@ def sniff(path: Path) -> bool:
             try:
                 with zipfile.ZipFile(raw) as archive:
                     return any(_MARKERS.fullmatch(name) for name in archive.namelist())
-            except (zipfile.BadZipFile, ValueError):
+            except (zipfile.BadZipFile, NotImplementedError, ValueError):
                 raw.seek(0)
                 return any(_MARKERS.fullmatch(name) for name in _local_names(raw.read(1 << 20)))
     except OSError:
