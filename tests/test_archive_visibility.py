@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -159,3 +160,24 @@ def test_the_import_line_says_how_many_direct_posts_stay_hidden(tmp_path: Path) 
     assert "2 direct posts, shown only when asked for (--visibility direct)" in done.stdout + done.stderr
     again = cli("import", str(path), "--db", str(db), "--json")
     assert json.loads(again.stdout)["exports"][0]["direct"] == 2
+
+
+def test_the_web_page_lists_and_counts_no_direct_post_and_marks_followers_only(tmp_path: Path) -> None:
+    from mcpkit.archive.store import Store
+    from mcpkit.archive.web.queries import FacetIndex, Filters
+
+    store = Store(_archive(tmp_path))
+    try:
+        index = FacetIndex(store)
+        cols = index.columns()
+        shown = [int(cols.ids[r]) for r in np.flatnonzero(index.mask(cols, Filters()))]
+        posts = index.posts(shown)
+        assert {p["content"]: p["visibility"] for p in posts.values()} == {
+            "zebra for everyone": "public",
+            "zebra unlisted": "unlisted",
+            "zebra for followers": "followers",
+        }
+        kinds = {v["value"]: v["count"] for v in index.counts(cols, Filters())["kind"]}
+        assert kinds["post"] == 3
+    finally:
+        store.close()
