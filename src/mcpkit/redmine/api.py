@@ -160,11 +160,14 @@ class RedmineClient:
         api_key: str | None = None,
         pool: _Pool | None = None,
         switch_user: str | None = None,
+        bearer: bool = False,
     ) -> None:
         self.config = config
         self.api_key = config.api_key if api_key is None else api_key
         self.switch_user = switch_user
         """The login an administrator key acts as (``X-Redmine-Switch-User``), single sign-on's way."""
+        self.bearer = bearer
+        """``api_key`` is an OAuth access token Redmine itself issued, sent as ``Authorization: Bearer``."""
         self._owns_http = pool is None
         self._pool = pool if pool is not None else _Pool(config, transport)
         self._key_ok_until = 0.0
@@ -180,6 +183,11 @@ class RedmineClient:
         """A client for this (administrator's) key acting as ``login`` through Redmine's
         ``X-Redmine-Switch-User`` header, on the same connection pool (nothing is checked yet)."""
         return RedmineClient(self.config, api_key=self.api_key, pool=self._pool, switch_user=login)
+
+    def for_token(self, token: str) -> RedmineClient:
+        """A client for an OAuth access token Redmine issued (Redmine 6.1 and later), sent as
+        ``Authorization: Bearer``, on the same connection pool (nothing is checked yet)."""
+        return RedmineClient(self.config, api_key=token, pool=self._pool, bearer=True)
 
     @property
     def _http(self) -> httpx2.AsyncClient:
@@ -345,7 +353,11 @@ class RedmineClient:
             await self.check_key()
 
     def _auth(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
-        headers = {"X-Redmine-API-Key": self.api_key}
+        headers = (
+            {"Authorization": f"Bearer {self.api_key}"}
+            if self.bearer
+            else {"X-Redmine-API-Key": self.api_key}
+        )
         if self.switch_user is not None:
             headers["X-Redmine-Switch-User"] = self.switch_user
         headers.update(extra or {})
@@ -452,10 +464,7 @@ class RedmineClient:
                 "is enabled in Administration, Settings, API"
             )
         elif code == 403:
-            message = (
-                f"Redmine denied access to {what} with 403: the key's user lacks the permission "
-                "or the action needs an administrator"
-            )
+            message = f"Redmine denied {what} with 403: {self._refusal(response)}"
         elif code == 404:
             message = (
                 f"Redmine has no {what} with 404: check the id, or the key's user cannot see it "
@@ -495,6 +504,15 @@ class RedmineClient:
                 f"Redmine answered {what} with HTTP {code}: {_errors_of(response) or 'unexpected status'}"
             )
         return RedmineError(self._scrub(message), status=code)
+
+    def _refusal(self, response: httpx2.Response) -> str:
+        """The permission a refused request needed, from the one table of them (:mod:`.rights`)."""
+        from mcpkit.redmine.rights import refusal
+
+        target = urlsplit(str(response.request.url))
+        base = urlsplit(self.config.url + "/").path
+        path = unquote(target.path[len(base) :] if target.path.startswith(base) else target.path)
+        return refusal(response.request.method, path, dict(parse_qsl(target.query)))
 
     def _deadline_error(self, what: str) -> RedmineError:
         """The one deadline of a request passed: connect, headers and body together took too long."""

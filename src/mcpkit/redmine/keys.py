@@ -33,23 +33,39 @@ def request_key(headers: Mapping[str, str], *, bearer: bool = True) -> str | Non
 class KeyedClients:
     """One client per key on one connection pool, the least recently used dropped past ``MAX_KEYS``."""
 
-    def __init__(self, base: RedmineClient, fmt: Formatter, sso: SingleSignOn | None = None) -> None:
+    def __init__(
+        self,
+        base: RedmineClient,
+        fmt: Formatter,
+        sso: SingleSignOn | None = None,
+        *,
+        redmine_tokens: bool = False,
+    ) -> None:
         self.base = base
         self.fmt = fmt
         self.default = RedmineContext(base, fmt)
         self.sso = sso
         """With single sign-on, a request with a bearer token acts as the token's holder (see
         :mod:`.sso`), one with a key as the key's owner, and there is no default user."""
+        self.redmine_tokens = redmine_tokens
+        """Redmine is the authorization server: a bearer token is Redmine's own OAuth token, sent
+        on to Redmine as ``Authorization: Bearer``; a key still acts as its owner; no default user."""
         self._by_key: OrderedDict[str, RedmineContext] = OrderedDict()
 
-    def for_key(self, key: str | None) -> RedmineContext:
-        """The context for ``key``; without one, the configured key's (which may be empty)."""
-        if not key or key == self.base.api_key:
+    @property
+    def signs_on(self) -> bool:
+        """Whether bearer tokens are OAuth tokens (single sign-on or Redmine's own), not keys."""
+        return self.sso is not None or self.redmine_tokens
+
+    def for_key(self, key: str | None, *, token: bool = False) -> RedmineContext:
+        """The context for ``key`` (``token``: a Redmine OAuth token); without one, the configured key's
+        (which may be empty)."""
+        if not key or (key == self.base.api_key and not token):
             return self.default
-        digest = hashlib.sha256(key.encode()).hexdigest()
+        digest = hashlib.sha256((("token:" if token else "key:") + key).encode()).hexdigest()
         found = self._by_key.get(digest)
         if found is None:
-            found = RedmineContext(self.base.for_key(key), self.fmt)
+            found = RedmineContext(self.base.for_token(key) if token else self.base.for_key(key), self.fmt)
             self._by_key[digest] = found
             while len(self._by_key) > MAX_KEYS:
                 self._by_key.popitem(last=False)
@@ -58,12 +74,12 @@ class KeyedClients:
         return found
 
     def for_request(self, headers: Mapping[str, str]) -> RedmineContext:
-        """The context a request acts in: its token's holder with single sign-on, else its key's
-        owner, else the configured key's."""
-        if self.sso is not None:
+        """The context a request acts in: its token's holder with single sign-on or Redmine's own
+        tokens, else its key's owner, else the configured key's."""
+        if self.signs_on:
             token = token_of(headers)
             if token is not None:
-                return self.sso.for_token(token)
+                return self.sso.for_token(token) if self.sso is not None else self.for_key(token, token=True)
             key = request_key(headers, bearer=False)
             if key is None:
                 raise SignOnError("Send an OAuth access token or your Redmine API key with this request")

@@ -49,24 +49,29 @@ def build(
     merged into its tool filter. ``team``: over HTTP, every request is checked for its own key
     first (see :mod:`.team`); with OAuth in the HTTP options that is single sign-on: each token
     names its holder's Redmine user by ``config.user_claim`` and is served through
-    ``config.admin_api_key`` (see :mod:`.sso`).
+    ``config.admin_api_key`` (see :mod:`.sso`); where the OAuth issuer is Redmine itself
+    (Redmine 6.1's OAuth), each token is sent on to Redmine as its bearer token, and Redmine judges it.
     """
     base = options if options is not None else default_options()
     redmine = RedmineClient(config, transport=transport)
     fmt = Formatter(config.text_limit)
     sso = None
-    if team and base.http.oauth is not None:
+    oauth = base.http.oauth
+    redmine_tokens = team and oauth is not None and oauth.issuer.rstrip("/") == config.url
+    if redmine_tokens and oauth is not None:  # Redmine's own tokens, which only Redmine can read
+        oauth = replace(oauth, checked_here=False)
+    elif team and oauth is not None:
         if not config.admin_api_key:
             raise RedmineConfigError(
                 "--oauth-issuer needs REDMINE_ADMIN_API_KEY: an administrator's key through which "
                 "each signed-in person acts as their own Redmine user"
             )
         sso = SingleSignOn(redmine.for_key(config.admin_api_key), fmt, config.user_claim)
-    clients = KeyedClients(redmine, fmt, sso)
+    clients = KeyedClients(redmine, fmt, sso, redmine_tokens=redmine_tokens)
     merged = base.tool_filter.merged(ToolFilter(read_only=config.read_only))
     active = replace(base, tool_filter=tool_filter(merged, config.tools))
     if team:
-        active = active.with_http(authorize=key_check(clients))
+        active = active.with_http(oauth=oauth, authorize=key_check(clients))
     return build_server(
         NAME, __version__, all_tools(clients.provide), options=active, instructions=INSTRUCTIONS
     )

@@ -20,6 +20,7 @@ from typing import Any
 
 from mcpkit.redmine.api import KeyRefusedError, RedmineError
 from mcpkit.redmine.keys import KeyedClients, request_key
+from mcpkit.redmine.sso import token_of
 from mcpkit.server import Authorize, HttpRefusal
 
 logger = logging.getLogger("mcpkit.redmine")
@@ -30,6 +31,7 @@ NO_CREDENTIAL = (
 )
 NO_KEY = "Send your Redmine API key in the X-Redmine-API-Key header or as Authorization: Bearer KEY."
 REFUSED = "Redmine refused the API key sent with this request; copy it from My account, API access key."
+REFUSED_TOKEN = "Redmine refused the access token sent with this request; sign in again."
 CHALLENGE = 'Bearer realm="redmine"'
 
 
@@ -37,25 +39,29 @@ def key_check(clients: KeyedClients) -> Authorize:
     """The per-request check for the toolkit's HTTP guard: 401 without a usable key, 502
     when Redmine itself fails; the key is checked once and remembered (see :class:`KeyedClients`).
     With single sign-on, a request whose token the guard accepted is admitted by
-    :meth:`SingleSignOn.admit <mcpkit.redmine.sso.SingleSignOn.admit>`."""
+    :meth:`SingleSignOn.admit <mcpkit.redmine.sso.SingleSignOn.admit>`; where Redmine is the
+    authorization server, Redmine itself judges each token like a key."""
     sso = clients.sso
 
     async def authorize(headers: Mapping[str, str], claims: Mapping[str, Any] | None) -> HttpRefusal | None:
-        if sso is not None:
-            if claims is not None:
-                return await sso.admit(headers, claims)
-            key = request_key(headers, bearer=False)
-            if key is None:  # the guard adds the OAuth challenge, which points at the provider
+        if sso is not None and claims is not None:
+            return await sso.admit(headers, claims)
+        token = token_of(headers) if clients.redmine_tokens else None
+        if clients.signs_on:
+            if token is None and request_key(headers, bearer=False) is None:
+                # the guard adds the OAuth challenge, which points at the authorization server
                 return HttpRefusal(401, NO_CREDENTIAL)
-        else:
-            key = request_key(headers)
-            if key is None and not clients.base.api_key:
-                return HttpRefusal(401, NO_KEY, CHALLENGE)
+        elif request_key(headers) is None and not clients.base.api_key:
+            return HttpRefusal(401, NO_KEY, CHALLENGE)
         try:
-            await clients.for_key(key).client.check_key()
+            await clients.for_request(headers).client.check_key()
         except KeyRefusedError:
-            logger.warning("refused an HTTP request: Redmine does not accept its key")
-            return HttpRefusal(401, REFUSED, CHALLENGE if sso is None else None)
+            logger.warning(
+                "refused an HTTP request: Redmine does not accept its %s", "token" if token else "key"
+            )
+            if token is not None:
+                return HttpRefusal(401, REFUSED_TOKEN)
+            return HttpRefusal(401, REFUSED, None if clients.signs_on else CHALLENGE)
         except RedmineError as exc:
             return HttpRefusal(502, str(exc))
         return None

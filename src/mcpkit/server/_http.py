@@ -85,6 +85,8 @@ class HttpOptions:
     def __post_init__(self) -> None:
         if self.bearer_token and self.oauth is not None:
             raise ValueError("a server takes either a fixed bearer token or OAuth, not both")
+        if self.oauth is not None and not self.oauth.checked_here and self.authorize is None:
+            raise ValueError("OAuth tokens not checked here need the server's own check (authorize)")
 
 
 def origin_allowed(origin: str | None, allowed: tuple[str, ...]) -> bool:
@@ -161,7 +163,7 @@ def _oauth_check(options: OAuthOptions) -> Callable[[Scope, str, Send], Awaitabl
 def guard(app: App, options: HttpOptions) -> App:
     """``app`` behind the Origin check and, when configured, the bearer token and ``authorize``."""
     token = options.bearer_token.encode() if options.bearer_token else None
-    oauth = _oauth_check(options.oauth) if options.oauth is not None else None
+    oauth = _oauth_check(options.oauth) if options.oauth is not None and options.oauth.checked_here else None
     well_known = metadata_paths(options.oauth) if options.oauth is not None else frozenset()
     document = metadata_document(options.oauth) if options.oauth is not None else b""
 

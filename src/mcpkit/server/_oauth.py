@@ -66,6 +66,7 @@ class OAuthOptions:
     - ``client_id``/``client_secret``: this server's client at the authorization server, used
       only to introspect tokens that are no JWT (opaque tokens).
     - ``leeway``: seconds of clock skew allowed on ``exp``/``nbf``/``iat``.
+    - ``checked_here``: whether this module checks the tokens (see the attribute).
     """
 
     issuer: str
@@ -75,6 +76,10 @@ class OAuthOptions:
     client_secret: str | None = field(default=None, repr=False)
     leeway: float = 30.0
     resource_name: str | None = None
+    checked_here: bool = True
+    """``False``: the metadata and challenges are served, but each token is judged by the server's
+    own check (``HttpOptions.authorize``), for a backend that is itself the authorization server
+    and the only one that can read its tokens (Redmine's own OAuth)."""
 
     def __post_init__(self) -> None:
         for label, url in (("issuer", self.issuer), ("resource", self.resource)):

@@ -147,19 +147,19 @@ def _listening(port: int) -> bool:
 
 @contextmanager
 def sso_server(
-    redmine: RedmineEnv, auth: AuthServer, log: Path, *, admin_key: str, claim: str = "sub"
+    redmine: RedmineEnv, issuer: str, log: Path, *, admin_key: str | None, claim: str = "sub"
 ) -> Iterator[str]:
     """``mcpkit redmine mcp`` over HTTP with single sign-on; yields its URL."""
     port = free_port()
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith(("REDMINE_", "MCPKIT_"))},
         "REDMINE_URL": redmine.url,
-        "REDMINE_ADMIN_API_KEY": admin_key,
         "REDMINE_OAUTH_USER_CLAIM": claim,
         "MCPKIT_LOG": "debug",
+        **({"REDMINE_ADMIN_API_KEY": admin_key} if admin_key else {}),
     }
     command = [sys.executable, "-m", "mcpkit", "redmine", "mcp", "--transport", "http", "--port", str(port)]
-    command += ["--oauth-issuer", auth.issuer, "--oauth-scope", SCOPE]
+    command += ["--oauth-issuer", issuer, "--oauth-scope", SCOPE]
     with log.open("ab") as sink:
         process = subprocess.Popen(command, env=env, cwd=REPO, stdout=sink, stderr=sink)
     try:
@@ -180,7 +180,7 @@ def served(redmine: RedmineEnv, tmp_path_factory: pytest.TempPathFactory) -> Ite
     callback = f"http://127.0.0.1:{free_port()}/oauth/callback"
     with (
         authorization_server(callback) as auth,
-        sso_server(redmine, auth, log, admin_key=redmine.admin_key) as url,
+        sso_server(redmine, auth.issuer, log, admin_key=redmine.admin_key) as url,
     ):
         yield Served(url, auth, callback, log)
 
@@ -303,7 +303,7 @@ async def test_the_token_claim_may_be_the_login_or_the_mail(
     dev = place.developer
     for claim, value in (("preferred_username", dev.login), ("email", dev.mail.upper())):
         with sso_server(
-            redmine, served.auth, tmp_path / f"{claim}.log", admin_key=redmine.admin_key, claim=claim
+            redmine, served.auth.issuer, tmp_path / f"{claim}.log", admin_key=redmine.admin_key, claim=claim
         ) as url:
             now = int(time.time())
             claims = {"iss": served.auth.issuer, "aud": url, "exp": now + 300, "iat": now, "scope": SCOPE}
@@ -321,7 +321,9 @@ async def test_a_key_that_is_no_administrators_is_never_used_as_itself(
 ) -> None:
     """Redmine ignores X-Redmine-Switch-User for a key whose owner is no administrator and acts as
     that owner: such a server must refuse every token holder, not serve them as the key's owner."""
-    with sso_server(redmine, served.auth, tmp_path / "member-key.log", admin_key=redmine.user_key) as url:
+    with sso_server(
+        redmine, served.auth.issuer, tmp_path / "member-key.log", admin_key=redmine.user_key
+    ) as url:
         now = int(time.time())
         token = served.auth.signed(
             {
@@ -363,6 +365,23 @@ async def test_an_oauth_only_client_works_through_the_inspector(
     result = json.loads(out)["result"]
     text = "".join(c.get("text", "") for c in result["content"])
     assert not result.get("isError") and ET.fromstring(text).findtext("login") == place.developer.login
+
+
+def test_where_redmine_is_the_authorization_server_its_tokens_go_to_redmine(
+    redmine: RedmineEnv, tmp_path: Path
+) -> None:
+    """Redmine 6.1's own OAuth: the metadata names Redmine, and a bearer token is Redmine's to
+    judge (sent on as its bearer token, no administrator key needed). Debian's Redmine is 5, which
+    issues no tokens, so only the refusal and the key path can be checked here."""
+    with sso_server(redmine, redmine.url, tmp_path / "redmine-as.log", admin_key=None) as url:
+        refused = _post(url, {"authorization": "Bearer " + "t" * 43})
+        assert refused.status_code == 401 and "access token" in refused.text, refused.text
+        metadata_url = refused.headers["www-authenticate"].split('resource_metadata="')[1].split('"')[0]
+        assert httpx2.get(metadata_url).json()["authorization_servers"] == [redmine.url]
+        keyed = _post(url, {"x-redmine-api-key": redmine.user_key})
+        assert keyed.status_code == 200 and "get_issue" in keyed.text
+        assert _post(url, {}).status_code == 401
+    assert "t" * 43 not in (tmp_path / "redmine-as.log").read_text()
 
 
 def test_no_key_or_token_in_the_server_log(redmine: RedmineEnv, served: Served) -> None:
