@@ -2,16 +2,20 @@
 
 Redmine drops a field the role may not set and still answers 204: a Reporter's note sent with
 ``private_notes: true`` was stored as a *public* note, readable by everyone on the project,
-and the check after the write could only report the harm. So a write carrying such a field
-asks first: the user's memberships (``/users/current.json?include=memberships``) and the
-permissions of each role (``/roles/N.json``, readable by every user), and a write the role
-cannot make is refused before anything is sent, in one line naming the missing permission.
+and the check after the write could only report the harm; a Reporter's note sent with a status
+change was stored while the status was dropped (the role lacks ``edit_issues``), so a retry
+posted the note twice. So a write carrying such a field asks first: the user's memberships
+(``/users/current.json?include=memberships``) and the permissions of each role
+(``/roles/N.json``, readable by every user), and a write the role cannot make in full is
+refused before anything is sent, in one line naming the missing permission (in the words of
+:mod:`mcpkit.redmine.rights`, which also names the permission of every 403).
 
 Both are remembered for :data:`PERMISSION_SECONDS` per key, so a burst of writes asks once;
 a role changed by an administrator in that window is still caught by the check after the
 write. An administrator may do everything. A user who is no member of the project gets the
-built-in "Non member" role there, which the API does not identify, so such a write is refused
-as unconfirmed rather than guessed.
+built-in "Non member" role there, which the API does not identify, so a write that would expose
+something is refused as unconfirmed rather than guessed; one whose harm is a field not applied
+(a :class:`Need` that is not ``strict``) is sent, and the check after the write reports it.
 """
 
 from __future__ import annotations
@@ -22,17 +26,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcpkit.redmine.api import RedmineClient, RedmineError
+from mcpkit.redmine.rights import named
 
 PERMISSION_SECONDS = 60.0
-
-# Redmine's labels for the permissions a guarded field needs (what an administrator sees).
-LABELS = {
-    "set_notes_private": "Set notes as private",
-    "set_issues_private": "Set issues public or private",
-    "set_own_issues_private": "Set own issues public or private",
-    "add_issue_watchers": "Add watchers",
-    "add_issue_notes": "Add notes",
-}
 
 
 @dataclass(frozen=True)
@@ -45,6 +41,9 @@ class Need:
     field: str
     permissions: tuple[str, ...]
     harm: str
+    strict: bool = True
+    """Refuse also when the permission cannot be confirmed (no membership the API shows); a need
+    whose harm the check after the write reports in full (a field not applied) is not strict."""
 
 
 @dataclass
@@ -112,11 +111,6 @@ async def project_permissions(client: RedmineClient, project_id: int) -> frozens
     return frozenset(out)
 
 
-def _one_of(permissions: Sequence[str]) -> str:
-    named = [f"{p} ({LABELS[p]})" if p in LABELS else p for p in permissions]
-    return " or ".join(named)
-
-
 async def require(client: RedmineClient, project_id: object, needs: Sequence[Need]) -> None:
     """Refuse, before anything is sent, a write with a field the user's roles would make Redmine drop.
 
@@ -138,10 +132,12 @@ async def require(client: RedmineClient, project_id: object, needs: Sequence[Nee
     for need in needs:
         if allowed.isdisjoint(need.permissions):
             where = f"project {project_id}"
+            if project_id not in known.roles and not need.strict:
+                continue
             if project_id not in known.roles:
-                why = f"the key's user is no member of {where}, so its permission {_one_of(need.permissions)} cannot be confirmed"
+                why = f"the key's user is no member of {where}, so its permission {named(need.permissions)} cannot be confirmed"
             else:
-                why = f"the key's user lacks the permission {_one_of(need.permissions)} in {where}"
+                why = f"the key's user lacks the permission {named(need.permissions)} in {where}"
             raise RedmineError(
                 f"Nothing was sent: {why}, and Redmine would {need.harm}; leave out {need.field}, "
                 "or ask an administrator for a role with that permission",

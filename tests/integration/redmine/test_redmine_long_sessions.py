@@ -127,10 +127,11 @@ async def test_writes_redmine_ignores_are_errors_naming_field_value_and_reason(r
     try:
         issue = new_issue(redmine, pid, "Verify me")
         async with mcp_session(redmine) as s:
+            # A status Redmine does not offer is refused whole before anything is sent (issue 39 point 2).
             message = await s.error("update_issue", {"id": issue, "status_id": 99, "subject": "Renamed"})
-            assert "status_id asked 99 but kept 1 New" in message and "no status 99 exists" in message
-            assert "It did apply: subject" in message
-            assert (await s.ok("get_issue", {"id": issue})).findtext("subject") == "Renamed"
+            assert message.startswith("Nothing was sent") and "status 99" in message
+            assert "In Progress (2)" in message, "the statuses Redmine offers are listed"
+            assert (await s.ok("get_issue", {"id": issue})).findtext("subject") == "Verify me"
             message = await s.error(
                 "create_issue", {"project": ident, "subject": "Tracker", "tracker_id": 99}
             )

@@ -309,10 +309,10 @@ def edits(fields: Mapping[str, Any], *, own: bool) -> Need | None:
     perms = ("edit_issues", "edit_own_issues") if own else ("edit_issues",)
     what = ", ".join(named)
     harm = f"store the note but not {what}" if fields.get("notes") else f"ignore {what}"
-    return Need(what, perms, harm)
+    return Need(what, perms, harm, strict=False)
 
 
-SUBTASKS = Need("parent_issue_id", ("manage_subtasks",), "ignore the parent issue")
+SUBTASKS = Need("parent_issue_id", ("manage_subtasks",), "ignore the parent issue", strict=False)
 
 
 def guarded(fields: Mapping[str, Any], *, own: bool, new: bool) -> list[Need]:

@@ -168,8 +168,25 @@ async def _known_ids(rc: RedmineContext, path: str, key: str) -> set[Any]:
     return known if isinstance(known, set) else set()
 
 
-async def likely_reason(rc: RedmineContext, miss: Mismatch) -> str:
-    """Why Redmine probably ignored ``miss``: an unknown id, the workflow, or permissions."""
+DERIVED_REASON = (
+    "it is derived from its subtasks: the issue has subtasks and Redmine sets its {what} from theirs "
+    "(unless an administrator makes it independent in Administration, Settings, Issue tracking); "
+    "change the subtasks instead"
+)
+DERIVED_WHAT = {
+    "priority_id": "priority",
+    "start_date": "dates",
+    "due_date": "dates",
+    "done_ratio": "done ratio",
+}
+
+
+async def likely_reason(rc: RedmineContext, miss: Mismatch, derived: frozenset[str] = frozenset()) -> str:
+    """Why Redmine probably ignored ``miss``: derived from subtasks, an unknown id, the workflow, or permissions.
+
+    ``derived`` names the fields the issue takes from its subtasks (it has some, see issues)."""
+    if miss.field in derived:
+        return DERIVED_REASON.format(what=DERIVED_WHAT.get(miss.field, miss.field))
     listed = REFERENCE_LISTS.get(miss.field)
     if listed is not None:
         path, key, noun, tool = listed
@@ -306,29 +323,42 @@ async def verified(
     before: Mapping[str, Any] | None = None,
     explain: Explain | None = None,
     rebuild: Callable[[str], mcp_types.CallToolResult] | None = None,
+    derived: frozenset[str] = frozenset(),
+    also: str = "",
 ) -> mcp_types.CallToolResult:
     """``success`` when Redmine applied every asked field, else one ``isError`` line saying what not.
 
     With ``before`` (the object read before the write), the fields Redmine changed unasked are
     named: in the success message (``rebuild`` makes the result for the longer message) and in
-    the error line.
+    the error line; ``also`` is said after them (a parent changed by its subtask). ``derived``
+    names the fields the written issue takes from its subtasks, the reason when one was not applied.
+
+    A write applied in part says what was stored, so that a retry does not repeat it: a note
+    (asked as ``note``, compared with the newest journal) is never to be sent again.
     """
     applied, missed = compare(asked, got, write_only)
     effects = side_effects(before, got, asked) if before is not None else []
-    also = f" Redmine also changed {await describe_changes(effects, explain)}." if effects else ""
+    also = (f" Redmine also changed {await describe_changes(effects, explain)}." if effects else "") + also
     if not missed:
         if also and rebuild is not None:
             return rebuild(message + also)
         return success
     parts = []
     for miss in missed:
-        reason = await likely_reason(rc, miss)
+        reason = await likely_reason(rc, miss, derived)
         kept = _show(miss.kept) + (f" {miss.kept_name}" if miss.kept_name else "")
         parts.append(f"{miss.field} asked {_show(miss.asked)} but kept {kept}, likely {reason}")
-    sent = [f for f in asked if f in write_only]
-    changed = f" It did apply: {', '.join(applied)}." if applied else " It applied no other field."
+    noted = "note" in applied
+    fields = [f for f in applied if f != "note"]
+    changed = f" It did apply: {', '.join(fields)}." if fields else " It applied no other field."
+    if noted:
+        changed += " The note was saved: do not send it again."
+    sent = [f for f in asked if f in write_only and not (noted and f == "notes")]
     if sent:
         changed += f" Also sent, not checkable: {', '.join(sent)}."
+    again = [m.field for m in missed if m.field not in derived]
+    if applied and again:
+        changed += f" To retry, send only {', '.join(again)}."
     return error_result(
         f"{message.rstrip('.')}, but Redmine did not apply: {'; '.join(parts)}.{changed}{also}"
     )
