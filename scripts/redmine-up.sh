@@ -139,6 +139,11 @@ unless IssueCustomField.find_by_name("mcpkit-required")
   IssueCustomField.create!(name: "mcpkit-required", field_format: "list", possible_values: %w[low high],
                            is_required: true, is_for_all: false, trackers: [Tracker.find(1)])
 end
+# A required field with a default, of the Bug tracker only, in no project until a test enables it.
+unless IssueCustomField.find_by_name("mcpkit-defaulted")
+  IssueCustomField.create!(name: "mcpkit-defaulted", field_format: "list", possible_values: %w[minor major],
+                           default_value: "minor", is_required: true, is_for_all: false, trackers: [Tracker.find(1)])
+end
 puts "MCPKIT-ADMIN-KEY=#{admin.api_key}"
 puts "MCPKIT-USER-KEY=#{user.api_key}"
 '

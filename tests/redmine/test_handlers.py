@@ -91,6 +91,8 @@ def test_create_issue_sends_several_custom_field_values() -> None:
     sent: list[dict[str, Any]] = []
 
     def answer(request: httpx2.Request) -> httpx2.Response:
+        if request.method == "GET":  # the custom field definitions: a key that may not read them
+            return httpx2.Response(403)
         body = json.loads(request.content)
         sent.append(body)
         created = {

@@ -23,6 +23,8 @@ MIN_ANSWER_LIMIT = 4_000
 USER_CLAIMS = ("preferred_username", "email", "sub")
 """The OAuth token claims that may name a Redmine user (single sign-on); the first is the default:
 ``preferred_username`` and ``sub`` carry the login, ``email`` the user's mail address."""
+PRIVATE_HOSTS_SETTING = "REDMINE_PRIVATE_URL_HOSTS"
+"""Hosts an upload from a web address may fetch from even at a private address (tools/from_url.py)."""
 # Redmine generates 40 hex characters; pinned keys may differ, but a key must be header-safe.
 _KEY_SHAPE = re.compile(r"^[A-Za-z0-9_-]{8,128}$")
 
@@ -45,6 +47,8 @@ class RedmineConfig:
     text_limit: int = DEFAULT_TEXT_LIMIT
     answer_limit: int = DEFAULT_ANSWER_LIMIT
     tools: frozenset[str] = frozenset()
+    private_url_hosts: frozenset[str] = frozenset()
+    """``REDMINE_PRIVATE_URL_HOSTS``: hosts whose private addresses an upload from a URL may fetch."""
     admin_api_key: str = field(default="", repr=False)
     """``REDMINE_ADMIN_API_KEY``: an administrator's key that single sign-on acts through."""
     user_claim: str = USER_CLAIMS[0]
@@ -75,6 +79,9 @@ class RedmineConfig:
             answer_limit=_answer_limit(env),
             tools=frozenset(
                 part.strip().lower() for part in env.get("REDMINE_TOOLS", "").split(",") if part.strip()
+            ),
+            private_url_hosts=frozenset(
+                part.strip().lower() for part in env.get(PRIVATE_HOSTS_SETTING, "").split(",") if part.strip()
             ),
             user_claim=_user_claim(env),
             admin_api_key=(

@@ -3,7 +3,8 @@
 A model needs what is *in* a file, so ``download_attachment`` returns it as content: an image
 as an image item, a PDF, DOCX or XLSX as its extracted text, any other text as it is, each long
 text in parts whose end names the call that reads on. Uploads come from the client as base64
-content, so the client and the server need no shared directory; ``REDMINE_ATTACHMENTS_DIR``
+content, so the client and the server need no shared directory, or as a public web address the
+server fetches (``url``, size-limited, private addresses refused); ``REDMINE_ATTACHMENTS_DIR``
 remains for saving binary files that have no text and for uploading files by path.
 """
 
@@ -23,6 +24,7 @@ import mcp_types
 
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import RedmineError, seg
+from mcpkit.redmine.tools import from_url
 from mcpkit.redmine.tools.args import paging, project_ref
 from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
 from mcpkit.redmine.tools.extract import Kind, extract_text, image_type, kind_of
@@ -51,6 +53,9 @@ ATTACHMENT = Resource(
 FILE_FIELDS: dict[str, dict[str, Any]] = {
     "content": p.string("Base64 bytes", min_length=1),
     "path": p.string("Or a path in the attachments directory", min_length=1),
+    "url": p.string(
+        f"Or a public http or https address to fetch, up to {MAX_UPLOAD // 2**20} MB", min_length=1
+    ),
     "filename": p.string(),
     "description": p.string(),
 }
@@ -122,10 +127,19 @@ def decode_content(value: str) -> bytes:
 
 
 async def file_bytes(rc: RedmineContext, args: Mapping[str, Any]) -> tuple[bytes, str]:
-    """The bytes to upload and their name: base64 ``content``, or ``path`` in the attachments directory."""
-    content, relative = args.get("content"), args.get("path")
-    if (content is None) == (relative is None):
-        raise ValidationError("give the file as content in base64 with a filename, or as path; not both")
+    """The bytes to upload and their name: base64 ``content``, ``path`` in the attachments
+    directory, or ``url``, a public web address (see :mod:`mcpkit.redmine.tools.from_url`)."""
+    content, relative, url = args.get("content"), args.get("path"), args.get("url")
+    if sum(given is not None for given in (content, relative, url)) != 1:
+        raise ValidationError(
+            "give the file once: as content in base64 with a filename, as path, or as url; not several"
+        )
+    if url is not None:
+        config = rc.client.config
+        data, name = await from_url.fetch(
+            str(url), max_bytes=MAX_UPLOAD, private_hosts=config.private_url_hosts, timeout=config.timeout
+        )
+        return data, safe_name(str(args.get("filename") or name))
     if content is not None:
         if not args.get("filename"):
             raise ValidationError("filename is needed with content, such as report.pdf")

@@ -49,8 +49,9 @@ def _learned(rc: RedmineContext) -> dict[Any, set[int]]:
     return found if isinstance(found, dict) else {}
 
 
-async def _definitions(rc: RedmineContext) -> dict[int, dict[str, Any]] | None:
-    """Every issue custom field's definition, or ``None`` for a key that may not read them."""
+async def field_definitions(rc: RedmineContext, kind: str = "issue") -> dict[int, dict[str, Any]] | None:
+    """Every custom field definition of ``kind`` (``issue``, ``time_entry``, ...) by id, or
+    ``None`` for a key that may not read them."""
     try:
         body = await rc.client.get("custom_fields.json", what="the custom fields")
     except RedmineError as exc:
@@ -60,7 +61,7 @@ async def _definitions(rc: RedmineContext) -> dict[int, dict[str, Any]] | None:
     return {
         f["id"]: dict(f)
         for f in body.get("custom_fields") or []
-        if isinstance(f, Mapping) and f.get("customized_type") == "issue" and isinstance(f.get("id"), int)
+        if isinstance(f, Mapping) and f.get("customized_type") == kind and isinstance(f.get("id"), int)
     }
 
 
@@ -94,7 +95,7 @@ async def issue_fields(
     enabled = {
         f["id"]: str(f.get("name")) for f in proj.get("issue_custom_fields") or [] if isinstance(f, Mapping)
     }
-    definitions = await _definitions(rc)
+    definitions = await field_definitions(rc)
     learned = _learned(rc)
     out: list[tuple[dict[str, Any], list[Field]]] = []
     for tracker in trackers:

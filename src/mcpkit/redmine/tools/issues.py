@@ -18,6 +18,7 @@ import mcp_types
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import RedmineError
 from mcpkit.redmine.permissions import Need, require
+from mcpkit.redmine.tools import autofill
 from mcpkit.redmine.tools.args import (
     as_given,
     as_hours,
@@ -475,6 +476,7 @@ async def get_issue(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallT
 async def create_issue(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     """Create, then compare Redmine's answer (and its watchers, when some were asked) with what was asked."""
     fields = await body_fields(rc, args)
+    given = await autofill.prefill(rc, "issue", fields)
     if isinstance(fields.get("project_id"), int):
         await check_allowed(rc, fields["project_id"], guarded(fields, own=True, new=True))
     parents = await parents_of(rc, [fields.get("parent_issue_id")])
@@ -493,7 +495,7 @@ async def create_issue(args: dict[str, Any], rc: RedmineContext) -> mcp_types.Ca
     if fields.get("watcher_user_ids") and isinstance(issue.get("id"), int):
         got["watchers"] = await watchers_of(rc, issue["id"])
         got["watcher_user_ids"] = [w.get("id") for w in got["watchers"] if isinstance(w, Mapping)]
-    message = f"Created issue {issue.get('id')}."
+    message = f"Created issue {issue.get('id')}.{autofill.said(given, issue)}"
     return await verified(
         rc,
         fields,
