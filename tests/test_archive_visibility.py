@@ -181,3 +181,30 @@ def test_the_web_page_lists_and_counts_no_direct_post_and_marks_followers_only(t
         assert kinds["post"] == 3
     finally:
         store.close()
+
+
+def test_upstreams_searches_by_meaning_leave_direct_posts_out(tmp_path: Path) -> None:
+    """Upstream's requests name no filter: their answers hold no direct post either, not even
+    ``vector_search``'s bare ids."""
+    from mcpkit.archive.embedding import embed_missing
+    from mcpkit.archive.engine import Engine
+    from mcpkit.archive.store import Store
+    from mcpkit.archive.vectors import vectors_root
+    from tests.archive.helpers import HashEmbedder
+
+    db = _archive(tmp_path)
+    store = Store(db)
+    embed_missing(store, "content", HashEmbedder(16))
+    direct = {
+        int(r[0]) for r in store.reader.execute("SELECT post_id FROM posts WHERE visibility = 'direct'")
+    }
+    assert len(direct) == 2
+    engine = Engine(store, vectors_root(db), embedder=HashEmbedder(16))
+    try:
+        engine.warm()
+        found = {r["post"]["post_id"] for r in engine.search_similar("zebra secret")}
+        assert found and not found & direct
+        ranked = {post_id for post_id, _ in engine.vector_search("zebra secret")}
+        assert len(ranked) == 3 and not ranked & direct
+    finally:
+        engine.close()

@@ -720,13 +720,18 @@ class Engine:
         source = text_source(mode)
 
         def matching(name: str, space: VectorSpace) -> BoolArray | None:
+            columns = self._columns_for(name, space, wait=True)  # no id of a direct post, ever
+            mask: BoolArray | None = None
+            if columns is not None and columns.facets.any_direct:  # no direct post, all else as is
+                mask = columns.facets.visibilities != _DIRECT
             if not text_filter.active:
-                return None
+                return mask
             ids = np.fromiter(
                 (post["post_id"] for post, _ in self.store.matching_posts(text_filter, source)),
                 dtype=np.int64,
             )
-            return np.isin(np.asarray(space.ids), ids)
+            found: BoolArray = np.isin(np.asarray(space.ids), ids)
+            return found if mask is None else found & mask
 
         ranking = self._ranking(parsed.vector_text, mode, weights, matching)
         order, scores = ranking.rank(top)
