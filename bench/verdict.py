@@ -269,7 +269,10 @@ class Features:
         with np.errstate(invalid="ignore"):
             meaning = self.similarity >= c.similarity
             if c.neighbourhood is not None:
-                meaning &= self.similarity - self.hubness >= -c.neighbourhood
+                stands_out = self.similarity - self.hubness >= -c.neighbourhood
+                if c.clear is not None:
+                    stands_out |= self.similarity >= c.clear
+                meaning &= stands_out
             said = (meaning | (self.coverage >= c.coverage)).any(axis=1)
         right_none = float(np.mean(~said[~self.answerable])) if (~self.answerable).any() else 1.0
         right_some = float(np.mean(said[self.answerable])) if self.answerable.any() else 1.0
@@ -289,19 +292,22 @@ def grid(model: str) -> Iterable[ranking.Calibration]:
     floors = [round(0.2 + 0.01 * i, 2) for i in range(26)]
     margins: list[float | None] = [None, *(round(0.01 * i, 2) for i in range(0, 21))]
     covers = [round(0.5 + 0.05 * i, 2) for i in range(11)] + [1.01]
-    for floor, margin, cover in itertools.product(floors, margins, covers):
-        yield ranking.Calibration(model, floor, cover, margin)
+    clears = [0.45, 0.5, 0.55, 0.6, 0.65]
+    for floor, margin, cover, clear in itertools.product(floors, margins, covers, clears):
+        yield ranking.Calibration(model, floor, cover, margin, clear)
 
 
 def fit(results: dict[str, list[Outcome]], model: str) -> ranking.Calibration:
-    """The thresholds of best mean balanced accuracy; ties: the widest neighbourhood margin's
-    opposite (the stricter test), then the lower floor."""
+    """The thresholds of best mean balanced accuracy; ties: the narrowest neighbourhood margin
+    (the stricter test), the highest ``clear`` (the judged sets hold no near-copies, so they only
+    bound it from below), then the lower floor."""
     sets = features(results)
 
-    def score(c: ranking.Calibration) -> tuple[float, float, float]:
+    def score(c: ranking.Calibration) -> tuple[float, float, float, float]:
         return (
             round(float(np.mean([f.balanced(c) for f in sets])), 6),
             -(c.neighbourhood or 1.0),
+            c.clear or 0.0,
             -c.similarity,
         )
 

@@ -159,3 +159,29 @@ def test_a_text_search_that_finds_no_post_says_whether_one_comes_close_in_meanin
     assert shown.exit_code == 0 and "No good match" in shown.stdout, shown.stdout
     shown = runner.invoke(app, ["text", "Korean chicken soup with ginseng", "--db", str(merged)])
     assert shown.exit_code == 0 and "come close in meaning" in shown.stdout, shown.stdout
+
+
+def test_a_post_among_near_copies_of_itself_is_still_a_match(tmp_path: Path) -> None:
+    """The shipped sample repeats posts with small changes, as real archives do (the same post
+    twice, a note added to an old one): such a post's nearest posts are its copies, so it never
+    stands out of its neighbourhood; a hit that close (``clear``) is a match wherever it lies."""
+    from importlib import resources
+
+    from mcpkit.archive.embedders import create_embedder
+    from mcpkit.archive.embedding import embed_missing
+    from mcpkit.archive.importers import import_csv
+    from mcpkit.archive.store import Store
+
+    db = tmp_path / "sample.db"
+    store = Store(db)
+    try:
+        import_csv(Path(str(resources.files("mcpkit.archive") / "data" / "sample_twilog.csv")), store)
+        embed_missing(store, "content", create_embedder(None))
+    finally:
+        store.close()
+    sample = ArchiveAPI.open(db, exact=True)
+    try:
+        hits = ask(sample, "猫が寝ている", "content")  # a cat asleep: several posts say so
+    finally:
+        sample.close()
+    assert "寝" in hits[0]["post"]["content"] and hits[0]["match"] is True

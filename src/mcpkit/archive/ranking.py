@@ -28,7 +28,8 @@ Three pieces, each measured on the evaluation set in ``tests/search_quality/`` b
   the length prior: a two-word post is no answer) reaches a floor *and* stands out of the hit's
   own neighbourhood in this archive: it is at most ``neighbourhood`` below the post's hubness
   (its mean cosine with its nearest posts, measured against the same number of reference posts
-  in every archive above :data:`HUB_REFERENCES`). A post in a crowded corner of the archive (the
+  in every archive above :data:`HUB_REFERENCES`), unless it is so close (``clear``) that its
+  neighbourhood does not matter (a post among near-copies of itself). A post in a crowded corner of the archive (the
   everyday posts, the replies, a language most posts are in) needs a closer query than a post
   alone on its topic, so one cosine cut no longer decides for every archive and language: on
   real exports a fixed cut said "match" for a recipe nobody posted (0.41, a barbecue post) and
@@ -538,23 +539,27 @@ class Calibration:
     """Thresholds fitted for one embedding model (see the module docstring).
 
     A hit is a real match when ``similarity`` (its cosine with the query less the length prior)
-    reaches ``similarity`` and is at most ``neighbourhood`` below the hit's hubness, or when its
-    text coverage reaches ``coverage``. ``neighbourhood`` None: no neighbourhood test.
+    reaches ``similarity`` and is at most ``neighbourhood`` below the hit's hubness or reaches
+    ``clear`` (so close that its neighbourhood does not matter: a post among near-copies of
+    itself has a hubness near 1), or when its text coverage reaches ``coverage``.
+    ``neighbourhood`` None: no neighbourhood test.
     """
 
     model: str
     similarity: float
     coverage: float
     neighbourhood: float | None = None
+    clear: float | None = None
     fitted_on: str = ""
-    accuracy: float | None = None  # leave-one-set-out accuracy of the verdict
+    accuracy: float | None = None  # mean balanced accuracy of the verdict on the sets fitted on
 
     def is_match(
         self, similarity: float | None, coverage: float | None, hubness: float | None = None
     ) -> bool:
         by_meaning = similarity is not None and similarity >= self.similarity
         if by_meaning and self.neighbourhood is not None and hubness is not None and similarity is not None:
-            by_meaning = similarity - hubness >= -self.neighbourhood
+            stands_out = similarity - hubness >= -self.neighbourhood
+            by_meaning = stands_out or (self.clear is not None and similarity >= self.clear)
         return by_meaning or (coverage is not None and coverage >= self.coverage)
 
     def as_dict(self) -> dict[str, Any]:
@@ -562,6 +567,7 @@ class Calibration:
             "similarity": self.similarity,
             "coverage": self.coverage,
             "neighbourhood": self.neighbourhood,
+            "clear": self.clear,
             "fitted_on": self.fitted_on,
             "accuracy": self.accuracy,
         }
@@ -588,6 +594,7 @@ def _calibrations() -> dict[str, Calibration]:
                 float(entry["similarity"]),
                 float(entry["coverage"]),
                 None if entry.get("neighbourhood") is None else float(entry["neighbourhood"]),
+                None if entry.get("clear") is None else float(entry["clear"]),
                 str(entry.get("fitted_on", "")),
                 None if entry.get("accuracy") is None else float(entry["accuracy"]),
             )
