@@ -67,7 +67,9 @@ async def test_edit_one_passage_of_a_description_guarded_by_its_hash(redmine: Re
             "edit_text", {"issue_id": number, "old": "Step three", "new": "x", "hash": now}
         )
         assert "not found" in missing
-        assert "hash" in await s.error("edit_text", {"issue_id": number, "old": "Intro", "new": "x"})
+        assert "hash is required" in await s.error(
+            "edit_text", {"issue_id": number, "old": "Intro", "new": "x"}
+        )
         assert rest(redmine, "GET", f"issues/{number}.json")["issue"]["description"] == stored["description"]
 
         # An empty replacement deletes the passage.
@@ -134,7 +136,8 @@ async def test_edit_and_rename_wiki_pages(redmine: RedmineEnv) -> None:
         )
         assert "changed since you read it" in stale
         assert "not both" in await s.error(
-            "edit_text", {"issue_id": 1, "project": ident, "title": "Guide", "old": "a", "new": "b"}
+            "edit_text",
+            {"issue_id": 1, "project": ident, "title": "Guide", "old": "a", "new": "b", "hash": "0" * 16},
         )
 
         renamed = await s.ok(

@@ -118,3 +118,31 @@ async def test_names_where_numbers_are_asked(redmine: RedmineEnv, place: Place) 
         assert "no user is named 'Zed Nobody'" in nobody and other in nobody
         mine = await s.ok("list_issues", {"project": place.ident, "assigned_to": "Me", "author": "ME"})
         assert mine.findall("issue") == []
+
+
+async def test_a_member_finds_users_by_login_first_last_full_name_and_mail(
+    redmine: RedmineEnv, place: Place
+) -> None:
+    """Issue 39 point 4: a key that may not list users found them only by full name."""
+    other = place.other
+    full = f"{other['firstname']} {other['lastname']}"
+    ident = place.ident
+    async with mcp_session(redmine, REDMINE_API_KEY=place.dana_key) as s:
+        # Redmine hides every mail address from other users by default: a hidden one finds no one.
+        hidden = await s.error(
+            "create_issue", {"project": ident, "subject": "x", "assigned_to": other["mail"]}
+        )
+        assert f"no user is named {other['mail']!r}" in hidden and "\n" not in hidden
+        rest(redmine, "PUT", f"users/{other['id']}.json", {"user": {}, "pref": {"hide_mail": False}})
+        for written in (other["login"], other["lastname"], other["mail"].upper(), full, full.lower()):
+            made = await s.ok("create_issue", {"project": ident, "subject": "By", "assigned_to": written})
+            assert made.findtext("issue/assigned_to") == full, written
+        # The first name, Dana, is shared by both members: one line naming both, nothing created.
+        both = await s.error("create_issue", {"project": ident, "subject": "x", "assigned_to": "dana"})
+        assert "names 2 users" in both and str(other["id"]) in both and str(place.dana["id"]) in both
+        # The key's own login and mail, and names outside any project: the members of the key's projects.
+        for written in (place.dana["login"], place.dana["mail"], other["login"], other["lastname"]):
+            found = await s.ok("list_time_entries", {"user": written})
+            assert found.findall("time_entry") == [], written
+        unknown = await s.error("list_time_entries", {"user": "nobody-at-all"})
+        assert "no user is named 'nobody-at-all'" in unknown and "\n" not in unknown

@@ -20,6 +20,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
+
 from mcpkit.errors import ValidationError
 from mcpkit.redmine.api import RedmineError, seg
 from mcpkit.redmine.tools.base import RedmineContext
@@ -164,42 +166,126 @@ def user_candidate(user: Mapping[str, Any]) -> Candidate | None:
     return Candidate(int(user["id"]), label, names, tuple(n for n in (first, last) if n))
 
 
-async def _users(rc: RedmineContext, named: Named, project: Any) -> tuple[list[Candidate], bool]:
-    """Users the name may mean, and whether they are every valid one (a project's members)."""
+MEMBER_PROJECTS = 50
+"""Projects whose members a key that may not list users searches, when no project is at hand."""
+DETAILS_AT_ONCE = 8
+"""Member records read from Redmine at the same time."""
+
+
+async def _users(rc: RedmineContext, named: Named, project: Any) -> tuple[list[Candidate], bool, str]:
+    """Users the name may mean, whether they are every valid one (members the key can see), and
+    what a refusal should add about where they were looked for."""
     try:
         body = await rc.client.get("users.json", what="the users", params={"name": named.text, "limit": 100})
-        found = [user_candidate(u) for u in body.get("users") or [] if isinstance(u, Mapping)]
-        return [c for c in found if c is not None], False
+        listed = [user_candidate(u) for u in body.get("users") or [] if isinstance(u, Mapping)]
+        return [c for c in listed if c is not None], False, ""
     except RedmineError as exc:
         if exc.status not in (401, 403):
             raise
-    # Only administrators may list users: a member finds the others of the project, and themselves.
-    me = user_candidate(await rc.client.check_key())
-    out = [me] if me is not None else []
-    if project is None:
-        if out and pick_or_none(named, out) is not None:
-            return out, False
-        raise ValidationError(
-            f"{named.param}: only administrators can look users up by name outside a project; "
-            "give the user number, or me"
+    # Only administrators may list users. Any key may read the members of its projects and each
+    # member's record (login, names, and the mail unless the user hides it): those are searched.
+    own = await _own(rc)
+    projects, mine = ([project], 1) if project is not None else await _my_projects(rc)
+    members = await _members(rc, projects)
+    found = await _candidates(rc, members, fresh=False)
+    if pick_or_none(named, [*found, *([own] if own else [])]) is None and members:
+        found = await _candidates(rc, members, fresh=True)  # renamed since their records were read?
+    if own is not None:  # my/account shows the key's own mail, which users/ID may hide
+        found = [c for c in found if c.id != own.id] + [own]
+    note = ""
+    if mine > len(projects):
+        note = (
+            f"; looked among the members of {len(projects)} of your {mine} projects, "
+            "give project to look among its members"
         )
-    offset = 0
-    while offset < 1000:
-        page = await rc.client.page(
-            f"projects/{seg(project)}/memberships.json",
-            "memberships",
-            what=f"the members of project {project}",
-            offset=offset,
-            limit=100,
-        )
-        for member in page.items:
-            user = member.get("user")
-            if isinstance(user, Mapping) and isinstance(user.get("id"), int):
-                out.append(Candidate(int(user["id"]), str(user.get("name")), (str(user.get("name")),)))
-        offset += 100
-        if offset >= page.total_count:
-            break
-    return list({c.id: c for c in out}.values()), True
+    return found, True, note
+
+
+async def _own(rc: RedmineContext) -> Candidate | None:
+    """The key's user as a candidate, from ``my/account.json`` (cached per client)."""
+    cache = rc.client.reference_cache
+    if not isinstance(cache.get("my account"), Mapping):
+        cache["my account"] = entity_of_user(await rc.client.get("my/account.json", what="your account"))
+    return user_candidate(cache["my account"])
+
+
+def entity_of_user(body: Mapping[str, Any]) -> dict[str, Any]:
+    user = body.get("user")
+    return dict(user) if isinstance(user, Mapping) else {}
+
+
+async def _my_projects(rc: RedmineContext) -> tuple[list[Any], int]:
+    """The first :data:`MEMBER_PROJECTS` projects the key's user is a member of, and how many there are."""
+    me = await rc.client.get("users/current.json", what="your memberships", params={"include": "memberships"})
+    user = me.get("user")
+    ids: list[Any] = []
+    for membership in (user.get("memberships") if isinstance(user, Mapping) else None) or []:
+        place = membership.get("project") if isinstance(membership, Mapping) else None
+        if isinstance(place, Mapping) and isinstance(place.get("id"), int):
+            ids.append(place["id"])
+    unique = list(dict.fromkeys(ids))
+    return unique[:MEMBER_PROJECTS], len(unique)
+
+
+async def _members(rc: RedmineContext, projects: Sequence[Any]) -> dict[int, str]:
+    """Every user who is a member of ``projects``: id and full name (groups left out)."""
+    found: dict[int, str] = {}
+    for project in projects:
+        offset = 0
+        while offset < 10_000:
+            page = await rc.client.page(
+                f"projects/{seg(project)}/memberships.json",
+                "memberships",
+                what=f"the members of project {project}",
+                offset=offset,
+                limit=100,
+            )
+            for member in page.items:
+                user = member.get("user")
+                if isinstance(user, Mapping) and isinstance(user.get("id"), int):
+                    found[int(user["id"])] = str(user.get("name"))
+            offset += 100
+            if offset >= page.total_count:
+                break
+    return found
+
+
+async def _member(rc: RedmineContext, uid: int, name: str, *, fresh: bool) -> Candidate:
+    """A member as a candidate from their own record (cached per client), or by full name alone
+    where the record cannot be read."""
+    cache = rc.client.reference_cache.setdefault("member users", {})
+    if fresh or uid not in cache:
+        try:
+            record = (await rc.client.get(f"users/{uid}.json", what=f"user {uid}")).get("user")
+        except RedmineError as exc:
+            if exc.status not in (403, 404):
+                raise
+            record = None
+        candidate = user_candidate(record) if isinstance(record, Mapping) else None
+        cache[uid] = candidate or Candidate(uid, name, (name,))
+    found = cache[uid]
+    return found if isinstance(found, Candidate) else Candidate(uid, name, (name,))
+
+
+async def _candidates(rc: RedmineContext, members: Mapping[int, str], *, fresh: bool) -> list[Candidate]:
+    """Each member as a :class:`Candidate`, their records read :data:`DETAILS_AT_ONCE` at a time."""
+    out: dict[int, Candidate] = {}
+    failed: list[Exception] = []
+    limiter = anyio.CapacityLimiter(DETAILS_AT_ONCE)
+
+    async def one(uid: int, name: str) -> None:
+        async with limiter:
+            try:
+                out[uid] = await _member(rc, uid, name, fresh=fresh)
+            except Exception as exc:  # raised below as itself, not inside an exception group
+                failed.append(exc)
+
+    async with anyio.create_task_group() as group:
+        for uid, name in members.items():
+            group.start_soon(one, uid, name)
+    if failed:
+        raise failed[0]
+    return [out[uid] for uid in members]
 
 
 def pick_or_none(named: Named, candidates: Sequence[Candidate]) -> int | None:
@@ -213,8 +299,11 @@ def pick_or_none(named: Named, candidates: Sequence[Candidate]) -> int | None:
 async def lookup(rc: RedmineContext, named: Named, project: Any = None) -> int:
     """The id ``named`` means; a list fetched before is fetched again once before a name is unknown."""
     if named.kind is USER:
-        users, complete = await _users(rc, named, project)
-        return pick(named, users, complete=complete)
+        users, complete, note = await _users(rc, named, project)
+        try:
+            return pick(named, users, complete=complete)
+        except ValidationError as exc:
+            raise ValidationError(f"{exc}{note}") from None
     listed = await _list(rc, named.kind, fresh=False)
     if pick_or_none(named, listed) is None and not any(
         normal(named.text) in (normal(n) for n in c.names) for c in listed
