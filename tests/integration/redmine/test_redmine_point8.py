@@ -206,3 +206,66 @@ async def test_a_loopback_address_is_refused_unless_the_operator_names_the_host(
         assert "larger than the" in endless and "reading stopped" in endless
     issue = rest(redmine, "GET", f"issues/{upload_issue}.json?include=attachments")["issue"]
     assert [a["filename"] for a in issue["attachments"]] == ["report.txt"], "nothing else was attached"
+
+
+# -- bulk time entries from CSV ------------------------------------------------------------------
+
+
+def hours_logged(env: RedmineEnv, issue: int) -> list[float]:
+    entries = rest(env, "GET", f"time_entries.json?issue_id={issue}&limit=100")["time_entries"]
+    return sorted(float(e["hours"]) for e in entries)
+
+
+async def test_time_entries_from_csv_are_previewed_then_created_all_or_none(
+    redmine: RedmineEnv, upload_issue: int
+) -> None:
+    issue = rest(
+        redmine,
+        "POST",
+        "issues.json",
+        {
+            "issue": {
+                "project_id": rest(redmine, "GET", f"issues/{upload_issue}.json")["issue"]["project"]["id"],
+                "subject": "Timesheet",
+                "tracker_id": 2,
+            }
+        },
+    )["issue"]["id"]
+    good = (
+        "Issue,Hours,Activity,Date,Comments\n"
+        f"{issue},1:30,Development,2025-03-03,Review\n"
+        f'#{issue},2,design,2025-03-04,"Spec, part 2"\n'
+        f"{issue},0.5,Development,2025-03-05,Call\n"
+    )
+    async with mcp_session(redmine) as s:
+        preview = await s.ok("import_time_entries", {"csv": good})
+        assert preview.findtext("status") == "preview"
+        rows = preview.findall("rows/row")
+        assert [r.get("status") for r in rows] == ["ready"] * 3
+        assert [r.findtext("hours") for r in rows] == ["1.5", "2.0", "0.5"]
+        assert rows[1].findtext("comments") == "Spec, part 2"
+        assert hours_logged(redmine, issue) == [], "a preview creates nothing"
+
+        bad = good + f"{issue},lots,Development,2025-03-06,x\n{issue},1,Sleeping,2025-03-07,y\n"
+        shown = await s.ok("import_time_entries", {"csv": bad})
+        assert [r.get("status") for r in shown.findall("rows/row")] == ["ready"] * 3 + ["error"] * 2
+        assert "Sleeping" in (shown.findtext("rows/row[@line='6']/error") or "")
+        refused = await s.error("import_time_entries", {"csv": bad, "confirm": True})
+        assert refused.startswith("Nothing was created: 2 rows are in error: line 5:")
+        assert hours_logged(redmine, issue) == []
+
+        # Redmine refuses 1500 hours (its limit is under 1000) only when the entry is sent:
+        # the two entries created before it are deleted again.
+        midway = good.replace(f"{issue},0.5,", f"{issue},1500,")
+        failed = await s.error("import_time_entries", {"csv": midway, "confirm": True})
+        assert "Line 4 was refused" in failed and "2 entries created before it were deleted again" in failed
+        assert hours_logged(redmine, issue) == []
+
+        created = await s.ok("import_time_entries", {"csv": good, "confirm": True})
+        assert created.findtext("message", "").startswith("Created 3 time entries")
+        assert all(r.get("time_entry_id") for r in created.findall("rows/row"))
+        assert hours_logged(redmine, issue) == [0.5, 1.5, 2.0]
+
+        assert "unknown column 'minutes'" in await s.error(
+            "import_time_entries", {"csv": "issue,minutes\n1,30\n"}
+        )

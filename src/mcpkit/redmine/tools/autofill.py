@@ -83,8 +83,15 @@ async def prefill(rc: RedmineContext, kind: Kind, fields: dict[str, Any]) -> fro
 
     Returns the ids the caller gave, for :func:`said`. Raises :class:`ValidationError`, with
     nothing sent, naming each required field that has no default."""
+    return await prefill_with(rc, kind, fields, await field_definitions(rc, kind))
+
+
+async def prefill_with(
+    rc: RedmineContext, kind: Kind, fields: dict[str, Any], known: Mapping[int, dict[str, Any]] | None
+) -> frozenset[int]:
+    """:func:`prefill` with the definitions already read (``None``: the key may not read them),
+    for a caller that creates many records."""
     given = given_ids(fields)
-    known = await field_definitions(rc, kind)
     if not known:
         return given
     wanted = [f for f in known.values() if f.get("is_required") and f["id"] not in given]

@@ -8,6 +8,7 @@ from typing import Any
 import mcp_types
 
 from mcpkit.errors import ValidationError
+from mcpkit.redmine.tools import autofill
 from mcpkit.redmine.tools.args import as_given, as_hours, as_text, date_text, present, project_ref
 from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
 from mcpkit.redmine.tools.names import ACTIVITY, USER, ref, resolved
@@ -89,9 +90,10 @@ async def numbered(rc: RedmineContext, fields: dict[str, Any]) -> dict[str, Any]
 
 async def create_time_entry(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     fields = await numbered(rc, time_fields(args, creating=True))
+    given = await autofill.prefill(rc, "time_entry", fields)
     body = await rc.client.post("time_entries.json", what="the new time entry", json={"time_entry": fields})
     entry = entity_of(body, "time_entry")
-    message = f"Created time entry {entry.get('id')}."
+    message = f"Created time entry {entry.get('id')}.{autofill.said(given, entry)}"
     asked = {k: v for k, v in fields.items() if not (k == "project_id" and "issue_id" in fields)}
     return await verified(
         rc, asked, entry, message=message, success=done_entity(rc, message, "time_entry", entry)
