@@ -18,6 +18,8 @@ from typing import Any
 
 import anyio
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from mcpkit.archive.api import ArchiveAPI
@@ -185,3 +187,24 @@ def test_a_post_among_near_copies_of_itself_is_still_a_match(tmp_path: Path) -> 
     finally:
         sample.close()
     assert "寝" in hits[0]["post"]["content"] and hits[0]["match"] is True
+
+
+@given(
+    similarity=st.floats(0, 1),
+    coverage=st.floats(0, 1),
+    hubness=st.floats(0, 1),
+    more=st.floats(0, 1),
+)
+def test_a_closer_hit_is_never_less_of_a_match(
+    similarity: float, coverage: float, hubness: float, more: float
+) -> None:
+    """The verdict is monotone: a hit closer in meaning, holding more of the words, or in a
+    less crowded neighbourhood never loses a match it had."""
+    from mcpkit.archive import ranking
+
+    measured = ranking.calibration_for("use-multilingual-v3")
+    assert measured is not None and measured.neighbourhood is not None and measured.clear is not None
+    if measured.is_match(similarity, coverage, hubness):
+        assert measured.is_match(min(1.0, similarity + more), coverage, hubness)
+        assert measured.is_match(similarity, min(1.0, coverage + more), hubness)
+        assert measured.is_match(similarity, coverage, max(0.0, hubness - more))
