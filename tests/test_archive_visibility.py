@@ -208,3 +208,25 @@ def test_upstreams_searches_by_meaning_leave_direct_posts_out(tmp_path: Path) ->
         assert len(ranked) == 3 and not ranked & direct
     finally:
         engine.close()
+
+
+def test_the_shell_asks_for_direct_posts_by_name(tmp_path: Path) -> None:
+    from mcpkit.archive.shell import Shell
+
+    api = ArchiveAPI.open(_archive(tmp_path))
+    lines: list[str] = []
+    shell = Shell(api, write=lines.append)
+    try:
+        anyio.run(shell.handle, "| zebra")
+        assert not any("secret" in r["post"]["content"] for r in shell.state.results)
+        anyio.run(shell.handle, "/visibility direct")
+        assert lines[-1].endswith("visibility: direct")
+        anyio.run(shell.handle, "| zebra")
+        assert {r["post"]["content"] for r in shell.state.results} == {
+            "zebra secret to bob",
+            "zebra secret to nobody",
+        }
+        anyio.run(shell.handle, "/visibility secret")
+        assert lines[-1].startswith("usage: visibility must be public, unlisted, followers, direct or all")
+    finally:
+        api.close()
