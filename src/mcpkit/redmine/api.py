@@ -80,17 +80,26 @@ def _errors_of(response: httpx2.Response) -> str:
     return ""
 
 
-def _is_tls_failure(exc: BaseException) -> bool:
+PLAIN_HTTP_REASONS = frozenset(
+    {"WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE", "PACKET_LENGTH_TOO_LONG", "UNKNOWN_PROTOCOL"}
+)
+"""What OpenSSL says when the other end answers a TLS handshake in plain HTTP (by version)."""
+
+
+def _tls_failure(exc: BaseException) -> str | None:
+    """``"plain"`` (the port speaks no TLS), ``"verify"`` (the certificate), ``"other"``, or ``None``."""
     import ssl
 
     seen: BaseException | None = exc
     for _ in range(6):
         if seen is None:
-            return False
-        if isinstance(seen, ssl.SSLError) or "CERTIFICATE_VERIFY_FAILED" in str(seen):
-            return True
+            return None
+        if isinstance(seen, ssl.SSLCertVerificationError) or "CERTIFICATE_VERIFY_FAILED" in str(seen):
+            return "verify"
+        if isinstance(seen, ssl.SSLError):
+            return "plain" if seen.reason in PLAIN_HTTP_REASONS else "other"
         seen = seen.__cause__ or seen.__context__
-    return False
+    return None
 
 
 def _http_client(config: RedmineConfig, transport: httpx2.AsyncBaseTransport | None) -> httpx2.AsyncClient:
@@ -228,6 +237,12 @@ class RedmineClient:
             except RedmineError as exc:
                 if exc.status in (401, 403):
                     raise KeyRefusedError(self._refused_message(), status=exc.status) from None
+                if exc.status == 404:  # every Redmine has this path: nothing under REDMINE_URL is one
+                    raise RedmineError(
+                        f"There is no Redmine API at {self.config.url}: users/current.json answered 404; "
+                        "check the path prefix in REDMINE_URL, the address Redmine's pages open at",
+                        status=404,
+                    ) from None
                 raise
             user = body.get("user") if isinstance(body, dict) else None
             if not isinstance(user, dict):
@@ -532,10 +547,21 @@ class RedmineClient:
                 f"Redmine at {url} did not answer {what} within {self.config.timeout:g} s: "
                 "check the server or raise REDMINE_TIMEOUT"
             )
-        elif _is_tls_failure(exc):
+        elif (tls := _tls_failure(exc)) == "plain":
+            port = urlsplit(url).port or 443
+            message = (
+                f"Redmine at {url}: port {port} does not speak TLS (a plain HTTP server answered); "
+                "use http:// in REDMINE_URL, or the port where Redmine serves HTTPS"
+            )
+        elif tls == "verify":
             message = (
                 f"TLS verification failed for {url}: set REDMINE_CA_BUNDLE to your CA certificate file, "
                 "or REDMINE_VERIFY_SSL=false on a trusted test network only"
+            )
+        elif tls == "other":
+            message = (
+                f"The TLS handshake with {url} failed: {' '.join(str(exc).split())[:120]}; "
+                "check that REDMINE_URL names Redmine's HTTPS address"
             )
         elif isinstance(exc, httpx2.ConnectError):
             message = (
