@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar, get_type_hints
 import typer
 
 from mcpkit.archive import texts
+from mcpkit.archive.filters import FILTER_PARAMS
 from mcpkit.archive.importers.export_file import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES
 from mcpkit.archive.limits import DEFAULT_MAX_TEXT_CHARS, InputLimits
 from mcpkit.archive.messages import LANGS, Lang, choose_lang
@@ -847,29 +848,22 @@ def _query(
         typer.echo(render(result).rstrip("\n"))
 
 
+_FILTER_HELP = {param.key: param.help for param in FILTER_PARAMS}
+"""The filters' help, declared once (:data:`~mcpkit.archive.filters.FILTER_PARAMS`) for every face."""
 KindOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--kind",
-        help="post, reply, quote, repost, like, bookmark or all (repeatable, or a,b); "
-        "default post, reply and quote.",
-    ),
+    list[str] | None, typer.Option("--kind", help=f"{_FILTER_HELP['kind']} Repeatable, or a,b.")
 ]
 PlatformOpt = Annotated[
-    list[str] | None, typer.Option("--platform", help="Only x, mastodon or bluesky posts (repeatable).")
+    list[str] | None, typer.Option("--platform", help=f"{_FILTER_HELP['platform']} Repeatable.")
 ]
 AccountOpt = Annotated[
-    list[str] | None, typer.Option("--account", help="Only posts of this archived account (repeatable).")
+    list[str] | None, typer.Option("--account", help=f"{_FILTER_HELP['account']} Repeatable.")
 ]
 MediaOpt = Annotated[
     bool | None, typer.Option("--has-media/--no-media", help="Only posts with pictures or video, or without.")
 ]
 VisibilityOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--visibility",
-        help="public, unlisted, followers, direct or all (repeatable, or a,b); default all but direct.",
-    ),
+    list[str] | None, typer.Option("--visibility", help=f"{_FILTER_HELP['visibility']} Repeatable, or a,b.")
 ]
 
 
