@@ -53,9 +53,7 @@ ATTACHMENT = Resource(
 FILE_FIELDS: dict[str, dict[str, Any]] = {
     "content": p.string("Base64 bytes", min_length=1),
     "path": p.string("Or a path in the attachments directory", min_length=1),
-    "url": p.string(
-        f"Or a public http or https address to fetch, up to {MAX_UPLOAD // 2**20} MB", min_length=1
-    ),
+    "url": p.string(f"Or a public web address, up to {MAX_UPLOAD // 2**20} MB", min_length=1),
     "filename": p.string(),
     "description": p.string(),
 }

@@ -213,11 +213,10 @@ async def _undo(rc: RedmineContext, done: list[Row]) -> list[int]:
 TOOLS = (
     redmine_tool(
         "import_time_entries",
-        "Log many time entries from CSV text: a header row with issue or project, hours, activity,\n"
-        "date, comments and user, then one row per entry. Without confirm true it only previews\n"
-        "each row; with it, all rows are created or none.",
+        "Log time entries from CSV with a header row: issue or project, hours, activity, date,\n"
+        "comments, user. Without confirm true only a preview; with it all rows or none.",
         {
-            "csv": p.string("CSV text with a header row", min_length=1, max_length=MAX_CHARS),
+            "csv": p.string(min_length=1, max_length=MAX_CHARS),
             "confirm": p.boolean("True to create the rows"),
         },
         import_time_entries,
