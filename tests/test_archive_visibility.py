@@ -96,6 +96,8 @@ def test_every_face_takes_the_visibility_filter(tmp_path: Path) -> None:
         assert not any("secret" in p["content"] for p in upstream)
         users = anyio.run(api.call, "get_user_stats", {})
         assert sum(u["post_count"] for u in users) == 3
+        upstream_stats = anyio.run(api.call, "get_database_stats", {})
+        assert upstream_stats["total_posts"] == 3
         with pytest.raises(JsonRpcError) as refused:
             anyio.run(api.call, "search_posts_by_text", {"search_term": "zebra", "visibility": "secret"})
         assert refused.value.code == -32602 and "visibility must be" in str(refused.value)

@@ -314,7 +314,7 @@ class StoreQueries(abc.ABC):
 
     def date_range(self) -> tuple[str, str]:
         row = self.reader.execute(
-            "SELECT min(timestamp), max(timestamp) FROM posts WHERE timestamp != ''"
+            "SELECT min(timestamp), max(timestamp) FROM posts WHERE timestamp != '' AND visibility != 'direct'"
         ).fetchone()
         return (row[0] or "", row[1] or "")
 
