@@ -208,3 +208,15 @@ def test_a_closer_hit_is_never_less_of_a_match(
         assert measured.is_match(min(1.0, similarity + more), coverage, hubness)
         assert measured.is_match(similarity, min(1.0, coverage + more), hubness)
         assert measured.is_match(similarity, coverage, max(0.0, hubness - more))
+
+
+def test_the_shell_says_no_good_match_before_the_weak_hits(merged: Path, tmp_path: Path) -> None:
+    from tests.archive_faces.conftest import cli
+
+    lines = ["beef wellington recipe", "Korean chicken soup with ginseng", "/q"]
+    done = cli("shell", "--db", str(merged), input="\n".join(lines) + "\n",
+               env={"MCPKIT_ARCHIVE_STATE": str(tmp_path)})  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    weak, found = done.stdout.split("samgyetang", 1)[0], done.stdout.split("⚠️", 1)[-1]
+    assert "⚠️ No good match" in weak  # the recipe: said once, before its weak hits
+    assert done.stdout.count("⚠️") == 1 and "samgyetang" in found  # the soup: a match, no note

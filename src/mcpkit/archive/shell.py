@@ -30,7 +30,7 @@ from mcpkit.archive.filters import (
 )
 from mcpkit.archive.messages import Lang
 from mcpkit.archive.rpc.api_protocol import ArchiveAPIProtocol
-from mcpkit.archive.texts import collapse_blank_lines, post_author, post_head, post_marks
+from mcpkit.archive.texts import collapse_blank_lines, match_note, post_author, post_head, post_marks
 from mcpkit.errors import ValidationError
 from mcpkit.jsonrpc import error_fields
 
@@ -291,6 +291,9 @@ class Shell:
         if not s.results:
             self.write(m.NO_RESULTS(self.lang))
             return
+        note = match_note(s.results, self.lang).strip()  # no hit is a real match: say so first
+        if note:
+            self.write(note)
         self._show(0, s.shown)
         if s.shown < len(s.results):
             self.write(f"-- {s.shown}/{len(s.results)}: /next for more, /d N for details")
