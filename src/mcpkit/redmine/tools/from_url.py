@@ -48,12 +48,12 @@ _REDIRECTS = (301, 302, 303, 307, 308)
 
 @dataclass(frozen=True)
 class _Address:
-    """One hop: the address as given, its host, and the checked IP the request goes to."""
+    """One hop: the address as given, its host, and the checked IPs the request may go to."""
 
     url: str
     host: str
     port: int
-    ip: str
+    ips: tuple[str, ...]
 
 
 def _global(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
@@ -92,10 +92,10 @@ async def checked(url: str, private_hosts: Collection[str]) -> _Address:
             f"url: {host} is a private, loopback or link-local address, which uploads may not fetch "
             f"from; an operator can allow the host in {PRIVATE_HOSTS_SETTING}"
         )
-    return _Address(url, host, port, str(ips[0]))
+    return _Address(url, host, port, tuple(dict.fromkeys(str(ip) for ip in ips)))
 
 
-def _pinned_request(client: httpx2.AsyncClient, hop: _Address) -> httpx2.Request:
+def _pinned_request(client: httpx2.AsyncClient, hop: _Address, ip: str) -> httpx2.Request:
     """A GET sent to the checked IP, with the host's name in ``Host`` and in TLS (SNI and certificate)."""
     import httpx2
 
@@ -103,12 +103,25 @@ def _pinned_request(client: httpx2.AsyncClient, hop: _Address) -> httpx2.Request
     netloc = url.netloc.decode("ascii")
     request = client.build_request(
         "GET",
-        url.copy_with(host=hop.ip),
+        url.copy_with(host=ip),
         headers={"Host": netloc, "User-Agent": f"mcpkit-redmine/{__version__}", "Accept": "*/*"},
     )
     if url.scheme == "https":
         request.extensions["sni_hostname"] = hop.host
     return request
+
+
+async def _send(client: httpx2.AsyncClient, hop: _Address) -> httpx2.Response:
+    """The answer of the first checked address that takes the connection (``localhost`` may be
+    ``::1`` and ``127.0.0.1``, a server listening on one of them)."""
+    import httpx2
+
+    for ip in hop.ips[:-1]:
+        try:
+            return await client.send(_pinned_request(client, hop, ip), stream=True)
+        except httpx2.ConnectError:
+            continue
+    return await client.send(_pinned_request(client, hop, hop.ips[-1]), stream=True)
 
 
 def _name_from(url: str, disposition: str | None) -> str:
@@ -142,7 +155,7 @@ async def fetch(
             async with httpx2.AsyncClient(follow_redirects=False, trust_env=False, timeout=timeout) as client:
                 for _ in range(MAX_REDIRECTS + 1):
                     hop = await checked(current, allowed)
-                    response = await client.send(_pinned_request(client, hop), stream=True)
+                    response = await _send(client, hop)
                     try:
                         if response.status_code in _REDIRECTS and response.headers.get("location"):
                             current = urljoin(current, response.headers["location"])
