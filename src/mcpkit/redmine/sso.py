@@ -111,6 +111,7 @@ class SingleSignOn:
         is known to act as their own active Redmine user, else the refusal (403 for the person,
         503 for this server's own set-up, 502 when Redmine fails)."""
         token = token_of(headers) or ""
+        login = ""
         try:
             login = await self.login_for(self.identity(claims))
             context = self._context(login)
@@ -133,7 +134,7 @@ class SingleSignOn:
                     "the account is unknown or locked; ask a Redmine administrator.",
                 )
             return HttpRefusal(502, str(exc))
-        if str(user.get("login", "")) != login:
+        if str(user.get("login", "")).casefold() != login.casefold():  # Redmine finds logins in any case
             logger.error(
                 "REDMINE_ADMIN_API_KEY does not belong to a Redmine administrator: Redmine ignored "
                 "X-Redmine-Switch-User, so no token holder is served"

@@ -301,7 +301,7 @@ async def test_the_token_claim_may_be_the_login_or_the_mail(
     """Tokens signed with the provider's own key (checked against its published keys), carrying
     the claims an OpenID Connect provider such as Keycloak puts in its access tokens."""
     dev = place.developer
-    for claim, value in (("preferred_username", dev.login), ("email", dev.mail.upper())):
+    for claim, value in (("preferred_username", dev.login.upper()), ("email", dev.mail.upper())):
         with sso_server(
             redmine, served.auth.issuer, tmp_path / f"{claim}.log", admin_key=redmine.admin_key, claim=claim
         ) as url:
