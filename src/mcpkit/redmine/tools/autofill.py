@@ -17,6 +17,7 @@ definitions still gets Redmine's refusal with the hint of
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -27,6 +28,8 @@ from mcpkit.redmine.tools.custom_fields import field_definitions
 from mcpkit.redmine.tools.results import entity_of
 
 Kind = Literal["issue", "time_entry"]
+REMEMBER_SECONDS = 60.0
+"""How long the field definitions read for a create are used again, as the roles read for a write."""
 
 
 def _blank(value: Any) -> bool:
@@ -83,7 +86,21 @@ async def prefill(rc: RedmineContext, kind: Kind, fields: dict[str, Any]) -> fro
 
     Returns the ids the caller gave, for :func:`said`. Raises :class:`ValidationError`, with
     nothing sent, naming each required field that has no default."""
-    return await prefill_with(rc, kind, fields, await field_definitions(rc, kind))
+    return await prefill_with(rc, kind, fields, await definitions(rc, kind))
+
+
+async def definitions(rc: RedmineContext, kind: Kind) -> Mapping[int, dict[str, Any]] | None:
+    """The custom field definitions of ``kind`` as :func:`field_definitions` reads them,
+    remembered for :data:`REMEMBER_SECONDS` per key (``None`` too: a key that may not read them
+    does not ask again on every create)."""
+    cache = rc.client.reference_cache.setdefault("custom_field_definitions", {})
+    found = cache.get(kind)
+    if found is not None and time.monotonic() < found[0]:
+        known: Mapping[int, dict[str, Any]] | None = found[1]
+        return known
+    read = await field_definitions(rc, kind)
+    cache[kind] = (time.monotonic() + REMEMBER_SECONDS, read)
+    return read
 
 
 async def prefill_with(

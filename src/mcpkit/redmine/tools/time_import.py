@@ -26,7 +26,6 @@ from mcpkit.errors import McpkitError, ValidationError
 from mcpkit.redmine.tools import autofill
 from mcpkit.redmine.tools.args import num
 from mcpkit.redmine.tools.base import RedmineContext, redmine_tool
-from mcpkit.redmine.tools.custom_fields import field_definitions
 from mcpkit.redmine.tools.results import entity_of
 from mcpkit.redmine.tools.time_entries import CATEGORY, numbered, time_fields
 from mcpkit.redmine.xml import response
@@ -151,7 +150,7 @@ def _errors_line(bad: list[Row]) -> str:
 
 async def import_time_entries(args: dict[str, Any], rc: RedmineContext) -> mcp_types.CallToolResult:
     rows = parse_rows(str(args["csv"]))
-    known = await field_definitions(rc, "time_entry")
+    known = await autofill.definitions(rc, "time_entry")
     for row in rows:
         await _check(rc, row, known)
     bad = [r for r in rows if r.error]
