@@ -224,3 +224,19 @@ async def test_every_403_names_the_permission_the_action_needs(redmine: RedmineE
             assert permission in message, f"{tool}: {message}"
             assert "403" in message, f"{tool}: {message}"
     assert rest(redmine, "GET", f"issues/{other}.json")["issue"]["id"] == other, "nothing was deleted"
+
+
+async def test_updating_a_subtask_reports_the_change_it_made_to_its_parent(
+    redmine: RedmineEnv, crew: Crew
+) -> None:
+    child = rest(
+        redmine,
+        "POST",
+        "issues.json",
+        {"issue": {"project_id": crew.project_id, "subject": "Part", "parent_issue_id": crew.issue}},
+    )["issue"]["id"]
+    async with mcp_session(redmine, REDMINE_API_KEY=crew.developer_key) as s:
+        done = await s.ok("update_issue", {"id": child, "priority_id": "High", "due_date": "2030-04-30"})
+    message = done.findtext("message") or ""
+    assert f"parent issue {crew.issue}: priority Normal -> High" in message, message
+    assert "due_date nothing -> 2030-04-30" in message, message
