@@ -240,3 +240,19 @@ async def test_updating_a_subtask_reports_the_change_it_made_to_its_parent(
     message = done.findtext("message") or ""
     assert f"parent issue {crew.issue}: priority Normal -> High" in message, message
     assert "due_date nothing -> 2030-04-30" in message, message
+
+
+async def test_a_subtask_the_role_may_not_make_is_refused_before_anything_is_created(
+    redmine: RedmineEnv, crew: Crew
+) -> None:
+    # Redmine would create the issue and drop its parent: a Reporter lacks manage_subtasks.
+    async with mcp_session(redmine, REDMINE_API_KEY=crew.reporter_key) as s:
+        message = await s.error(
+            "create_issue", {"project": crew.ident, "subject": "Sub?", "parent_issue_id": crew.issue}
+        )
+    assert message.startswith("Nothing was sent") and "manage_subtasks (Manage subtasks)" in message, message
+    subjects = [
+        i["subject"]
+        for i in rest(redmine, "GET", f"issues.json?project_id={crew.project_id}&status_id=*")["issues"]
+    ]
+    assert subjects == ["Reported"]
