@@ -159,10 +159,14 @@ def _relation_records(draw: st.DrawFn) -> tuple[str, list[tuple[str, bool]], lis
 
 
 @settings(max_examples=40, deadline=None)
-@given(_relation_records())
+@given(_relation_records(), st.booleans())
 def test_any_relations_in_any_import_order_give_the_same_row(
-    case: tuple[str, list[tuple[str, bool]], list[tuple[str, bool]]],
+    case: tuple[str, list[tuple[str, bool]], list[tuple[str, bool]]], csv: bool
 ) -> None:
+    """``csv``: each Twilog row comes as a Twilog CSV import (the rows' own write path),
+    else as a post of any export."""
+    from mcpkit.archive.importers.twilog_csv import import_csv
+
     base, records, order = case
     content = "RT @bob: zebra words" if base == "repost" else "zebra words"
     rows = []
@@ -170,9 +174,14 @@ def test_any_relations_in_any_import_order_give_the_same_row(
         for number, sequence in enumerate((records, order, [*order, *records])):
             store = Store(Path(tmp) / f"{number}.db")
             try:
-                for kind, twilog in sequence:  # each record an import of its own
+                for step, (kind, twilog) in enumerate(sequence):  # each record an import of its own
+                    record = _record(kind, twilog, content)
+                    if twilog and csv:
+                        row = (str(_ID), _URL, record.timestamp, content, str(record.log_type))
+                        import_csv(write_csv(Path(tmp) / f"{number}-{step}.csv", [row]), store)
+                        continue
                     with store.transaction() as conn:
-                        store.upsert_posts(conn, [_record(kind, twilog, content)])
+                        store.upsert_posts(conn, [record])
                 rows.append(_row(store, _ID))
                 _, arrays = store.post_arrays()
                 relations = int(arrays.relations[0])
