@@ -62,7 +62,7 @@ LABELS = {
 
 
 @dataclass(frozen=True)
-class Rule:
+class PermissionRule:
     """Requests with ``method`` whose path matches ``path`` (and that carry ``param``) need one of ``needs``."""
 
     method: str
@@ -71,10 +71,10 @@ class Rule:
     param: str | None = None
 
 
-def _rules(*rows: tuple[str, str, tuple[str, ...], str | None]) -> tuple[Rule, ...]:
+def _rules(*rows: tuple[str, str, tuple[str, ...], str | None]) -> tuple[PermissionRule, ...]:
     """Rules from rows of (methods joined by ``|``, path pattern without ``.json``, needs, param)."""
     return tuple(
-        Rule(method, re.compile(rf"{path}\.json"), needs, param)
+        PermissionRule(method, re.compile(rf"{path}\.json"), needs, param)
         for methods, path, needs, param in rows
         for method in methods.split("|")
     )
