@@ -818,6 +818,34 @@ async def _default_server_answers() -> bool:
     return client is not None
 
 
+async def _call_once(url: str | None, db: Path | None, method: str, params: dict[str, Any]) -> Any:
+    api = await _connect_api(url, db)
+    try:
+        return await api.call(method, params)
+    finally:
+        await api.aclose()
+
+
+def _text_render(
+    url: str | None, db: Path | None, terms: str, params: dict[str, Any], lang: Lang
+) -> Callable[[Any], str]:
+    """The text answer; when no post holds every word, also whether some post comes close in
+    meaning (a hybrid search of the same words under the same filters, and its verdict)."""
+
+    def render(posts: Any) -> str:
+        shown = texts.format_text_results(terms, posts, lang)
+        if posts or params.get("source") != "content":
+            return shown
+        filters = {k: v for k, v in params.items() if k not in ("search_term", "limit", "source")}
+        try:
+            hits = _run(_call_once(url, db, "search_similar", texts.meaning_search(terms, filters)))
+        except Exception:  # no vectors yet, a model that cannot load: the words' answer stands
+            return shown
+        return shown + texts.meaning_note(hits, lang)
+
+    return render
+
+
 def _query(
     url: str | None,
     db: Path | None,
@@ -826,15 +854,8 @@ def _query(
     render: Callable[[Any], str],
     as_json: bool,
 ) -> None:
-    async def go() -> Any:
-        api = await _connect_api(url, db)
-        try:
-            return await api.call(method, params)
-        finally:
-            await api.aclose()
-
     try:
-        result = _run(go())
+        result = _run(_call_once(url, db, method, params))
     except typer.Exit:
         raise
     except Exception as exc:
@@ -982,7 +1003,7 @@ def text_cmd(
         db,
         "search_posts_by_text",
         params,
-        lambda r: texts.format_text_results(terms, r, chosen),
+        _text_render(url or server, db, terms, params, chosen),
         as_json,
     )
 

@@ -177,7 +177,7 @@ class ArchiveTools:
                 call[key] = args[key]
         posts = await self._call("search_posts_by_text", with_filters(args, call), m.TEXT_SEARCH_ACTION, ctx)
         if not posts:
-            return texts.format_text_results(term, [], self.lang)
+            return texts.format_text_results(term, [], self.lang) + await self._meaning_note(args, term)
         offset = _int(args.get("offset"), 0)
         return text_page(
             texts.text_items(posts, offset + 1, self.lang),
@@ -185,6 +185,17 @@ class ArchiveTools:
             header=texts.text_header(term, len(posts), self.lang),
             next_call="search_posts_by_text with the same arguments and offset={offset}",
         )
+
+    async def _meaning_note(self, args: Mapping[str, Any], term: str) -> str:
+        """No post holds every word: whether some comes close in meaning (the hybrid verdict
+        under the same filters; :func:`texts.meaning_note`)."""
+        if args.get("source") not in (None, "content") or _int(args.get("offset"), 0):
+            return ""
+        try:
+            hits = await self.api.call("search_similar", with_filters(args, texts.meaning_search(term, {})))
+        except Exception:  # no vectors yet, a model that cannot load: the words' answer stands
+            return ""
+        return texts.meaning_note(hits, self.lang)
 
     async def get_thread(self, args: dict[str, Any], ctx: ToolContext) -> CallToolResult:
         reference = self._required(args, "id", m.NO_POST_ID)
