@@ -208,6 +208,7 @@ PLANS: dict[tuple[str, str], Plan] = {
     ("docs/gateway.md", "$ export GATEWAY_TOKEN"): Plan(ports=(HTTP_PORT,), needs=("third-party",)),
     ("docs/redmine.md", "pip install"): Plan(ports=(HTTP_PORT,), subst=REDMINE, needs=("redmine",)),
     ("docs/redmine.md", "Updated issue 9"): Plan(kind="output", reason="what a tool answers"),
+    ("docs/redmine.md", "Nothing was sent"): Plan(kind="output", reason="what a tool answers"),
     # What delete_issue answers without confirm, asked of the real Redmine for one of its issues:
     # the page's elements and attributes must be the tool's.
     ("docs/redmine.md", "<response><status>preview"): Plan(
