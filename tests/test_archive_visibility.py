@@ -232,3 +232,14 @@ def test_the_shell_asks_for_direct_posts_by_name(tmp_path: Path) -> None:
         assert lines[-1].startswith("usage: visibility must be public, unlisted, followers, direct or all")
     finally:
         api.close()
+
+
+def test_the_text_answers_mark_who_a_post_was_addressed_to(tmp_path: Path) -> None:
+    db = _archive(tmp_path)
+    done = cli("text", "zebra", "--visibility", "all", "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    marked = [line for line in done.stdout.splitlines() if "@" in line and "(" in line]
+    assert sum("[followers only]" in line for line in marked) == 1
+    assert sum("[unlisted]" in line for line in marked) == 1
+    assert sum("[direct]" in line for line in marked) == 2
+    assert sum("[" in line for line in marked) == 4  # a public post says nothing more

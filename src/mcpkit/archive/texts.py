@@ -46,11 +46,18 @@ def search_header(query: str, count: int, lang: Lang = "en") -> str:
     return m.SEARCH_HEADER(lang, count=count, query=query)
 
 
+_AUDIENCES = {"unlisted": "unlisted", "followers": "followers only", "direct": "direct"}
+"""How a head line marks a post not addressed to the public (a public post says nothing)."""
+
+
 def post_marks(post: Mapping[str, Any]) -> str:
     """What an mcpkit post adds to its head line: its kind when not a plain post
-    (`` [reply]``, `` [like]``...); nothing for upstream's posts, which have no kind."""
+    (`` [reply]``, `` [like]``...), and who it was addressed to when not the public
+    (`` [followers only]``, `` [direct]``); nothing for upstream's posts, which have neither."""
     kind = post.get("kind")
-    return f" [{kind}]" if isinstance(kind, str) and kind and kind != "post" else ""
+    marks = f" [{kind}]" if isinstance(kind, str) and kind and kind != "post" else ""
+    audience = _AUDIENCES.get(str(post.get("visibility") or ""))
+    return marks + (f" [{audience}]" if audience else "")
 
 
 def post_author(post: Mapping[str, Any], lang: Lang = "en") -> str:
