@@ -75,7 +75,7 @@ class ServerOptions:
     """Whether the lists may differ by who asks (a list chosen per user or per key): then they
     are ``private`` (cached per authorization context), not ``public``. Also true whenever
     ``http.authorize`` checks each request's own credentials, since such a server tells its
-    callers apart. A filter from the environment (categories, read-only) is the same for every
+    callers apart. A filter from the environment (categories, allow-list, read-only) is the same for every
     caller of the endpoint and keeps the lists ``public``."""
 
     def list_hints(self, changing: Collection[str] = ()) -> dict[str, tuple[int, str]]:
