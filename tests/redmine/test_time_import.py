@@ -66,5 +66,5 @@ def test_header_and_size_are_checked() -> None:
 
 @pytest.mark.parametrize("text", ["\ufeff", "\ufeff \n", "\n\nissue,hours\n1,2\n", ",,\n1,2\n"])
 def test_no_header_is_refused(text: str) -> None:
-    with pytest.raises(ValidationError, match="empty|header"):
+    with pytest.raises(ValidationError, match=r"empty|header"):
         parse_rows(text)
