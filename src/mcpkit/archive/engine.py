@@ -21,6 +21,7 @@ import base64
 import functools
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +54,8 @@ from mcpkit.archive.vectors import (
 from mcpkit.errors import ValidationError
 
 HYBRID_MODES = ("average", "maximum", "minimum")
+QUERY_VECTORS = 64
+"""Query vectors an engine keeps (see :meth:`Engine._query_vector`)."""
 
 
 _DIRECT = VISIBILITIES.index("direct")
@@ -246,6 +249,7 @@ class Engine:
         self._explicit = embedder
         self._factory = embedder_factory
         self._embedders: dict[str, Embedder] = {}
+        self._query_vectors: OrderedDict[tuple[str, str], FloatArray] = OrderedDict()
         self._spaces: dict[str, tuple[float, VectorSpace]] = {}
         self._columns: dict[str, _Columns] = {}
         self._columns_lock = threading.Lock()
@@ -331,8 +335,21 @@ class Engine:
             return embedder
 
     def _query_vector(self, space: VectorSpace, text: str) -> FloatArray:
-        vector = self.embedder_for(space.model).embed_query(text)
-        return np.asarray(vector, dtype=np.float32).reshape(-1)
+        """The query embedded by ``space``'s model; the last :data:`QUERY_VECTORS` are kept (a
+        search by meaning embeds its query again for its verdict, in the content space)."""
+        key = (space.model, text)
+        with self._lock:
+            kept = self._query_vectors.get(key)
+            if kept is not None:
+                self._query_vectors.move_to_end(key)
+                return kept
+        vector = np.array(self.embedder_for(space.model).embed_query(text), dtype=np.float32).reshape(-1)
+        vector.setflags(write=False)  # shared by the searches that ask again
+        with self._lock:
+            self._query_vectors[key] = vector
+            while len(self._query_vectors) > QUERY_VECTORS:
+                self._query_vectors.popitem(last=False)
+        return vector
 
     def _columns_for(self, name: str, space: VectorSpace, *, wait: bool = True) -> _Columns | None:
         """The filter columns of ``space``'s rows as of the posts now stored.
