@@ -216,7 +216,7 @@ SMALL_ENTRY = st.tuples(
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(SMALL_ENTRY, max_size=12), st.lists(SMALL_ENTRY, max_size=25))
+@given(st.lists(SMALL_ENTRY, max_size=12), st.lists(SMALL_ENTRY, min_size=1, max_size=25))
 def test_batched_import_counts_as_if_the_whole_file_were_deduplicated_first(before, entries) -> None:
     """Repeats across batches, against a store that already holds some of the posts. A post
     keeps the row with the larger log_type and the relations of every row (post, like,
@@ -248,7 +248,8 @@ def test_batched_import_counts_as_if_the_whole_file_were_deduplicated_first(befo
     with pytest.MonkeyPatch.context() as patch, tempfile.TemporaryDirectory() as tmp:
         _tiny(patch)
         store = Store(Path(tmp) / "a.db")
-        import_csv(write_csv(Path(tmp) / "0.csv", _rows(before)), store)
+        if before:  # an export without records is refused (tests/test_import_limits.py)
+            import_csv(write_csv(Path(tmp) / "0.csv", _rows(before)), store)
         summary = import_csv(write_csv(Path(tmp) / "1.csv", _rows(entries)), store)
         assert (summary.new, summary.updated, summary.unchanged) == (
             want_new,

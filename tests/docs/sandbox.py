@@ -26,7 +26,18 @@ from pathlib import Path
 
 from tests.support.env import REPO, THIRD_PARTY
 
-LINKED = (".venv", ".third-party", ".redmine", "bench", "examples", "scripts", "src", "tests", "docs", "packaging")
+LINKED = (
+    ".venv",
+    ".third-party",
+    ".redmine",
+    "bench",
+    "examples",
+    "scripts",
+    "src",
+    "tests",
+    "docs",
+    "packaging",
+)
 LINKED_FILES = ("Makefile", "pyproject.toml", "README.md", "LICENSE")
 PROBE = REPO / "tests" / "docs" / "probe.py"
 RUN_PYTHON = REPO / "tests" / "docs" / "run_python.py"

@@ -189,9 +189,21 @@ that refuses them (zip and gzip are read, not refused, so they are not here)."""
 def looks_binary(sample: bytes) -> bool:
     """Whether the first bytes of a file are binary data rather than text in any encoding: a
     NUL, or more than one byte in a hundred a text file never holds (random bytes hold about
-    eleven)."""
+    eleven) in bytes that are not UTF-8. A short UTF-8 export whose one post holds a control
+    character is still text (random bytes are UTF-8 almost never)."""
+    if b"\x00" in sample:
+        return True
     controls = len(sample) - len(sample.translate(None, _CONTROL))
-    return b"\x00" in sample or controls * 100 > len(sample)
+    return controls * 100 > len(sample) and not _utf8(sample)
+
+
+def _utf8(sample: bytes) -> bool:
+    """Whether ``sample`` is UTF-8, allowing a character cut at its end (a sample is a prefix)."""
+    try:
+        sample.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.reason == "unexpected end of data"
+    return True
 
 
 def magic_kind(head: bytes) -> str | None:

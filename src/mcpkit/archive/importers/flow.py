@@ -8,8 +8,9 @@ its records into the store:
   this export; the rerun then imports it whole, and re-importing what is stored changes
   nothing. That is what makes an interrupted import resumable with nothing lost or
   duplicated, without any bookkeeping of how far it got.
-* **Two threads, bounded memory.** A reader thread pulls records, folds repeats of one post
-  within a batch together (:func:`~mcpkit.archive.store.merge_posts`) and turns each batch into
+* **Two threads, bounded memory.** A reader thread pulls records into batches of distinct
+  posts (a post met again is merged by the writer with what it holds, one record after another:
+  :func:`~mcpkit.archive.store.merge_posts`) and turns each batch into
   sorted rows (:class:`~mcpkit.archive.store.BatchBuilder`); the calling thread writes them
   (Python's sqlite3 releases the GIL while a statement runs, so both make progress). At most
   :data:`QUEUE` batches wait between the two. Beyond the batches, only the ids of the
@@ -53,8 +54,6 @@ from mcpkit.archive.store import (
     Store,
     TwilogRow,
     joined_rows,
-    merge_posts,
-    normalized,
 )
 
 __all__ = ["BATCH", "QUEUE", "ExportResult", "FlowFinishing", "FlowProgress", "import_export"]
@@ -180,7 +179,7 @@ def _import(
         result = ExportResult(path, reader.format, account, ReadSummary())
         seen: set[int] = set()
         with produced(
-            lambda: _batches(reader, builder, account, seen, batch_size),
+            lambda: _batches(reader, builder, seen, batch_size),
             name=f"{reader.format}-reader",
             ahead=QUEUE,
         ) as batches:
@@ -225,21 +224,20 @@ class _Batch:
 
 
 def _batches(
-    reader: ExportReader, builder: BatchBuilder, account: str, seen: set[int], batch_size: int
+    reader: ExportReader, builder: BatchBuilder, seen: set[int], batch_size: int
 ) -> Iterator[_Batch]:
-    """Batches of distinct posts; a post the batch holds twice is merged into one, a post an
-    earlier batch held is sent again as a repeat (the writer merges it with what it wrote).
-    Twilog rows are batched as rows: between two rows of one post the larger log_type wins,
-    the first on a tie, and the relations of both are kept, as :func:`merge_posts` decides
-    between Twilog rows."""
+    """Batches of distinct posts; a post an earlier batch held is sent again as a repeat (the
+    writer merges it with what it wrote). Twilog rows are batched as rows: two rows of one post
+    in a batch are folded into one (the larger log_type wins, the first on a tie, the relations
+    of both are kept, as :func:`merge_posts` decides between Twilog rows: the same whatever
+    else the archive holds). Any other post met twice in a batch ends the batch, and comes again
+    as a repeat: merging texts depends on what the archive already holds (a cut text gives way
+    to the whole one, otherwise the first stays), so the records are merged one after another
+    with the stored post, as the docs promise, never among themselves first."""
     if isinstance(reader, RowReader):
         rows: Iterable[TwilogRow | JoinedRow] = reader.rows()
         return _grouped(rows, _row_id, joined_rows, builder.twilog_batch, seen, batch_size)
-
-    def merged(previous: Post, post: Post) -> Post:
-        return merge_posts(normalized(previous, account), normalized(post, account))
-
-    return _grouped(reader.records(), _post_id, merged, builder.batch, seen, batch_size)
+    return _grouped(reader.records(), _post_id, None, builder.batch, seen, batch_size)
 
 
 _row_id: Callable[[TwilogRow | JoinedRow], int] = operator.itemgetter(0)
@@ -249,13 +247,14 @@ _post_id: Callable[[Post], int] = operator.attrgetter("post_id")
 def _grouped(
     items: Iterable[T],
     key: Callable[[T], int],
-    merge: Callable[[T, T], T],
+    fold: Callable[[T, T], T] | None,
     build: Callable[[Iterable[T]], PostBatch],
     seen: set[int],
     batch_size: int,
 ) -> Generator[_Batch, None, None]:
     """``items`` in batches of distinct keys (see :func:`_batches`); the first batches are
-    small so that the writer starts early."""
+    small so that the writer starts early. A key met twice in a batch is folded by ``fold``,
+    or, without one, ends the batch and starts the next as a repeat."""
     size = min(_FIRST_BATCH, batch_size)
     pending: dict[int, T] = {}
     repeats: list[int] = []
@@ -265,8 +264,11 @@ def _grouped(
         post_id = key(item)
         previous = pending.get(post_id)
         if previous is not None:
-            pending[post_id] = merge(previous, item)
-            continue
+            if fold is not None:
+                pending[post_id] = fold(previous, item)
+                continue
+            yield _Batch(build(pending.values()), repeats, count - 1)
+            pending, repeats, count = {}, [], 1
         if post_id in seen:
             repeats.append(post_id)
         else:
