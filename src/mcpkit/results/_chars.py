@@ -14,19 +14,27 @@ Two different hazards, two functions:
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
 # XML 1.0 (5th ed.) production [2] Char, negated: everything a document may not contain.
-_NOT_XML_CHAR = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_NOT_XML_CHAR = "[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
+_SURROGATE = "[\ud800-\udfff]"
+
+
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    """``pattern`` compiled on first use: these character classes took a few ms of every start-up."""
+    return re.compile(pattern)
+
 
 REPLACEMENT = "\ufffd"
 
 
 def clean_xml_chars(text: str) -> str:
     """``text`` without the characters XML 1.0 does not allow (escaped or not)."""
-    return _NOT_XML_CHAR.sub("", text)
+    return _compiled(_NOT_XML_CHAR).sub("", text)
 
 
 def scrub_surrogates(text: str) -> str:
@@ -35,7 +43,7 @@ def scrub_surrogates(text: str) -> str:
     A well-formed Python ``str`` never holds a valid surrogate *pair* (astral characters are
     single code points), so every surrogate code point found here is a lone one.
     """
-    return _SURROGATE.sub(REPLACEMENT, text)
+    return _compiled(_SURROGATE).sub(REPLACEMENT, text)
 
 
 def scrub_surrogates_in(value: Any) -> Any:
@@ -47,7 +55,8 @@ def scrub_surrogates_in(value: Any) -> Any:
     scrubs it rather than losing it.
     """
     if isinstance(value, str):
-        return _SURROGATE.sub(REPLACEMENT, value) if _SURROGATE.search(value) else value
+        surrogate = _compiled(_SURROGATE)
+        return surrogate.sub(REPLACEMENT, value) if surrogate.search(value) else value
     if isinstance(value, list):
         items = [scrub_surrogates_in(item) for item in value]
         return items if any(a is not b for a, b in zip(items, value, strict=True)) else value

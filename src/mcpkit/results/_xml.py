@@ -40,7 +40,13 @@ _NAME_START = (
     "A-Z_a-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u02ff\u0370-\u037d\u037f-\u1fff\u200c-\u200d"
     "\u2070-\u218f\u2c00-\u2fef\u3001-\ud7ff\uf900-\ufdcf\ufdf0-\ufffd\U00010000-\U000effff"
 )
-_NCNAME = re.compile(f"[{_NAME_START}][{_NAME_START}\\-.0-9\u00b7\u0300-\u036f\u203f-\u2040]*")
+
+
+@functools.cache
+def _ncname() -> re.Pattern[str]:
+    """An XML name without a colon, compiled on first use (a few ms of every start-up before)."""
+    return re.compile(f"[{_NAME_START}][{_NAME_START}\\-.0-9\u00b7\u0300-\u036f\u203f-\u2040]*")
+
 
 _TEXT_ESCAPES = str.maketrans(
     {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;", "\r": "&#13;"}
@@ -87,7 +93,7 @@ def _expat_accepts(document: str) -> bool:
 
 def check_name(name: str, what: str = "tag") -> str:
     """``name`` if it is a usable element or attribute name, else ``ValueError`` saying why."""
-    if not isinstance(name, str) or not _NCNAME.fullmatch(name):
+    if not isinstance(name, str) or not _ncname().fullmatch(name):
         raise ValueError(f"invalid XML {what} name {name!r}: use letters, digits, '_', '-', '.'")
     if what == "attribute" and name == "xmlns":
         raise ValueError("invalid XML attribute name 'xmlns': namespaces are not supported")
