@@ -26,6 +26,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from mcpkit.archive.errors import ImportFormatError
+from mcpkit.archive.importers.export_file import ReadLimits, open_zip_member
 from mcpkit.archive.posts import (
     AUTHORED_KINDS,
     KIND_BITS,
@@ -503,7 +505,12 @@ def read_member(file: Path, member: str, max_bytes: int) -> bytes | None:
                     info = archive.getinfo(member)
                 except KeyError:
                     return None
-                return None if info.file_size > max_bytes else archive.read(info)
+            if info.file_size > max_bytes:
+                return None
+            # Decompressed a read at a time, stopped where it outgrows what its header declares
+            # (zipfile's own read expands a bzip2 or lzma chunk whole: a 3 KB picture, 3 GB).
+            with open_zip_member(file, info, ReadLimits(max_bytes=max_bytes)) as stream:
+                return stream.read(max_bytes + 1)
         with tarfile.open(file, "r:*") as packed:
             for entry in packed:
                 if entry.isfile() and _tar_name(entry.name) == member:
@@ -511,7 +518,7 @@ def read_member(file: Path, member: str, max_bytes: int) -> bytes | None:
                         return None
                     handle = packed.extractfile(entry)
                     return None if handle is None else handle.read(max_bytes)
-    except (OSError, EOFError, zlib.error, zipfile.BadZipFile, tarfile.TarError):
+    except (OSError, EOFError, zlib.error, zipfile.BadZipFile, tarfile.TarError, ImportFormatError):
         return None
     return None
 
