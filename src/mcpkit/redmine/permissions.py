@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcpkit.redmine.api import RedmineClient, RedmineError
-from mcpkit.redmine.rights import named
 
 PERMISSION_SECONDS = 60.0
 
@@ -129,6 +128,8 @@ async def require(client: RedmineClient, project_id: object, needs: Sequence[Nee
     if allowed is None:
         return
     known = await _membership(client)
+    from mcpkit.redmine.rights import named  # its table loads when a refusal is worded, not at start-up
+
     for need in needs:
         if allowed.isdisjoint(need.permissions):
             where = f"project {project_id}"

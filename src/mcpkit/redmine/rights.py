@@ -13,6 +13,7 @@ administrator may do.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -66,15 +67,25 @@ class PermissionRule:
     """Requests with ``method`` whose path matches ``path`` (and that carry ``param``) need one of ``needs``."""
 
     method: str
-    path: re.Pattern[str]
+    path: str  # a regular expression for the whole path, compiled on first use (not at start-up)
     needs: tuple[str, ...]
     param: str | None = None
+
+    def matches(self, method: str, path: str, params: Mapping[str, str]) -> bool:
+        if self.method != method or (self.param is not None and self.param not in params):
+            return False
+        return _compiled(self.path).fullmatch(path) is not None
+
+
+@functools.cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
 
 
 def _rules(*rows: tuple[str, str, tuple[str, ...], str | None]) -> tuple[PermissionRule, ...]:
     """Rules from rows of (methods joined by ``|``, path pattern without ``.json``, needs, param)."""
     return tuple(
-        PermissionRule(method, re.compile(rf"{path}\.json"), needs, param)
+        PermissionRule(method, rf"{path}\.json", needs, param)
         for methods, path, needs, param in rows
         for method in methods.split("|")
     )
@@ -137,14 +148,8 @@ def named(permissions: Sequence[str]) -> str:
 
 def needed(method: str, path: str, params: Mapping[str, str] | None = None) -> tuple[str, ...] | None:
     """The permissions any one of which allows ``method path`` (relative to Redmine's root), if known."""
-    path = path.strip("/")
-    for rule in RULES:
-        if rule.method != method.upper() or not rule.path.fullmatch(path):
-            continue
-        if rule.param is not None and rule.param not in (params or {}):
-            continue
-        return rule.needs
-    return None
+    path, method, params = path.strip("/"), method.upper(), params or {}
+    return next((rule.needs for rule in RULES if rule.matches(method, path, params)), None)
 
 
 def refusal(method: str, path: str, params: Mapping[str, str] | None = None) -> str:
