@@ -24,7 +24,7 @@ from mcpkit.archive.importers.export_file import looks_binary, magic_kind
 
 __all__ = ["EXPECTED", "FORMATS", "Format", "describe", "detect", "open_reader"]
 
-EXPECTED = "expected a Twilog CSV, an X archive (zip or folder), a Mastodon archive (tar.gz or folder) or a Bluesky CAR"
+EXPECTED = "expected a Twilog CSV, an X archive (zip or folder), a Mastodon archive (tar.gz, tar.bz2, tar.xz, zip or folder) or a Bluesky CAR"
 
 
 @dataclass(frozen=True, slots=True)
