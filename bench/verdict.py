@@ -2,6 +2,7 @@
 
     python bench/verdict.py                  # the figures (about 2 min on 2 cores: builds and embeds)
     python bench/verdict.py --work DIR       # build the archives in DIR once and reuse them
+    python bench/verdict.py --cost           # also: what the verdict adds to a search's time
     python bench/verdict.py --fit            # refit the model's thresholds (every set together),
                                              # print leave-one-set-out figures, write them to
                                              # src/mcpkit/archive/data/calibration.json
@@ -329,12 +330,46 @@ def leave_one_out(results: dict[str, list[Outcome]], model: str) -> None:
         table({name: results[name]}, lambda o, m, c=fitted: verdict(o, m, c), f"  {name} with that fit")
 
 
+def cost(db: Path, rounds: int = 3) -> None:
+    """What the verdict adds to a search by meaning: the same searches with and without it,
+    interleaved, each query fresh (the engine's kept query vectors cleared first)."""
+    from mcpkit.archive.engine import Engine
+
+    api = ArchiveAPI.open(db, exact=True)
+    judge = Engine._judge_ranked
+    times: dict[bool, list[float]] = {True: [], False: []}
+
+    def once(query: str, verdict: bool) -> None:
+        api.engine._query_vectors.clear()
+        Engine._judge_ranked = judge if verdict else (lambda self, parsed, found: None)  # type: ignore[method-assign]
+        started = time.perf_counter()
+        anyio.run(
+            api.call, "search_similar", {"query": query, "settings": {"top_k": TOP}, **request_filters()}
+        )
+        times[verdict].append((time.perf_counter() - started) * 1000)
+
+    try:
+        for _ in range(rounds):
+            for q in QUESTIONS:
+                once(q.query, True)
+                once(q.query, False)
+    finally:
+        Engine._judge_ranked = judge  # type: ignore[method-assign]
+        api.close()
+    with_it, without = (float(np.median(times[v])) for v in (True, False))
+    print(
+        f"\ncost: meaning search, top {TOP}, {len(times[True])} searches each way: median {with_it:.1f} ms "
+        f"with the verdict, {without:.1f} ms without"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--work", type=Path, help="build the archives here once and reuse them")
     parser.add_argument("--fit", action="store_true", help="refit and write the calibration file")
+    parser.add_argument("--cost", action="store_true", help="also time searches with and without the verdict")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
@@ -345,6 +380,8 @@ def main() -> None:
         )
         table(results, before, "before: one cosine cut (0.39), hybrid only")
         table(results, verdict, "now: the API's verdict")
+        if args.cost:
+            cost(sets["real-merged"][0])
         if args.fit:
             model = ArchiveAPI.open(sets["synthetic"][0], exact=True).engine.require_space("content").model
             leave_one_out(results, model)
