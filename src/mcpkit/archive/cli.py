@@ -249,7 +249,7 @@ def import_cmd(
         list[Path],
         typer.Argument(
             help="Exports: Twilog CSV (.csv, .csv.gz, .zip), X archive (zip or folder), "
-            "Mastodon archive (tar.gz or folder), Bluesky repository (.car).",
+            "Mastodon archive (tar.gz, tar.bz2, tar.xz, zip or folder), Bluesky repository (.car).",
             show_default=False,
         ),
     ],
@@ -1147,9 +1147,8 @@ def mcp_cmd(
         fail("--embed-tool needs --db: embedding runs in-process", 2)
     api: ArchiveAPIProtocol
     if db is None and url is None and env_value(ENV_URL) is None and not _run(_default_server_answers()):
-        db = _db_path(
-            None
-        )  # no server named or running: the default archive, as a client's one-line config expects
+        # No server named or running: the default archive, as a client's one-line config expects.
+        db = _db_path(None)
     if db is not None:
         limits = InputLimits(max_text_chars=max_text_chars)
         if not db.exists() and not create:

@@ -27,6 +27,7 @@ import anyio
 from mcpkit import __version__
 from mcpkit.archive import messages as m
 from mcpkit.archive import texts
+from mcpkit.archive.errors import ArchiveError
 from mcpkit.archive.filters import FILTER_KEYS, FILTER_PARAMS, request_filters
 from mcpkit.archive.messages import Lang
 from mcpkit.archive.rpc.api_protocol import ArchiveAPIProtocol
@@ -62,6 +63,8 @@ def describe_failure(exc: BaseException, lang: Lang = "en") -> str:
         return m.CONNECTION_CLOSED(lang)
     if isinstance(exc, ConnectError):
         return m.SERVER_DOWN(lang)
+    if isinstance(exc, ArchiveError):  # said for a person already (no archive yet, a damaged one)
+        return str(exc)
     fields = error_fields(exc)
     if fields is not None:
         return m.SERVER_ERROR(lang, detail=fields[1])
