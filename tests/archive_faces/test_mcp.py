@@ -103,12 +103,12 @@ async def _check_all_tools(session: ClientSession) -> None:
     )
     text, err = await call_text(session, "get_user_stats", {"limit": 2})
     # the MCP face counts what the accounts wrote (posts, replies, quotes), not likes or bookmarks
-    assert not err and text.startswith("👥 ユーザー別投稿統計 (上位2人)\n\n1. bob_codes: 71投稿")
+    assert not err and text.startswith("👥 ユーザー別投稿統計 (上位2人)\n\n1. bob_codes: 89投稿")
     text, err = await call_text(session, "get_database_stats", {})
     assert text == (
-        "📊 データベース統計\n\n総投稿数: 265件\n総ユーザー数: 4人\n"
-        "データ期間: 2024-01-03 01:11:00 ～ 2024-10-16 03:18:00\n"
-        "種類別: post 265\nプラットフォーム別: x 265\nアカウント別: (不明) 265\n"
+        "📊 データベース統計\n\n総投稿数: 330件\n総ユーザー数: 4人\n"
+        "データ期間: 2024-01-02 14:48:00 ～ 2024-10-16 03:18:00\n"
+        "種類別: post 330, like 36, bookmark 37\nプラットフォーム別: x 330\nアカウント別: (不明) 330\n"
     )
     # a filter no post passes: the answer says there is no date range, not " ～ "
     text, err = await call_text(session, "get_database_stats", {"kind": "all", "account": "@nobody"})
@@ -164,12 +164,12 @@ async def test_server_down_and_reconnect(sample_db: Path) -> None:
             assert await call_text(session, name, args) == (message, True), name
         async with real_server(sample_db, port):
             text, err = await call_text(session, "get_database_stats", {})
-            assert not err and "総投稿数: 265件" in text
+            assert not err and "総投稿数: 330件" in text
         # the server went away and comes back: the same MCP process reconnects by itself
         assert (await call_text(session, "get_database_stats", {}))[1] is True
         async with real_server(sample_db, port):
             text, err = await call_text(session, "get_database_stats", {})
-            assert not err and "総投稿数: 265件" in text
+            assert not err and "総投稿数: 330件" in text
 
 
 async def test_get_status_takes_a_websocket_url(sample_db: Path) -> None:
