@@ -20,6 +20,7 @@ pytestmark = pytest.mark.anyio
 @dataclass(frozen=True)
 class Place:
     ident: str
+    first: str  # the two members' first name, this test's own (parallel tests make Danas too)
     dana: dict
     dana_key: str
     other: dict
@@ -36,7 +37,8 @@ def place(redmine: RedmineEnv) -> Iterator[Place]:
     ident = f"names-{uuid.uuid4().hex[:10]}"
     rest(redmine, "POST", "projects.json", {"project": {"name": f"Names {ident}", "identifier": ident}})
     last = uuid.uuid4().hex[:6].capitalize()
-    dana, other = make_user(redmine, "Dana", f"Dev{last}"), make_user(redmine, "Dana", f"Ops{last}")
+    first = f"Dana{uuid.uuid4().hex[:6]}"
+    dana, other = make_user(redmine, first, f"Dev{last}"), make_user(redmine, first, f"Ops{last}")
     for user in (dana, other):
         rest(
             redmine,
@@ -45,7 +47,7 @@ def place(redmine: RedmineEnv) -> Iterator[Place]:
             {"membership": {"user_id": user["id"], "role_ids": [4]}},  # Developer
         )
     try:
-        yield Place(ident, dana, str(dana["api_key"]), other)
+        yield Place(ident, first, dana, str(dana["api_key"]), other)
     finally:
         rest(redmine, "DELETE", f"projects/{ident}.json")
         for user in (dana, other):
@@ -53,7 +55,7 @@ def place(redmine: RedmineEnv) -> Iterator[Place]:
 
 
 async def test_names_where_numbers_are_asked(redmine: RedmineEnv, place: Place) -> None:
-    dana = f"Dana {place.dana['lastname']}"
+    dana = f"{place.first} {place.dana['lastname']}"
     async with mcp_session(redmine) as s:
         made = await s.ok(
             "create_issue",
@@ -90,7 +92,7 @@ async def test_names_where_numbers_are_asked(redmine: RedmineEnv, place: Place) 
 
         unknown = await s.error("create_issue", {"project": place.ident, "subject": "x", "tracker_id": "Bgu"})
         assert "no tracker is named 'Bgu'" in unknown and "1 Bug, 2 Feature, 3 Support" in unknown
-        ambiguous = await s.error("list_issues", {"project": place.ident, "assigned_to": "dana"})
+        ambiguous = await s.error("list_issues", {"project": place.ident, "assigned_to": place.first.lower()})
         assert "names 2 users" in ambiguous
         assert f"{place.dana['id']} {dana}" in ambiguous and str(place.other["id"]) in ambiguous
 
@@ -107,7 +109,7 @@ async def test_names_where_numbers_are_asked(redmine: RedmineEnv, place: Place) 
 
     # A member may not list users: the name is found among the project's members.
     async with mcp_session(redmine, REDMINE_API_KEY=place.dana_key) as s:
-        other = f"Dana {place.other['lastname']}"
+        other = f"{place.first} {place.other['lastname']}"
         made = await s.ok(
             "create_issue", {"project": place.ident, "subject": "Mine", "assigned_to": other.lower()}
         )
@@ -137,8 +139,10 @@ async def test_a_member_finds_users_by_login_first_last_full_name_and_mail(
         for written in (other["login"], other["lastname"], other["mail"].upper(), full, full.lower()):
             made = await s.ok("create_issue", {"project": ident, "subject": "By", "assigned_to": written})
             assert made.findtext("issue/assigned_to") == full, written
-        # The first name, Dana, is shared by both members: one line naming both, nothing created.
-        both = await s.error("create_issue", {"project": ident, "subject": "x", "assigned_to": "dana"})
+        # The first name is shared by both members: one line naming both, nothing created.
+        both = await s.error(
+            "create_issue", {"project": ident, "subject": "x", "assigned_to": place.first.lower()}
+        )
         assert "names 2 users" in both and str(other["id"]) in both and str(place.dana["id"]) in both
         # The key's own login and mail, and names outside any project: the members of the key's projects.
         for written in (place.dana["login"], place.dana["mail"], other["login"], other["lastname"]):
