@@ -11,21 +11,27 @@ from pathlib import Path
 import pytest
 
 from tests.export_fixtures.bombs import compressed_member, repeated, write_raw_zip
+from tests.support.env import REPO
 
-BOUND_KB = 300 * 1024  # peak resident memory of the child, in KiB (ru_maxrss)
+BOUND_KB = 300 * 1024  # peak resident memory of the child, in KiB (its own VmHWM: tests/support/peak.py)
 CHILD = """
-import resource, sys
+import sys
 from pathlib import Path
 from mcpkit.archive.web.queries import read_member
+from tests.support.peak import vmhwm_kb
 got = read_member(Path(sys.argv[1]), sys.argv[2], 20 * 1024 * 1024)
-print("none" if got is None else len(got), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+print("none" if got is None else len(got), vmhwm_kb())
 """
 
 
 def _read_in_child(zip_path: Path, member: str) -> tuple[str, int]:
     """What the web app's reader returns, and the child's peak resident memory in KiB."""
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(zip_path), member], capture_output=True, text=True, timeout=600
+        [sys.executable, "-c", CHILD, str(zip_path), member],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=REPO,  # `tests` importable
     )
     assert done.returncode == 0, done.stderr
     answer, peak = done.stdout.split()

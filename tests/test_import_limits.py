@@ -3,7 +3,7 @@
 * Zip bombs: a member of a few KB that expands to hundreds of MB, compressed with each codec a
   zip may use (bzip2 and lzma decompress a whole read of compressed bytes at once inside
   ``zipfile``), in a Twilog zip, an X archive and a Mastodon zip. The child's peak memory is
-  measured (``wait4``) against a bound; a bomb whose headers lie about its size is refused too.
+  measured (its own ``VmHWM``, tests/support/peak.py) against a bound; a bomb whose headers lie about its size is refused too.
 * Tar bombs: a Mastodon archive as tar.gz, tar.bz2 and tar.xz whose media member expands
   beyond ``--max-bytes``.
 * Lines of any characters: 3.5 GiB of blank lines in a .csv.gz (written as one repeated gzip
@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import resource
 import sqlite3
 import subprocess
 import sys
@@ -34,6 +33,7 @@ from mcpkit.archive.importers.detect import EXPECTED, describe, detect
 from mcpkit.archive.importers.export_file import ReadLimits
 from tests.export_fixtures import mastodon as m
 from tests.export_fixtures.bombs import compressed_member, gzip_repeated, repeated, tar_with, write_raw_zip
+from tests.support.peak import ENV_CPU_SECONDS, ENV_PEAK_FILE, module_command, read_peak_kb
 
 BOMB = 384 << 20
 """What a bomb expands to: far beyond the memory bound, a few KB compressed."""
@@ -44,21 +44,16 @@ CPU_SECONDS = 120
 lines took minutes."""
 
 
-def _limit_cpu() -> None:
-    resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS))
-
-
 def run_import(tmp_path: Path, export: Path, *options: str) -> tuple[int, str, str, int]:
-    """``mcpkit archive import EXPORT`` in a child: exit code, stdout, stderr, peak RSS in KB."""
+    """``mcpkit archive import EXPORT`` in a child under the CPU-time limit: exit code, stdout,
+    stderr, and the child's own peak RSS in KB (tests/support/peak.py: not its parent's)."""
     db = tmp_path / "a.db"
-    command = [sys.executable, "-m", "mcpkit", "archive", "import", str(export), "--db", str(db), *options]
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        child = subprocess.Popen(command, stdout=out, stderr=err, preexec_fn=_limit_cpu)
-        _, status, usage = os.wait4(child.pid, 0)
-        child.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        return child.returncode, out.read().decode(), err.read().decode(), usage.ru_maxrss
+    peak = tmp_path / "peak-kb"
+    peak.unlink(missing_ok=True)
+    command = module_command("mcpkit", "archive", "import", str(export), "--db", str(db), *options)
+    env = {**os.environ, ENV_PEAK_FILE: str(peak), ENV_CPU_SECONDS: str(CPU_SECONDS)}
+    done = subprocess.run(command, capture_output=True, env=env, timeout=3600)
+    return done.returncode, done.stdout.decode(), done.stderr.decode(), read_peak_kb(peak)
 
 
 def _refused(tmp_path: Path, export: Path, *options: str) -> tuple[str, int]:
