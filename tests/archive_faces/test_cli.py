@@ -50,15 +50,17 @@ def test_text_stats_users(sample_db: Path) -> None:
     assert len(posts) == 5 and all("コーヒー" in p["content"] for p in posts)
     assert [p["timestamp"] for p in posts] == sorted((p["timestamp"] for p in posts), reverse=True)
     stats = json.loads(cli("stats", "--db", str(sample_db), "--json").stdout)
-    assert stats["total_posts"] == 265 and stats["total_users"] == 4  # posts, replies, quotes
-    assert stats["by_kind"] == {"post": 265}  # the breakdowns count the same posts as the totals
+    # every one of the sample's 330 posts was written by its account; 36 of them the author also
+    # liked and 37 bookmarked (the CSV's rows: log_type 1, 2, 3): relations, counted as such
+    assert stats["total_posts"] == 330 and stats["total_users"] == 4  # posts, replies, quotes
+    assert stats["by_kind"] == {"post": 330, "like": 36, "bookmark": 37}  # of those same posts
     stats = json.loads(cli("stats", "--kind", "all", "--db", str(sample_db), "--json").stdout)
     assert stats["total_posts"] == 330
-    assert stats["by_kind"] == {"post": 265, "like": 28, "bookmark": 37}
+    assert stats["by_kind"] == {"post": 330, "like": 36, "bookmark": 37}
     users = json.loads(cli("users", "--limit", "2", "--db", str(sample_db), "--json").stdout)
     assert len(users) == 2 and users[0]["post_count"] >= users[1]["post_count"]
     shown = cli("stats", "--db", str(sample_db)).stdout
-    assert "Posts: 265\n" in shown
+    assert "Posts: 330\n" in shown
 
 
 def test_exit_codes(sample_db: Path, tmp_path: Path) -> None:
@@ -79,6 +81,6 @@ def test_the_server_url_is_url_and_the_old_spelling_still_works(sample_db: Path,
     done = cli("stats", flag, "ws://127.0.0.1:1", "--json", env={"MCPKIT_ARCHIVE_DB": str(sample_db)})
     assert done.returncode == 0, done.stderr
     assert "no archive server answers at ws://127.0.0.1:1" in done.stderr
-    assert json.loads(done.stdout)["total_posts"] == 265
+    assert json.loads(done.stdout)["total_posts"] == 330
     shown = cli("stats", "--help").stdout
     assert "--url" in shown and "--server" not in shown

@@ -25,5 +25,5 @@ def test_demo_runs(tmp_path: Path) -> None:
     assert '🔍 Search results: 3 (query: "猫が日向で寝ている")' in out
     assert "📝 Text search results" in out and "👥" in out
     # stats cover what the accounts wrote, and every breakdown counts those same posts
-    assert "Posts: 265\nUsers: 4\n" in out and "By kind: post 265\n" in out
+    assert "Posts: 330\nUsers: 4\n" in out and "By kind: post 330, like 36, bookmark 37\n" in out
     assert "mcpkit archive start" in out and "mcpkit archive mcp" in out
