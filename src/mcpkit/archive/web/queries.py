@@ -138,6 +138,7 @@ class MediaFile:
 _POST_FIELDS = (
     "platform",
     "kind",
+    "visibility",  # the page marks followers-only posts (every archive has it since schema 8)
     "account",
     "timestamp",
     "url",
@@ -161,7 +162,6 @@ class FacetIndex:
         self.store = store
         self._lock = threading.Lock()
         self._columns: Columns | None = None
-        self._fields: tuple[str, ...] | None = None
 
     # -- the columns ---------------------------------------------------------------------------
 
@@ -391,7 +391,7 @@ class FacetIndex:
         conn = self.store.reader
         out: dict[int, dict[str, Any]] = {}
         ids = [int(i) for i in post_ids]
-        fields = self._post_fields()
+        fields = _POST_FIELDS
         for start in range(0, len(ids), 500):
             part = ids[start : start + 500]
             marks = ",".join("?" * len(part))
@@ -404,14 +404,6 @@ class FacetIndex:
                 post["has_media"] = bool(post["has_media"])
                 out[int(row[0])] = post
         return out
-
-    def _post_fields(self) -> tuple[str, ...]:
-        """The columns a page shows, with ``visibility`` where the archive records it (the
-        page marks followers-only and direct posts)."""
-        if self._fields is None:
-            columns = {str(r[1]) for r in self.store.reader.execute("PRAGMA table_info(posts)")}
-            self._fields = _POST_FIELDS + (("visibility",) if "visibility" in columns else ())
-        return self._fields
 
     def post_by_source(self, platform: str, source_id: str) -> int | None:
         """The archive key of a post named by its platform id, when the archive holds it."""
