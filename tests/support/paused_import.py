@@ -11,12 +11,18 @@ Everything is the real command, but once a batch of the export named first (``bi
 written inside its transaction, the importing thread prints ``paused in big.csv after N
 records`` on stderr and waits on its stdin, which the test holds open and never writes. The
 test waits for that line, then signals: the import is certainly in that export's transaction.
-A SIGINT ends the wait (a blocking read in the main thread raises ``KeyboardInterrupt``) as it
-would end the writing; a closed stdin lets the import go on.
+A SIGINT ends the wait as it would end the writing; a closed stdin lets the import go on.
+
+The wait is a ``select`` on stdin that wakes every tenth of a second, not one blocking read:
+Linux hands a process's SIGINT to any of its threads, and when it lands on the progress bar's
+refresh thread a read blocked in the main thread never returns to the interpreter that would
+raise ``KeyboardInterrupt`` (CI hung there for five minutes once). The wake-ups only let the
+interpreter run the pending handler; nothing depends on how soon.
 """
 
 from __future__ import annotations
 
+import select
 import sys
 from pathlib import Path
 from typing import Any
@@ -39,6 +45,8 @@ def _pausing(name: str) -> Any:
                 progress(records, done, total)
             if records:
                 print(f"{MARKER} {name} after {records} records", file=sys.stderr, flush=True)
+                while not select.select([sys.stdin], [], [], 0.1)[0]:
+                    pass  # back in the interpreter: a pending SIGINT raises here
                 sys.stdin.buffer.read()
 
         return real(reader, path, store, **{**options, "progress": paused})
