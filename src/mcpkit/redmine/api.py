@@ -68,6 +68,19 @@ class Page:
     limit: int
 
 
+async def read_capped(response: httpx2.Response, max_bytes: int, too_large: Exception) -> bytes:
+    """The body of a streamed response, read a chunk at a time and refused with ``too_large`` as
+    soon as it passes ``max_bytes``: a missing or lying Content-Length cannot fill memory."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > max_bytes:
+            raise too_large
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def _errors_of(response: httpx2.Response) -> str:
     """Redmine's 422 body is ``{"errors": [...]}``; join the messages into one line."""
     try:
@@ -352,16 +365,11 @@ class RedmineClient:
             if response.status_code >= 300:
                 await response.aread()
                 raise self._status_error(response, what)
-            chunks: list[bytes] = []
-            size = 0
-            async for chunk in response.aiter_bytes():
-                size += len(chunk)
-                if size > max_bytes:
-                    raise RedmineError(
-                        f"{what} is larger than {max_bytes // (1024 * 1024)} MB; download it in a browser"
-                    )
-                chunks.append(chunk)
-            return b"".join(chunks), response.headers.get("content-type", "application/octet-stream")
+            too_large = RedmineError(
+                f"{what} is larger than {max_bytes // (1024 * 1024)} MB; download it in a browser"
+            )
+            body = await read_capped(response, max_bytes, too_large)
+            return body, response.headers.get("content-type", "application/octet-stream")
 
     async def _ensure_key(self) -> None:
         if self.current_user is None or time.monotonic() >= self._key_ok_until:

@@ -36,6 +36,7 @@ import anyio
 
 from mcpkit import __version__
 from mcpkit.errors import ValidationError
+from mcpkit.redmine.api import read_capped
 from mcpkit.redmine.config import PRIVATE_HOSTS_SETTING
 
 if TYPE_CHECKING:
@@ -171,19 +172,12 @@ async def fetch(
                                 f"url: the file has {int(declared)} bytes, more than the {limit} "
                                 "an upload may carry; nothing was read"
                             )
-                        chunks: list[bytes] = []
-                        size = 0
-                        async for chunk in response.aiter_bytes():
-                            size += len(chunk)
-                            if size > max_bytes:
-                                raise ValidationError(
-                                    f"url: the file is larger than the {limit} an upload may carry; "
-                                    "reading stopped there and nothing was uploaded"
-                                )
-                            chunks.append(chunk)
-                        return b"".join(chunks), _name_from(
-                            current, response.headers.get("content-disposition")
+                        too_large = ValidationError(
+                            f"url: the file is larger than the {limit} an upload may carry; "
+                            "reading stopped there and nothing was uploaded"
                         )
+                        body = await read_capped(response, max_bytes, too_large)
+                        return body, _name_from(current, response.headers.get("content-disposition"))
                     finally:
                         await response.aclose()
                 raise ValidationError(
