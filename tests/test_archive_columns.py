@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mcpkit.archive.engine import Engine
+from mcpkit.archive.pages.columns import FacetIndex
 from mcpkit.archive.posts import Media, Post
 from mcpkit.archive.settings import parse_settings
 from mcpkit.archive.store import PostArrays, Store, columns_path
@@ -30,7 +31,6 @@ from mcpkit.archive.store import _columns as columns_module
 from mcpkit.archive.store import _writer as writer_module
 from mcpkit.archive.store._columns import read_all
 from mcpkit.archive.vectors import SpaceWriter, vectors_root
-from mcpkit.archive.web.queries import FacetIndex
 
 from .archive.helpers import HashEmbedder, row, write_csv
 

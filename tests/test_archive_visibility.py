@@ -165,8 +165,9 @@ def test_the_import_line_says_how_many_direct_posts_stay_hidden(tmp_path: Path) 
 
 
 def test_the_web_page_lists_and_counts_no_direct_post_and_marks_followers_only(tmp_path: Path) -> None:
+    from mcpkit.archive.facets import Filters
+    from mcpkit.archive.pages.columns import FacetIndex
     from mcpkit.archive.store import Store
-    from mcpkit.archive.web.queries import FacetIndex, Filters
 
     store = Store(_archive(tmp_path))
     try:

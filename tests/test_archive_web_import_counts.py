@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from mcpkit.archive.api import ArchiveAPI
+from mcpkit.archive.pages import text_index
 from mcpkit.archive.posts import Post
 from mcpkit.archive.store import Store
-from mcpkit.archive.web import text_index
 from mcpkit.archive.web.access import WebAccess
 from mcpkit.archive.web.app import build_app
 from mcpkit.archive.web.views import Views

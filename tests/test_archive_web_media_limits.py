@@ -17,7 +17,7 @@ BOUND_KB = 300 * 1024  # peak resident memory of the child, in KiB (its own VmHW
 CHILD = """
 import sys
 from pathlib import Path
-from mcpkit.archive.web.queries import read_member
+from mcpkit.archive.export_media import read_member
 from tests.support.peak import vmhwm_kb
 got = read_member(Path(sys.argv[1]), sys.argv[2], 20 * 1024 * 1024)
 print("none" if got is None else len(got), vmhwm_kb())
@@ -51,7 +51,7 @@ def test_a_picture_that_lies_about_its_size_is_not_served_and_memory_stays_bound
 
 @pytest.mark.parametrize("codec", ["stored", "bzip2", "lzma", "deflate"])
 def test_an_honest_picture_is_served_whole(codec: str, tmp_path: Path) -> None:
-    from mcpkit.archive.web.queries import read_member
+    from mcpkit.archive.export_media import read_member
 
     data = bytes(range(256)) * 400
     path = write_raw_zip(tmp_path / "export.zip", [compressed_member("media/b.png", codec, [data])])

@@ -19,11 +19,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from mcpkit.archive.pages.columns import FacetIndex
+from mcpkit.archive.pages.tails import Tails, TailsKeeper, read_whole, tails_path
+from mcpkit.archive.pages.text_index import TextSearch
 from mcpkit.archive.posts import Post
 from mcpkit.archive.store import Store
-from mcpkit.archive.web.queries import FacetIndex
-from mcpkit.archive.web.tails import Tails, TailsKeeper, read_whole, tails_path
-from mcpkit.archive.web.text_index import TextSearch
 
 # letters whose folding is not one character for one (İ), depends on context (Σ), or is CJK
 ALPHABET = "abAB猫東京ねこ İΣσς-"

@@ -1,4 +1,4 @@
-"""The web app's text search (mcpkit.archive.web.text_index) against a plain scan of the texts.
+"""The web app's text search (mcpkit.archive.pages.text_index) against a plain scan of the texts.
 
 Real SQLite archives written through the store, as an import writes them (FTS5 trigram index
 included). The thresholds that choose between the index and the walk-and-sample path are made
@@ -18,12 +18,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from mcpkit.archive.facets import Filters
+from mcpkit.archive.pages import text_index
+from mcpkit.archive.pages.columns import Columns, FacetIndex
+from mcpkit.archive.pages.text_index import TextSearch
 from mcpkit.archive.posts import AUTHORED_KINDS, Post
 from mcpkit.archive.query import TextFilter, parse_terms
 from mcpkit.archive.store import Store
-from mcpkit.archive.web import text_index
-from mcpkit.archive.web.queries import Columns, FacetIndex, Filters
-from mcpkit.archive.web.text_index import TextSearch
 from mcpkit.archive.web.views import Views
 
 # letters whose folding is not one character for one (İ), depends on context (Σ), or is CJK

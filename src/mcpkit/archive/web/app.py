@@ -26,8 +26,9 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from mcpkit.archive.api import ArchiveAPI
+from mcpkit.archive.export_media import export_member, read_member
+from mcpkit.archive.facets import FACETS
 from mcpkit.archive.web.access import WebAccess
-from mcpkit.archive.web.queries import FACETS, export_member, read_member
 from mcpkit.archive.web.render import post_html, post_html_parts
 from mcpkit.archive.web.views import PageState, Views, parse_month, parse_state
 from mcpkit.errors import ValidationError

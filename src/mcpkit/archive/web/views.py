@@ -4,7 +4,7 @@ A page's whole state is its URL's query (:class:`PageState`), so reload, back/fo
 copied link give the same page, and ``/api/<page>`` with the same query answers the same data
 as JSON. Searches go through :class:`~mcpkit.archive.api.ArchiveAPI` (semantic search, stats,
 threads when the API has them); facet counts, pages of a text search and the timeline come from
-:class:`~mcpkit.archive.web.queries.FacetIndex`, which reads only what a page shows.
+:class:`~mcpkit.archive.pages.columns.FacetIndex`, which reads only what a page shows.
 """
 
 from __future__ import annotations
@@ -21,11 +21,12 @@ import numpy as np
 
 from mcpkit.archive import texts
 from mcpkit.archive.api import ArchiveAPI
+from mcpkit.archive.facets import FACETS, Filters
+from mcpkit.archive.pages.columns import FacetIndex, MediaFile
+from mcpkit.archive.pages.text_index import TextSearch
 from mcpkit.archive.posts import AUTHORED_KINDS, KINDS
 from mcpkit.archive.query import TextFilter, parse_query, parse_terms
 from mcpkit.archive.settings import MODES as API_MODES
-from mcpkit.archive.web.queries import FACETS, FacetIndex, Filters, MediaFile
-from mcpkit.archive.web.text_index import TextSearch
 from mcpkit.errors import ValidationError
 from mcpkit.jsonrpc import INVALID_PARAMS, JsonRpcError
 

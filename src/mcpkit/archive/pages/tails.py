@@ -30,9 +30,9 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from mcpkit.archive.pages.columns import Columns, IntArray
 from mcpkit.archive.posts import fold
 from mcpkit.archive.store import Store
-from mcpkit.archive.web.queries import Columns, IntArray
 
 __all__ = ["Tails", "TailsKeeper", "read_whole", "tails_path"]
 

@@ -1,4 +1,4 @@
-"""The web's text search: fast the first time a query is typed, on a million posts.
+"""The pages' text search: fast the first time a query is typed, on a million posts.
 
 Why a module of its own: the page needs, for every keystroke, the first page of matches newest
 first, how many there are and every facet's counts among them. The archive's trigram index
@@ -48,11 +48,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from mcpkit.archive.facets import FACETS, Filters
+from mcpkit.archive.pages.columns import BoolArray, Columns, FacetIndex, IntArray
+from mcpkit.archive.pages.tails import Tails, TailsKeeper
 from mcpkit.archive.query import TextFilter
 from mcpkit.archive.ranking import doclist, vocabulary
 from mcpkit.archive.store import Store, trigram_query
-from mcpkit.archive.web.queries import FACETS, BoolArray, Columns, FacetIndex, Filters, IntArray
-from mcpkit.archive.web.tails import Tails, TailsKeeper
 
 __all__ = ["CHEAP", "SAMPLE", "VERIFY_LIMIT", "Tails", "TextPage", "TextSearch"]
 
