@@ -68,13 +68,22 @@ def _is_private(path: Path) -> bool:
 
 
 def _root_exports(package: Path) -> set[str]:
+    """A root's ``__all__``: a literal list, or for a lazy root (``mcpkit._lazy``) the names its
+    ``if TYPE_CHECKING:`` block imports, from which its ``__all__`` is derived."""
     init = package / "__init__.py"
     if not init.exists():
         return set()
+    lazy: set[str] = set()
     for node in ast.parse(init.read_text()).body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in node.targets):
-            return {elt.value for elt in node.value.elts if isinstance(elt, ast.Constant)}  # type: ignore[attr-defined]
-    return set()
+        if (
+            isinstance(node, ast.Assign)
+            and any(getattr(t, "id", "") == "__all__" for t in node.targets)
+            and isinstance(node.value, ast.List | ast.Tuple)
+        ):
+            return {elt.value for elt in node.value.elts if isinstance(elt, ast.Constant)}  # type: ignore[misc]
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            lazy |= {a.asname or a.name for c in node.body if isinstance(c, ast.ImportFrom) for a in c.names}
+    return lazy if "lazy_exports(__name__)" in init.read_text() else set()
 
 
 def _public_classes() -> dict[str, set[str]]:
@@ -304,7 +313,7 @@ def test_the_public_modules_of_the_core_are_the_ones_the_page_names() -> None:
         for path in (SRC / package).glob("*.py")
         if not path.name.startswith("_")
     }
-    assert public == {"tools.params", "tools.coerce", "client.cli", "client.target_cli"}
+    assert public == {"tools.params", "tools.coerce", "client.cli", "client.target_cli", "server.relay"}
     text = ARCHITECTURE.read_text()
     assert all(f"`{name}`" in text for name in public)
 

@@ -11,7 +11,8 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from mcpkit.errors import ConfigError, JsonRpcError, ValidationError
-from mcpkit.server import PromptSpec, ResourceSpec, as_sdk_error, build_server, sdk_errors
+from mcpkit.server import PromptSpec, ResourceSpec, as_sdk_error, build_server
+from mcpkit.server.relay import sdk_errors
 from mcpkit.tools import ToolSpec
 from mcpkit.tools import params as p
 

@@ -18,126 +18,47 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mcpkit._lazy import lazy_root
+from mcpkit._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from mcpkit.client._config import (
-        ServerConfig,
-        ServerConfigError,
-        default_config_path,
-        load_config,
-        parse_config,
-        resolve_target,
-    )
-    from mcpkit.client._handlers import ClientHandlers
-    from mcpkit.client._options import (
-        DEFAULT_MAX_BODY,
-        DEFAULT_TIMEOUT,
-        SessionOptions,
-    )
-    from mcpkit.client._outcome import Outcome, describe_content, join_contents
-    from mcpkit.client._pool import Pool
-    from mcpkit.client._raw import RawAnswer
-    from mcpkit.client._session import Session, connect
-    from mcpkit.client._signals import SignalledError, run_command
-    from mcpkit.client._spawn import spawn
-    from mcpkit.client._tasks import TasksExtension, is_task, offers_tasks, poll_seconds
-    from mcpkit.client._trace import Tracer, tracer_for
-    from mcpkit.client._wire import CallToolResult, InitializeResult, ListToolsResult, Result, Tool
-    from mcpkit.errors import (
-        CallError,
-        CallTimeoutError,
-        ConnectError,
-        HttpError,
-        JsonRpcError,
-        ResponseTooLargeError,
-        ServerExitedError,
-        ToolError,
-    )
+    from mcpkit.client._config import ServerConfig as ServerConfig
+    from mcpkit.client._config import ServerConfigError as ServerConfigError
+    from mcpkit.client._config import default_config_path as default_config_path
+    from mcpkit.client._config import load_config as load_config
+    from mcpkit.client._config import parse_config as parse_config
+    from mcpkit.client._config import resolve_target as resolve_target
+    from mcpkit.client._handlers import ClientHandlers as ClientHandlers
+    from mcpkit.client._options import DEFAULT_MAX_BODY as DEFAULT_MAX_BODY
+    from mcpkit.client._options import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
+    from mcpkit.client._options import SessionOptions as SessionOptions
+    from mcpkit.client._outcome import Outcome as Outcome
+    from mcpkit.client._outcome import describe_content as describe_content
+    from mcpkit.client._outcome import join_contents as join_contents
+    from mcpkit.client._pool import Pool as Pool
+    from mcpkit.client._raw import RawAnswer as RawAnswer
+    from mcpkit.client._session import Session as Session
+    from mcpkit.client._session import connect as connect
+    from mcpkit.client._signals import SignalledError as SignalledError
+    from mcpkit.client._signals import run_command as run_command
+    from mcpkit.client._spawn import spawn as spawn
+    from mcpkit.client._tasks import TasksExtension as TasksExtension
+    from mcpkit.client._tasks import is_task as is_task
+    from mcpkit.client._tasks import offers_tasks as offers_tasks
+    from mcpkit.client._tasks import poll_seconds as poll_seconds
+    from mcpkit.client._trace import Tracer as Tracer
+    from mcpkit.client._trace import tracer_for as tracer_for
+    from mcpkit.client._wire import CallToolResult as CallToolResult
+    from mcpkit.client._wire import InitializeResult as InitializeResult
+    from mcpkit.client._wire import ListToolsResult as ListToolsResult
+    from mcpkit.client._wire import Result as Result
+    from mcpkit.client._wire import Tool as Tool
+    from mcpkit.errors import CallError as CallError
+    from mcpkit.errors import CallTimeoutError as CallTimeoutError
+    from mcpkit.errors import ConnectError as ConnectError
+    from mcpkit.errors import HttpError as HttpError
+    from mcpkit.errors import JsonRpcError as JsonRpcError
+    from mcpkit.errors import ResponseTooLargeError as ResponseTooLargeError
+    from mcpkit.errors import ServerExitedError as ServerExitedError
+    from mcpkit.errors import ToolError as ToolError
 
-_WHERE: dict[str, str] = {
-    "TasksExtension": "._tasks",
-    "is_task": "._tasks",
-    "offers_tasks": "._tasks",
-    "poll_seconds": "._tasks",
-    "ServerConfig": "._config",
-    "ServerConfigError": "._config",
-    "default_config_path": "._config",
-    "load_config": "._config",
-    "parse_config": "._config",
-    "resolve_target": "._config",
-    "CallTimeoutError": "mcpkit.errors",
-    "CallError": "mcpkit.errors",
-    "ConnectError": "mcpkit.errors",
-    "HttpError": "mcpkit.errors",
-    "ResponseTooLargeError": "mcpkit.errors",
-    "ServerExitedError": "mcpkit.errors",
-    "ToolError": "mcpkit.errors",
-    "ClientHandlers": "._handlers",
-    "DEFAULT_MAX_BODY": "._options",
-    "SessionOptions": "._options",
-    "CallToolResult": "._wire",
-    "InitializeResult": "._wire",
-    "ListToolsResult": "._wire",
-    "Result": "._wire",
-    "Tool": "._wire",
-    "Outcome": "._outcome",
-    "describe_content": "._outcome",
-    "join_contents": "._outcome",
-    "Pool": "._pool",
-    "RawAnswer": "._raw",
-    "DEFAULT_TIMEOUT": "._options",
-    "Session": "._session",
-    "connect": "._session",
-    "SignalledError": "._signals",
-    "run_command": "._signals",
-    "spawn": "._spawn",
-    "Tracer": "._trace",
-    "tracer_for": "._trace",
-    "JsonRpcError": "mcpkit.errors",
-}
-
-__all__ = [
-    "DEFAULT_MAX_BODY",
-    "DEFAULT_TIMEOUT",
-    "CallError",
-    "CallTimeoutError",
-    "CallToolResult",
-    "ClientHandlers",
-    "ConnectError",
-    "HttpError",
-    "InitializeResult",
-    "JsonRpcError",
-    "ListToolsResult",
-    "Outcome",
-    "Pool",
-    "RawAnswer",
-    "ResponseTooLargeError",
-    "Result",
-    "ServerConfig",
-    "ServerConfigError",
-    "ServerExitedError",
-    "Session",
-    "SessionOptions",
-    "SignalledError",
-    "TasksExtension",
-    "Tool",
-    "ToolError",
-    "Tracer",
-    "connect",
-    "default_config_path",
-    "describe_content",
-    "is_task",
-    "join_contents",
-    "load_config",
-    "offers_tasks",
-    "parse_config",
-    "poll_seconds",
-    "resolve_target",
-    "run_command",
-    "spawn",
-    "tracer_for",
-]
-
-
-__getattr__, __dir__ = lazy_root(__name__, _WHERE)
+__getattr__, __dir__, __all__ = lazy_exports(__name__)

@@ -12,41 +12,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mcpkit._lazy import lazy_root
+from mcpkit._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from mcpkit.gateway.clients import CLIENTS, SAFE_SET, profiles_for
-    from mcpkit.gateway.config import GatewayConfig, Supervision, load_gateway_config
-    from mcpkit.gateway.core import Gateway
-    from mcpkit.gateway.errors import DownstreamUnavailableError, GatewayConfigError
-    from mcpkit.gateway.naming import NameMap, Route
+    from mcpkit.gateway.clients import CLIENTS as CLIENTS
+    from mcpkit.gateway.clients import SAFE_SET as SAFE_SET
+    from mcpkit.gateway.clients import profiles_for as profiles_for
+    from mcpkit.gateway.config import GatewayConfig as GatewayConfig
+    from mcpkit.gateway.config import Supervision as Supervision
+    from mcpkit.gateway.config import load_gateway_config as load_gateway_config
+    from mcpkit.gateway.core import Gateway as Gateway
+    from mcpkit.gateway.errors import DownstreamUnavailableError as DownstreamUnavailableError
+    from mcpkit.gateway.errors import GatewayConfigError as GatewayConfigError
+    from mcpkit.gateway.naming import NameMap as NameMap
+    from mcpkit.gateway.naming import Route as Route
 
-_WHERE: dict[str, str] = {
-    "CLIENTS": ".clients",
-    "SAFE_SET": ".clients",
-    "profiles_for": ".clients",
-    "GatewayConfig": ".config",
-    "Supervision": ".config",
-    "load_gateway_config": ".config",
-    "Gateway": ".core",
-    "DownstreamUnavailableError": ".errors",
-    "GatewayConfigError": ".errors",
-    "NameMap": ".naming",
-    "Route": ".naming",
-}
-
-__all__ = [
-    "CLIENTS",
-    "SAFE_SET",
-    "DownstreamUnavailableError",
-    "Gateway",
-    "GatewayConfig",
-    "GatewayConfigError",
-    "NameMap",
-    "Route",
-    "Supervision",
-    "load_gateway_config",
-    "profiles_for",
-]
-
-__getattr__, __dir__ = lazy_root(__name__, _WHERE)
+__getattr__, __dir__, __all__ = lazy_exports(__name__)

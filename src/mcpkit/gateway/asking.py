@@ -63,7 +63,7 @@ from mcpkit.gateway.pipeline import wire as _wire
 from mcpkit.gateway.relay import ClientRelay
 from mcpkit.gateway.views import View
 from mcpkit.jsonrpc import JsonRpcError
-from mcpkit.server import request_outbound_of
+from mcpkit.server.relay import request_outbound_of
 
 logger = logging.getLogger("mcpkit.gateway")
 

@@ -3,7 +3,7 @@
 One job: register a handler for each request some server backs (tools always; prompts,
 resources, completions only when a server serves them; subscriptions and logging when a
 server serves them and the gateway has a client to send their notifications to: stdio), each
-converted once from mcpkit's errors to the SDK's (:func:`mcpkit.server.sdk_errors`) and
+converted once from mcpkit's errors to the SDK's (:func:`mcpkit.server.relay.sdk_errors`) and
 counted while it runs, so the end of stdin can wait for the answers still due.
 """
 
@@ -19,7 +19,7 @@ from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 
 from mcpkit import __version__
 from mcpkit.gateway.tasks import relay_tasks
-from mcpkit.server import LIST_METHODS, SdkServer, sdk_errors
+from mcpkit.server.relay import LIST_METHODS, SdkServer, sdk_errors
 
 if TYPE_CHECKING:
     from mcpkit.gateway.core import Gateway

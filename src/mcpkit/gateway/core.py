@@ -43,7 +43,7 @@ from mcpkit.gateway.relay import ClientRelay
 from mcpkit.gateway.router import ResourceRouter
 from mcpkit.gateway.routing import RoutingTable
 from mcpkit.gateway.views import View
-from mcpkit.server import SdkServer
+from mcpkit.server.relay import SdkServer
 
 logger = logging.getLogger("mcpkit.gateway")
 

@@ -27,13 +27,13 @@ import anyio
 
 from mcpkit.gateway import answers
 from mcpkit.log import continue_trace
-from mcpkit.server import (
+from mcpkit.server import is_local_host
+from mcpkit.server.relay import (
     SDK_DEFAULT_VERSION,
     SDK_HANDSHAKE_VERSIONS,
     SDK_MAX_REQUEST_BODY,
     accepts_json_and_events,
     answer_line,
-    is_local_host,
     plain_request,
     response,
 )

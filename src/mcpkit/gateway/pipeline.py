@@ -12,7 +12,7 @@ route -> restore arguments -> send -> check -> cap -> encode
 * **check** and **cap** (:meth:`CallPipeline.finished`, :meth:`CallPipeline.failed`): the
   result validated against the server's protocol and the tool's output schema, fitted to the
   adapted definition, cut with a pointer to the rest; a failure is one line;
-* **encode**: :func:`mcpkit.server.answer_line` on the fast paths, the SDK's models on its own.
+* **encode**: :func:`mcpkit.server.relay.answer_line` on the fast paths, the SDK's models on its own.
 
 Each front (stdio lane, HTTP hot path, the SDK's handler, the meta-tool ``call_tool``) calls
 these steps and nothing else, so a change to any step reaches every front at once.

@@ -26,7 +26,7 @@ from mcpkit.client import CallError
 from mcpkit.gateway.downstream import Downstream
 from mcpkit.gateway.routing import RoutingTable
 from mcpkit.jsonrpc import JsonRpcError
-from mcpkit.server import connection_of
+from mcpkit.server.relay import connection_of
 
 logger = logging.getLogger("mcpkit.gateway")
 

@@ -4,7 +4,7 @@ One job: pass each of these requests to the server that owns the prompt or resou
 the names the gateway gives them, and declare each capability only when some server serves it
 (a declared capability with nothing behind it broke clients that listed it: they got errors
 for a feature the server said it had). Errors are mcpkit's :class:`JsonRpcError`; the SDK
-assembly converts them once (:func:`mcpkit.server.sdk_errors`).
+assembly converts them once (:func:`mcpkit.server.relay.sdk_errors`).
 """
 
 from __future__ import annotations

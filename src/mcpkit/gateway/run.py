@@ -22,7 +22,8 @@ from mcpkit.gateway.core import Gateway
 from mcpkit.gateway.http_front import fast_calls
 from mcpkit.gateway.status import StatusFile
 from mcpkit.gateway.stdio_front import StdioFastLane
-from mcpkit.server import HttpOptions, OAuthOptions, claimed_stdin, serve_http, wait_for_stop_signal
+from mcpkit.server import HttpOptions, OAuthOptions, serve_http, wait_for_stop_signal
+from mcpkit.server.relay import claimed_stdin
 
 logger = logging.getLogger("mcpkit.gateway")
 

@@ -5,7 +5,7 @@ request, a task and a context for the handler, a model for the result) and the c
 behind it (the same again). For a tool that answers at once, that is most of what a call
 through the gateway costs. The fast lane sits between the gateway's stdin and the SDK:
 
-* a plain ``tools/call`` (see :func:`mcpkit.server.plain_request`) for a tool of this client's
+* a plain ``tools/call`` (see :func:`mcpkit.server.relay.plain_request`) for a tool of this client's
   current view, whose server is up on stdio with a call slot free, is translated as the SDK's
   path translates it and written to the server as one line (``Downstream.send_raw``);
 * the server's answer is handed back by the transport's reader, checked and capped by the
@@ -33,7 +33,7 @@ from mcpkit.client import RawAnswer
 from mcpkit.gateway import answers
 from mcpkit.log import continue_trace
 from mcpkit.results import scrub_surrogates
-from mcpkit.server import answer_line, is_request_id, json_object, plain_request, response
+from mcpkit.server.relay import answer_line, is_request_id, json_object, plain_request, response
 
 if TYPE_CHECKING:
     from mcpkit.gateway.core import Gateway
@@ -145,6 +145,8 @@ class StdioFastLane:
         if message is None or message["method"] != "tools/call":
             return False
         gateway = self._gateway
+        if gateway.limiter.active:
+            return False  # each call counted against the rate limit, on the SDK's path
         if self._profiles is None:  # one client per lane: its profiles are settled at initialize
             self._profiles = gateway.profiles_for_query(self._client, None)
         view = gateway.routing.cached_view(self._profiles)

@@ -20,8 +20,8 @@ client's parked call), and ``tasks/update`` answers it. A ``taskSupport: "requir
 by a 2026 client without the extension gets -32021 from the gateway itself.
 
 The gateway declares tasks only when one of its servers does (the toolkit's rules:
-:func:`mcpkit.server.declare_tasks`), and a task belongs to the caller who made it
-(:func:`mcpkit.server.task_owner`). Calls reach this module only on the SDK's path: a request
+:func:`mcpkit.server.relay.declare_tasks`), and a task belongs to the caller who made it
+(:func:`mcpkit.server.relay.task_owner`). Calls reach this module only on the SDK's path: a request
 with ``params.task`` never takes a fast path, and 2026 requests never do.
 """
 
@@ -41,7 +41,7 @@ from mcpkit.client import CallError, CallTimeoutError, is_task, offers_tasks, po
 from mcpkit.gateway.asking import Parked
 from mcpkit.gateway.pipeline import capabilities_of
 from mcpkit.jsonrpc import JsonRpcError
-from mcpkit.server import (
+from mcpkit.server.relay import (
     SDK_HANDSHAKE_VERSIONS,
     SdkServer,
     TaskUpdateParams,
