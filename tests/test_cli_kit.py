@@ -21,7 +21,16 @@ from typer.testing import CliRunner
 
 from mcpkit import __version__
 from mcpkit.cli import app as root
-from mcpkit.cli_kit import env_flag, env_value, fail, print_json, token_from_env, usage
+from mcpkit.cli_kit import (
+    ServingOptions,
+    env_flag,
+    env_value,
+    fail,
+    print_json,
+    token_from_env,
+    usage,
+    with_option_sets,
+)
 
 runner = CliRunner()
 
@@ -61,6 +70,69 @@ def test_every_origin_flag_is_spelled_allow_origin(path: tuple[str, ...]) -> Non
 @pytest.mark.parametrize("path", [("archive", "mcp"), ("gateway",), ("redmine", "mcp")])
 def test_every_mcp_server_takes_the_same_transport_flags(path: tuple[str, ...]) -> None:
     assert {"--transport", "--host", "--port"} <= _flags(_command(*path))
+
+
+SERVING_FLAGS = (
+    "--transport",
+    "--host",
+    "--port",
+    "--allow-origin",
+    "--token-env",
+    "--oauth-issuer",
+    "--oauth-resource",
+    "--oauth-scope",
+    "--oauth-client-id",
+)
+MCP_SERVERS = [("archive", "mcp"), ("redmine", "mcp"), ("gateway",)]
+
+
+def _serving_help(*path: str) -> list[tuple[Any, ...]]:
+    """What ``mcpkit PATH --help`` says of each serving option: its flags, help, default and type."""
+    command = _command(*path)
+    return sorted(
+        (tuple(p.opts), p.help, repr(p.default), str(p.display_type), p.min, p.max, p.multiple)
+        for p in command.params
+        if p.param_type_name == "option" and set(p.opts) & set(SERVING_FLAGS)
+    )
+
+
+def test_every_mcp_serving_command_lists_the_same_serving_options() -> None:
+    """``archive mcp`` lacked --allow-origin and --token-env and ``redmine mcp`` --token-env while
+    the gateway had both: the three now take one declared set, so their help says the same."""
+    helps = {path: _serving_help(*path) for path in MCP_SERVERS}
+    assert [flags for flags, *_ in helps[("gateway",)]] == sorted((flag,) for flag in SERVING_FLAGS)
+    for path, listed in helps.items():
+        assert listed == helps[("gateway",)], path
+        shown = runner.invoke(root, [*path, "--help"], terminal_width=200, env={"COLUMNS": "200"})
+        assert shown.exit_code == 0, shown.output
+        for flag in SERVING_FLAGS:
+            assert flag in shown.stdout, (path, flag)
+
+
+def test_an_option_set_is_taken_whole_and_given_back_as_one_value() -> None:
+    got: list[ServingOptions] = []
+    app = typer.Typer()
+
+    @app.command()
+    @with_option_sets
+    def go(*, name: str = "x", serving: ServingOptions) -> None:
+        assert name == "n"
+        got.append(serving)
+
+    done = runner.invoke(
+        app, ["--name", "n", "--port", "9", "--allow-origin", "https://a", "--allow-origin", "https://b"]
+    )
+    assert done.exit_code == 0, done.output
+    assert got == [ServingOptions(port=9, allow_origin=["https://a", "https://b"])]
+    assert got[0].origins == ("https://a", "https://b") and not got[0].http
+
+
+def test_two_option_sets_naming_one_option_fail_at_declaration() -> None:
+    def twice(*, host: str = "h", serving: ServingOptions) -> None:
+        pass
+
+    with pytest.raises(TypeError, match="host"):
+        with_option_sets(twice)
 
 
 @pytest.mark.parametrize(

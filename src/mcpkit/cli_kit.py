@@ -14,16 +14,22 @@ how they do it, so a library function always receives values.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import inspect
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from enum import StrEnum
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar, get_type_hints
 
 import typer
 
 from mcpkit.log import ENV_LOG, setup_logging
+
+if TYPE_CHECKING:  # a type only: this module sits below the server and never imports it
+    from mcpkit.server._oauth import OAuthOptions
 
 __all__ = [
     "ENV_OAUTH_CLIENT_SECRET",
@@ -37,6 +43,7 @@ __all__ = [
     "OAuthResourceOpt",
     "OAuthScopeOpt",
     "PortOpt",
+    "ServingOptions",
     "TokenEnvOpt",
     "TraceFlagOpt",
     "TraceToOpt",
@@ -47,10 +54,12 @@ __all__ = [
     "fail",
     "log_level",
     "logging_from_env",
+    "option_set",
     "print_json",
     "token_from_env",
     "usage",
     "usage_errors",
+    "with_option_sets",
 ]
 
 # -- option types ---------------------------------------------------------------------------------
@@ -184,3 +193,133 @@ def usage_errors() -> Iterator[None]:
         yield
     except ValueError as exc:
         usage(str(exc))
+
+
+# -- option sets: a group of options declared once, taken whole by every command that needs it ----
+
+C = TypeVar("C")
+_OPTION_SET = "__mcpkit_option_set__"
+
+
+def option_set(cls: type[C]) -> type[C]:
+    """Mark a frozen dataclass whose fields are typer options (``Annotated[T, typer.Option(...)]``
+    with a default) as an option set: a command parameter annotated with it becomes every one of
+    those options under :func:`with_option_sets`, and the command receives one built value.
+
+    This is how sqlite-utils and llm share their option groups: the options are declared once,
+    so a command cannot lack one or spell it its own way."""
+    setattr(cls, _OPTION_SET, True)
+    return cls
+
+
+def _is_option_set(annotation: Any) -> bool:
+    return isinstance(annotation, type) and getattr(annotation, _OPTION_SET, False)
+
+
+def with_option_sets(command: Callable[..., None]) -> Callable[..., None]:
+    """``command`` with each parameter annotated with an :func:`option_set` replaced by the set's
+    options (in the set's order, at the parameter's place); typer reads the new signature, and
+    the command is called with the set built from those options. Two sets naming one option
+    fail here, at import, not at a user's first run."""
+    hints = get_type_hints(command, include_extras=True)
+    params: list[inspect.Parameter] = []
+    annotations: dict[str, Any] = {}
+    sets: dict[str, tuple[type[Any], tuple[str, ...]]] = {}
+    for param in inspect.signature(command).parameters.values():
+        annotation = hints.get(param.name, param.annotation)
+        if not _is_option_set(annotation):
+            params.append(param.replace(kind=inspect.Parameter.KEYWORD_ONLY, annotation=annotation))
+            annotations[param.name] = annotation
+            continue
+        fields = get_type_hints(annotation, include_extras=True)
+        names = tuple(f.name for f in dataclasses.fields(annotation))
+        for field in dataclasses.fields(annotation):
+            params.append(
+                inspect.Parameter(
+                    field.name,
+                    inspect.Parameter.KEYWORD_ONLY,
+                    default=field.default,
+                    annotation=fields[field.name],
+                )
+            )
+            annotations[field.name] = fields[field.name]
+        sets[param.name] = (annotation, names)
+    taken = [p.name for p in params]
+    doubled = {name for name in taken if taken.count(name) > 1}
+    if doubled:
+        raise TypeError(f"{command.__name__}: option sets name {', '.join(sorted(doubled))} twice")
+
+    @functools.wraps(command)
+    def run(**values: Any) -> None:
+        for name, (cls, names) in sets.items():
+            values[name] = cls(**{n: values.pop(n) for n in names})
+        command(**values)
+
+    run.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    run.__annotations__ = annotations
+    del run.__wrapped__  # typer must read the new signature, not the command's
+    return run
+
+
+@option_set
+@dataclasses.dataclass(frozen=True)
+class ServingOptions:
+    """Where and to whom a server answers: the options every MCP-serving command takes
+    (``mcpkit archive mcp``, ``mcpkit redmine mcp``, ``mcpkit gateway``), declared once.
+
+    The values are the flags as given; :meth:`token`, :meth:`oauth` and :meth:`http_changes`
+    read what they name (the environment, for secrets) and check that they agree, each failure
+    a usage error (exit 2), never a server that starts open. This module sits below the server
+    in the layers, so the command hands in the server's ``OAuthOptions`` class to build with."""
+
+    transport: TransportOpt = TransportChoice.stdio
+    host: HostOpt = "127.0.0.1"
+    port: PortOpt = 8000
+    allow_origin: AllowOriginOpt = None
+    token_env: TokenEnvOpt = None
+    oauth_issuer: OAuthIssuerOpt = None
+    oauth_resource: OAuthResourceOpt = None
+    oauth_scope: OAuthScopeOpt = None
+    oauth_client_id: OAuthClientIdOpt = None
+
+    path = "/mcp"
+    """Where the MCP endpoint is served over HTTP (the default resource of OAuth)."""
+
+    @property
+    def http(self) -> bool:
+        """Whether the server is reached by URL (``--transport http``)."""
+        return self.transport == TransportChoice.http
+
+    @property
+    def origins(self) -> tuple[str, ...]:
+        """The browser origins allowed besides local ones."""
+        return tuple(self.allow_origin or ())
+
+    def token(self) -> str | None:
+        """The bearer token every HTTP request must carry, from the variable ``--token-env`` names."""
+        return token_from_env("--token-env", self.token_env)
+
+    def oauth(self, options: type[OAuthOptions]) -> OAuthOptions | None:
+        """The OAuth ``options`` the ``--oauth-*`` flags ask for, or ``None`` without ``--oauth-issuer``."""
+        with usage_errors():
+            return options.from_flags(
+                self.oauth_issuer,
+                self.oauth_resource,
+                self.oauth_scope,
+                self.oauth_client_id,
+                env_value(ENV_OAUTH_CLIENT_SECRET),
+                served=(self.host, self.port, self.path) if self.http else None,
+                token=self.token(),
+            )
+
+    def http_changes(self, oauth: type[OAuthOptions]) -> dict[str, Any]:
+        """The HTTP options these flags set, for ``ServerOptions.with_http(**changes)``; ``oauth``
+        is :class:`mcpkit.server.OAuthOptions`."""
+        return {
+            "host": self.host,
+            "port": self.port,
+            "path": self.path,
+            "allowed_origins": self.origins,
+            "bearer_token": self.token(),
+            "oauth": self.oauth(oauth),
+        }

@@ -36,28 +36,21 @@ from mcpkit.archive.rpc.api_protocol import ArchiveAPIProtocol
 from mcpkit.archive.rpc.client import DEFAULT_URL, ENV_URL, RpcClient
 from mcpkit.archive.rpc.security import ENV_ORIGINS, ENV_TOKEN, SecurityConfigError, parse_origins
 from mcpkit.cli_kit import (
-    ENV_OAUTH_CLIENT_SECRET,
     AllowOriginOpt,
     HostOpt,
     JsonOpt,
     ListenPortOpt,
     MaxMessageBytesOpt,
-    OAuthClientIdOpt,
-    OAuthIssuerOpt,
-    OAuthResourceOpt,
-    OAuthScopeOpt,
-    PortOpt,
+    ServingOptions,
     TokenEnvOpt,
     TraceFlagOpt,
-    TransportChoice,
-    TransportOpt,
     env_flag,
     env_value,
     fail,
     logging_from_env,
     print_json,
     token_from_env,
-    usage_errors,
+    with_option_sets,
 )
 from mcpkit.errors import McpkitError, ValidationError
 from mcpkit.jsonrpc import error_fields
@@ -1101,22 +1094,18 @@ def shell_cmd(url: UrlOpt = None, db: DbOpt = None, server: OldUrlOpt = None, la
 
 
 @app.command("mcp")
+@with_option_sets
 def mcp_cmd(
+    *,
     url: Annotated[
         str | None,
         typer.Option("--url", help=f"Forward to the archive server at this URL; default ${ENV_URL}."),
     ] = None,
     db: DbOpt = None,
-    transport: TransportOpt = TransportChoice.stdio,
-    host: HostOpt = "127.0.0.1",
-    port: PortOpt = 8000,
+    serving: ServingOptions,
     max_text_chars: TextCapOpt = DEFAULT_MAX_TEXT_CHARS,
     create: CreateOpt = False,
     websocket: OldMcpUrlOpt = None,
-    oauth_issuer: OAuthIssuerOpt = None,
-    oauth_resource: OAuthResourceOpt = None,
-    oauth_scope: OAuthScopeOpt = None,
-    oauth_client_id: OAuthClientIdOpt = None,
     embed_tool: Annotated[
         bool,
         typer.Option(
@@ -1130,15 +1119,7 @@ def mcp_cmd(
     from mcpkit.archive.mcp import build_archive_mcp
     from mcpkit.server import OAuthOptions, ServerOptions, serve
 
-    with usage_errors():
-        oauth = OAuthOptions.from_flags(
-            oauth_issuer,
-            oauth_resource,
-            oauth_scope,
-            oauth_client_id,
-            env_value(ENV_OAUTH_CLIENT_SECRET),
-            served=(host, port, "/mcp") if transport == TransportChoice.http else None,
-        )
+    http = serving.http_changes(OAuthOptions)
     chosen = _lang(lang)
     url = url or websocket
     if url and db:
@@ -1168,9 +1149,9 @@ def mcp_cmd(
     else:
         url = _server_url(url)
         api = RpcClient(url, token=_token())
-    options = ServerOptions.from_environ(os.environ).with_http(host=host, port=port, oauth=oauth)
+    options = ServerOptions.from_environ(os.environ).with_http(**http)
     server = build_archive_mcp(api, websocket_url=url, options=options, embed_tool=embed_tool, lang=chosen)
-    serve(server, transport.value)
+    serve(server, serving.transport.value)
 
 
 @app.command("web")

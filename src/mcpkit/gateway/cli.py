@@ -15,26 +15,7 @@ import anyio
 import anyio.to_thread
 import typer
 
-from mcpkit.cli_kit import (
-    ENV_OAUTH_CLIENT_SECRET,
-    AllowOriginOpt,
-    HostOpt,
-    JsonOpt,
-    OAuthClientIdOpt,
-    OAuthIssuerOpt,
-    OAuthResourceOpt,
-    OAuthScopeOpt,
-    PortOpt,
-    TokenEnvOpt,
-    TransportChoice,
-    TransportOpt,
-    env_value,
-    logging_from_env,
-    print_json,
-    token_from_env,
-    usage,
-    usage_errors,
-)
+from mcpkit.cli_kit import JsonOpt, ServingOptions, logging_from_env, print_json, usage, with_option_sets
 from mcpkit.client import default_config_path
 from mcpkit.errors import ConfigError
 from mcpkit.gateway.config import GatewayConfig, load_gateway_config
@@ -87,21 +68,15 @@ def _gateway(
 
 
 @app.callback(invoke_without_command=True)
+@with_option_sets
 def serve(
+    *,
     ctx: typer.Context,
     config: ConfigOpt = None,
     profile: Annotated[
         str, typer.Option("--profile", help="auto: from clientInfo.name; or force one compat profile.")
     ] = "auto",
-    transport: TransportOpt = TransportChoice.stdio,
-    host: HostOpt = "127.0.0.1",
-    port: PortOpt = 8000,
-    allow_origin: AllowOriginOpt = None,
-    token_env: TokenEnvOpt = None,
-    oauth_issuer: OAuthIssuerOpt = None,
-    oauth_resource: OAuthResourceOpt = None,
-    oauth_scope: OAuthScopeOpt = None,
-    oauth_client_id: OAuthClientIdOpt = None,
+    serving: ServingOptions,
     status_file: StatusOpt = None,
     sessions: Annotated[
         bool,
@@ -117,19 +92,9 @@ def serve(
         return
     if profile != "auto":  # only a forced profile needs the profiles loaded before the start
         _check_profile(profile)
-    token = token_from_env("--token-env", token_env)
     from mcpkit.server import OAuthOptions
 
-    with usage_errors():
-        oauth = OAuthOptions.from_flags(
-            oauth_issuer,
-            oauth_resource,
-            oauth_scope,
-            oauth_client_id,
-            env_value(ENV_OAUTH_CLIENT_SECRET),
-            served=(host, port, "/mcp") if transport == TransportChoice.http else None,
-            token=token,
-        )
+    http = serving.http_changes(OAuthOptions)
     logging_from_env()
     cfg = _config(config)
 
@@ -141,16 +106,16 @@ def serve(
         from mcpkit.gateway.run import run_http, run_stdio
 
         gateway = _gateway(cfg, profile, spawned)
-        if transport == TransportChoice.stdio:
+        if not serving.http:
             await run_stdio(gateway, status_file)
         else:
             await run_http(
                 gateway,
-                host,
-                port,
-                origins=allow_origin or (),
-                token=token,
-                oauth=oauth,
+                serving.host,
+                serving.port,
+                origins=serving.origins,
+                token=http["bearer_token"],
+                oauth=http["oauth"],
                 status_path=status_file,
                 sessions=sessions,
             )

@@ -11,24 +11,7 @@ import sys
 import anyio
 import typer
 
-from mcpkit.cli_kit import (
-    ENV_OAUTH_CLIENT_SECRET,
-    AllowOriginOpt,
-    HostOpt,
-    JsonOpt,
-    OAuthClientIdOpt,
-    OAuthIssuerOpt,
-    OAuthResourceOpt,
-    OAuthScopeOpt,
-    PortOpt,
-    TransportChoice,
-    TransportOpt,
-    env_value,
-    fail,
-    print_json,
-    usage,
-    usage_errors,
-)
+from mcpkit.cli_kit import JsonOpt, ServingOptions, fail, print_json, usage, with_option_sets
 from mcpkit.redmine.api import RedmineClient, RedmineError
 from mcpkit.redmine.config import RedmineConfig, RedmineConfigError
 
@@ -49,51 +32,28 @@ def _config(*, require_key: bool = True) -> RedmineConfig:
 
 
 @app.command()
-def mcp(
-    transport: TransportOpt = TransportChoice.stdio,
-    host: HostOpt = "127.0.0.1",
-    port: PortOpt = 8000,
-    allow_origin: AllowOriginOpt = None,
-    oauth_issuer: OAuthIssuerOpt = None,
-    oauth_resource: OAuthResourceOpt = None,
-    oauth_scope: OAuthScopeOpt = None,
-    oauth_client_id: OAuthClientIdOpt = None,
-) -> None:
+@with_option_sets
+def mcp(serving: ServingOptions) -> None:
     """Serve the Redmine tools over stdio (default) or streamable HTTP for a whole team.
 
     Over HTTP the server is stateless (run as many replicas as you like behind a load balancer)
     and each request may carry its sender's own key; REDMINE_API_KEY is then optional. With
-    --oauth-issuer, single sign-on: a token from that provider acts as its holder's own Redmine
-    user through the administrator key in REDMINE_ADMIN_API_KEY.
+    --token-env, every request must also carry that token (Authorization: Bearer), and a
+    sender's own key goes in X-Redmine-API-Key. With --oauth-issuer, single sign-on: a token
+    from that provider acts as its holder's own Redmine user through the administrator key in
+    REDMINE_ADMIN_API_KEY.
     """
     from mcpkit.redmine.server import build
-    from mcpkit.server import ServerOptions, serve
+    from mcpkit.server import OAuthOptions, ServerOptions, serve
 
-    http = transport == TransportChoice.http
-    from mcpkit.server import OAuthOptions
-
-    with usage_errors():
-        oauth = OAuthOptions.from_flags(
-            oauth_issuer,
-            oauth_resource,
-            oauth_scope,
-            oauth_client_id,
-            env_value(ENV_OAUTH_CLIENT_SECRET),
-            served=(host, port, "/mcp") if http else None,
-        )
-    config = _config(require_key=not http)
-    options = ServerOptions.from_environ(os.environ).with_http(
-        host=host,
-        port=port,
-        stateless=http,
-        allowed_origins=tuple(allow_origin or ()),
-        oauth=oauth,
-    )
+    http = serving.http_changes(OAuthOptions)
+    config = _config(require_key=not serving.http)
+    options = ServerOptions.from_environ(os.environ).with_http(stateless=serving.http, **http)
     try:
-        server = build(config, options=options, team=http)
+        server = build(config, options=options, team=serving.http)
     except RedmineConfigError as exc:
         usage(str(exc))
-    serve(server, transport.value)
+    serve(server, serving.transport.value)
 
 
 @app.command("check-config")

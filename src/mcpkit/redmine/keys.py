@@ -40,6 +40,7 @@ class KeyedClients:
         sso: SingleSignOn | None = None,
         *,
         redmine_tokens: bool = False,
+        gated: bool = False,
     ) -> None:
         self.base = base
         self.fmt = fmt
@@ -50,6 +51,9 @@ class KeyedClients:
         self.redmine_tokens = redmine_tokens
         """Redmine is the authorization server: a bearer token is Redmine's own OAuth token, sent
         on to Redmine as ``Authorization: Bearer``; a key still acts as its owner; no default user."""
+        self.gated = gated
+        """The server requires its own bearer token (``--token-env``): ``Authorization: Bearer``
+        carries that token, never a Redmine key, and a key comes only in ``X-Redmine-API-Key``."""
         self._by_key: OrderedDict[str, RedmineContext] = OrderedDict()
 
     @property
@@ -84,7 +88,7 @@ class KeyedClients:
             if key is None:
                 raise SignOnError("Send an OAuth access token or your Redmine API key with this request")
             return self.for_key(key)
-        return self.for_key(request_key(headers))
+        return self.for_key(request_key(headers, bearer=not self.gated))
 
     async def provide(self, ctx: ToolContext) -> RedmineContext:
         """The provider the tools are bound to: the request's token or key when it carries one."""

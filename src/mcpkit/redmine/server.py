@@ -67,7 +67,9 @@ def build(
                 "each signed-in person acts as their own Redmine user"
             )
         sso = SingleSignOn(redmine.for_key(config.admin_api_key), fmt, config.user_claim)
-    clients = KeyedClients(redmine, fmt, sso, redmine_tokens=redmine_tokens)
+    clients = KeyedClients(
+        redmine, fmt, sso, redmine_tokens=redmine_tokens, gated=base.http.bearer_token is not None
+    )
     merged = base.tool_filter.merged(ToolFilter(read_only=config.read_only))
     active = replace(base, tool_filter=tool_filter(merged, config.tools))
     if team:

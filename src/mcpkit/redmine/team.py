@@ -51,7 +51,7 @@ def key_check(clients: KeyedClients) -> Authorize:
             if token is None and request_key(headers, bearer=False) is None:
                 # the guard adds the OAuth challenge, which points at the authorization server
                 return HttpRefusal(401, NO_CREDENTIAL)
-        elif request_key(headers) is None and not clients.base.api_key:
+        elif request_key(headers, bearer=not clients.gated) is None and not clients.base.api_key:
             return HttpRefusal(401, NO_KEY, CHALLENGE)
         try:
             await clients.for_request(headers).client.check_key()
