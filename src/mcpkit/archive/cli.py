@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar, get_type_hints
 
 import typer
 
+from mcpkit.archive import messages as m
 from mcpkit.archive import texts
 from mcpkit.archive.filters import FILTER_PARAMS
 from mcpkit.archive.importers.export_file import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES
@@ -174,9 +175,9 @@ def _same_file(a: Path, b: Path) -> bool:
         return a.resolve() == b.resolve()
 
 
-def require_archive(path: Path) -> None:
+def require_archive(path: Path, lang: Lang = "en") -> None:
     if not path.exists():
-        fail(f"no archive at {path}: run `mcpkit archive import FILE --db {path}` first")
+        fail(m.NO_ARCHIVE(lang, path=path))
 
 
 def _run(coro: Coroutine[Any, Any, T]) -> T:
@@ -208,7 +209,7 @@ CreateOpt = Annotated[bool, typer.Option("--create", help="Create the archive wh
 
 
 @contextlib.contextmanager
-def _opened_store(db: Path | None, action: str, *, create: bool) -> Iterator[Store]:
+def _opened_store(db: Path | None, action: m.Message, *, create: bool, lang: Lang = "en") -> Iterator[Store]:
     """The store at ``--db`` for one command; every failure becomes one line and exit 1 (2 for
     a bad parameter). An archive this command created is removed again when it fails, so a
     refused import leaves nothing behind."""
@@ -217,19 +218,21 @@ def _opened_store(db: Path | None, action: str, *, create: bool) -> Iterator[Sto
     path = _db_path(db)
     existed = path.exists()
     if not existed and not create:
-        fail(f"no archive at {path}: run `mcpkit archive import FILE --db {path}` first")
+        fail(m.NO_ARCHIVE(lang, path=path))
     try:
         store = Store(path)
     except McpkitError as exc:
-        fail(f"{action} failed: {exc}")
+        fail(m.CLI_FAILED(lang, action=action(lang), reason=exc))
     done = False
     try:
         yield store
         done = True
     except sqlite3.Error as exc:
-        fail(f"{action} failed: {describe_db_error(path, exc)}")
+        fail(m.CLI_FAILED(lang, action=action(lang), reason=describe_db_error(path, exc)))
     except McpkitError as exc:
-        fail(f"{action} failed: {exc}", 2 if isinstance(exc, ValidationError) else 1)
+        fail(
+            m.CLI_FAILED(lang, action=action(lang), reason=exc), 2 if isinstance(exc, ValidationError) else 1
+        )
     finally:
         store.close()
         if not done and not existed:
@@ -258,6 +261,7 @@ def import_cmd(
         ),
     ] = "",
     as_json: JsonOpt = False,
+    lang: LangOpt = None,
 ) -> None:
     """Import exports into one archive, each in one transaction; re-importing adds nothing twice."""
     from mcpkit.archive.importers.detect import detect
@@ -265,18 +269,22 @@ def import_cmd(
     from mcpkit.archive.importers.flow import import_export
 
     logging_from_env()
+    chosen = _lang(lang)
     path = _db_path(db)
     limits = ReadLimits(max_bytes, max_line_bytes)
     try:  # every path is recognised before anything is written
         formats = [(export, detect(export)) for export in paths]
     except McpkitError as exc:
-        fail(f"import failed: {exc}")
+        fail(m.CLI_FAILED(chosen, action=m.IMPORT_ACTION(chosen), reason=exc))
     if handle and not any(found.takes_handle for _, found in formats):
-        fail("import failed: --handle names the account of a Bluesky CAR, and none of the paths is one", 2)
+        fail(m.CLI_FAILED(chosen, action=m.IMPORT_ACTION(chosen), reason=m.HANDLE_WITHOUT_CAR(chosen)), 2)
     results: list[Any] = []
     failure: McpkitError | None = None
     existed = path.exists()
-    with _opened_store(db, "import", create=True) as store, _import_progress() as bar:
+    with (
+        _opened_store(db, m.IMPORT_ACTION, create=True, lang=chosen) as store,
+        _import_progress(chosen) as bar,
+    ):
         try:
             for export, found in formats:
                 reader = found.open(export, limits, handle=handle)
@@ -286,17 +294,15 @@ def import_cmd(
                     bar.update(task, completed=done or records, total=total or None, records=records)
 
                 def finishing(task: Any = task, name: str = export.name) -> None:
-                    bar.update(
-                        task, description=f"{name}: writing the text index and committing", refresh=True
-                    )
+                    bar.update(task, description=m.IMPORT_WRITING(chosen, name=name), refresh=True)
 
                 result = import_export(reader, export, store, progress=progress, finishing=finishing)
                 bar.update(task, completed=1, total=1)
                 results.append(result)
                 if not as_json:
-                    typer.echo(f"{export}: {result.line()}")
+                    typer.echo(f"{export}: {result.line(chosen)}")
                     for sample in result.read.samples[1:]:  # the first is on the line
-                        _err(f"  malformed: {sample}")
+                        _err(m.MALFORMED_SAMPLE(chosen, sample=sample))
         except (McpkitError, KeyboardInterrupt) as exc:
             if not results and not existed:
                 raise  # nothing imported: the new archive goes again
@@ -304,14 +310,12 @@ def import_cmd(
             failure = (
                 exc
                 if isinstance(exc, McpkitError)
-                else McpkitError(
-                    f"interrupted after {len(results)} of {len(formats)} exports; run it again for the rest"
-                )
+                else McpkitError(m.IMPORT_INTERRUPTED(chosen, done=len(results), total=len(formats)))
             )
     if as_json:
         print_json(_import_report(path, results))
     if failure is not None:
-        fail(f"import failed: {failure}")
+        fail(m.CLI_FAILED(chosen, action=m.IMPORT_ACTION(chosen), reason=failure))
 
 
 def _import_report(db: Path, results: list[Any]) -> dict[str, Any]:
@@ -323,7 +327,7 @@ def _import_report(db: Path, results: list[Any]) -> dict[str, Any]:
     return {"db": str(db), **totals, "exports": [r.as_dict() for r in results]}
 
 
-def _import_progress() -> Progress:
+def _import_progress(lang: Lang) -> Progress:
     """One bar per export on stderr: bytes read where the reader knows them, and records read."""
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -331,7 +335,7 @@ def _import_progress() -> Progress:
     return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
-        TextColumn("{task.fields[records]:,} records"),
+        TextColumn(m.RECORDS_READ(lang, count="{task.fields[records]:,}")),
         TimeElapsedColumn(),
         console=Console(stderr=True),
         transient=True,
@@ -352,7 +356,7 @@ def import_twilog_search_cmd(
     from mcpkit.archive.importers.twilog_search import import_twilog_search
 
     logging_from_env()
-    with _opened_store(db, "import", create=True) as store:
+    with _opened_store(db, m.IMPORT_ACTION, create=True) as store:
         report = import_twilog_search(directory, store, csv_path=csv_path)
     if as_json:
         print_json(report)
@@ -378,6 +382,7 @@ def embed_cmd(
     ] = False,
     db: DbOpt = None,
     as_json: JsonOpt = False,
+    lang: LangOpt = None,
 ) -> None:
     """Embed what is missing in a vector space (resumable after a kill)."""
     from mcpkit.archive.embedders import create_embedder
@@ -386,17 +391,22 @@ def embed_cmd(
     from mcpkit.archive.vectors import drop_space, vectors_root
 
     logging_from_env()
+    chosen = _lang(lang)
     if space not in SPACES:
-        fail(f"--space must be one of {', '.join(SPACES)}, got {space!r}", 2)
-    with _opened_store(db, "embed", create=False) as store, _progress() as bar:
+        fail(m.SPACE_CHOICE(chosen, spaces=", ".join(SPACES), space=repr(space)), 2)
+    with (
+        _opened_store(db, m.EMBED_COMMAND_ACTION, create=False, lang=chosen) as store,
+        _progress() as bar,
+    ):
         embedder = create_embedder(model, _endpoint())
         if fresh and drop_space(vectors_root(store.path), space):
-            _err(f"deleted the {space} vectors; embedding every post again with {embedder.name}")
-        task = bar.add_task(f"embedding {space}", total=None)
+            _err(m.SPACE_DELETED(chosen, space=space, model=embedder.name))
+        embedding = m.EMBEDDING_SPACE(chosen, space=space)
+        task = bar.add_task(embedding, total=None)
 
         def announce(line: str) -> None:  # above the bar: the model may load for many seconds
             _err(line)
-            if line.startswith("loading model"):
+            if line == m.LOADING_MODEL(chosen, model=embedder.name):
                 bar.update(task, description=line)
 
         summary = embed_missing(
@@ -404,17 +414,24 @@ def embed_cmd(
             space,
             embedder,
             progress=lambda done, total: bar.update(
-                task, completed=done, total=total, description=f"embedding {space}" if done else None
+                task, completed=done, total=total, description=embedding if done else None
             ),
             announce=announce,
             repair=repair,
+            lang=chosen,
         )
     if as_json:
         print_json(summary.as_dict())
     else:
         typer.echo(
-            f"{summary.space}: {summary.embedded} embedded, {summary.already} already, "
-            f"{summary.empty} empty after stripping ({summary.model})"
+            m.EMBED_DONE(
+                chosen,
+                space=summary.space,
+                embedded=summary.embedded,
+                already=summary.already,
+                empty=summary.empty,
+                model=summary.model,
+            )
         )
 
 
@@ -442,6 +459,7 @@ def enrich_cmd(
     ] = True,
     db: DbOpt = None,
     as_json: JsonOpt = False,
+    lang: LangOpt = None,
 ) -> None:
     """Add reasoning, summary and tags to posts with an LLM (resumable, idempotent)."""
     from mcpkit.archive.enrich import DEFAULT_ENDPOINT, DEFAULT_MODEL, EnrichClient, plan_enrichment
@@ -449,9 +467,10 @@ def enrich_cmd(
     from mcpkit.archive.enrich.client import api_key_from
 
     logging_from_env()
+    chosen = _lang(lang)
     endpoint = endpoint or env_value(ENV_ENRICH_URL) or DEFAULT_ENDPOINT
     model = model or env_value(ENV_ENRICH_MODEL) or DEFAULT_MODEL
-    with _opened_store(db, "enrich", create=False) as store:
+    with _opened_store(db, m.ENRICH_ACTION, create=False, lang=chosen) as store:
         plan = plan_enrichment(store, limit)
         if dry_run:
             report = {"endpoint": endpoint, "model": model, **plan.as_dict()}
@@ -459,15 +478,23 @@ def enrich_cmd(
                 print_json(report)
             else:
                 typer.echo(
-                    f"{report['due']:,} posts to enrich, {report['failed_before']:,} of them failed before "
-                    f"({report['done_before']:,} done, {report['imported']:,} imported, "
-                    f"{report['empty']:,} empty); about {report['estimated_input_tokens']:,} input and "
-                    f"{report['estimated_output_tokens']:,} output tokens with {model} at {endpoint}"
+                    m.ENRICH_PLAN(
+                        chosen,
+                        due=f"{report['due']:,}",
+                        failed_before=f"{report['failed_before']:,}",
+                        done_before=f"{report['done_before']:,}",
+                        imported=f"{report['imported']:,}",
+                        empty=f"{report['empty']:,}",
+                        input_tokens=f"{report['estimated_input_tokens']:,}",
+                        output_tokens=f"{report['estimated_output_tokens']:,}",
+                        model=model,
+                        endpoint=endpoint,
+                    )
                 )
             return
         client = EnrichClient(endpoint, model, api_key=api_key_from(os.environ))
-        with _enrich_progress() as bar:
-            task = bar.add_task("enriching", total=len(plan.due), tokens=0)
+        with _enrich_progress(chosen) as bar:
+            task = bar.add_task(m.ENRICHING(chosen), total=len(plan.due), tokens=0)
 
             def progress(done: int, total: int, tokens: int) -> None:
                 bar.update(task, completed=done, total=total, tokens=tokens)
@@ -486,18 +513,28 @@ def enrich_cmd(
     else:
         rate = summary.enriched / summary.seconds if summary.seconds else 0.0
         typer.echo(
-            f"{summary.enriched:,} enriched, {summary.failed:,} failed in {summary.seconds:.1f} s "
-            f"({rate:.1f} posts/s, {summary.prompt_tokens + summary.completion_tokens:,} tokens)"
+            m.ENRICH_DONE(
+                chosen,
+                enriched=f"{summary.enriched:,}",
+                failed=f"{summary.failed:,}",
+                seconds=f"{summary.seconds:.1f}",
+                rate=f"{rate:.1f}",
+                tokens=f"{summary.prompt_tokens + summary.completion_tokens:,}",
+            )
         )
         for item in embedded:
-            typer.echo(f"{item['space']}: {item['embedded']:,} embedded ({item['model']})")
+            typer.echo(
+                m.ENRICH_EMBEDDED(
+                    chosen, space=item["space"], embedded=f"{item['embedded']:,}", model=item["model"]
+                )
+            )
     for post_id, reason in summary.failures[:20]:
-        _err(f"  post {post_id}: {reason}")
+        _err(m.POST_FAILED(chosen, id=post_id, reason=reason))
     if summary.failed:
-        _err(f"{summary.failed:,} posts failed; the next run tries them again")
+        _err(m.POSTS_FAILED(chosen, count=f"{summary.failed:,}"))
 
 
-def _enrich_progress() -> Progress:
+def _enrich_progress(lang: Lang) -> Progress:
     """Bar, count, rate, tokens used, elapsed and remaining time."""
     from rich.progress import (
         BarColumn,
@@ -514,14 +551,14 @@ def _enrich_progress() -> Progress:
     class RateColumn(ProgressColumn):
         def render(self, task: Task) -> Text:
             speed = task.finished_speed or task.speed
-            return Text("-- posts/s" if speed is None else f"{speed:.1f} posts/s")
+            return Text(m.POSTS_PER_SECOND(lang, rate="--" if speed is None else f"{speed:.1f}"))
 
     return Progress(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         RateColumn(),
-        TextColumn("{task.fields[tokens]:,} tokens"),
+        TextColumn(m.TOKENS_USED(lang, count="{task.fields[tokens]:,}")),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
         disable=not sys.stderr.isatty(),
@@ -572,6 +609,7 @@ def _spec(
     idle_timeout: float,
     trace: bool,
     create: bool,
+    lang: Lang = "en",
 ) -> ServeSpec:
     """The one value ``serve`` and ``start`` run, from their options and the environment; a
     bind that others could reach without a token is refused here, before anything starts."""
@@ -596,7 +634,7 @@ def _spec(
         fail(str(exc), 2)
     path = _db_path(db)
     if not create:
-        require_archive(path)
+        require_archive(path, lang)
     return ServeSpec(
         db=str(path),
         server=options,
@@ -707,28 +745,33 @@ def start_cmd(
     ready_timeout: Annotated[
         float, typer.Option("--ready-timeout", help="Seconds to wait for readiness.")
     ] = 120.0,
+    lang: LangOpt = None,
     **serve_options: Any,
 ) -> None:
     """Start the server in the background (every serve option applies); returns once it answers."""
     from mcpkit.archive import daemon
 
-    spec = _spec(**serve_options)
+    chosen = _lang(lang)
+    spec = _spec(**serve_options, lang=chosen)
     try:
         state = daemon.start(spec, _state_dir(), ready_timeout=ready_timeout)
+    except daemon.DaemonError as exc:
+        fail(exc.text(chosen))
     except McpkitError as exc:
         fail(str(exc))
-    typer.echo(f"archive server running at {state.url} (pid {state.pid}, log {state.log})")
+    typer.echo(m.SERVER_STARTED(chosen, url=state.url, pid=state.pid, log=state.log))
 
 
 @app.command("stop")
-def stop_cmd() -> None:
+def stop_cmd(lang: LangOpt = None) -> None:
     """Stop the background server started by ``start``."""
     from mcpkit.archive import daemon
 
+    chosen = _lang(lang)
     state = daemon.stop(_state_dir())
     if state is None:
-        fail("no archive server is running", 1)
-    typer.echo(f"archive server stopped (pid {state.pid})")
+        fail(m.NO_SERVER_RUNNING(chosen), 1)
+    typer.echo(m.SERVER_STOPPED(chosen, pid=state.pid))
 
 
 @app.command("status")
@@ -741,23 +784,25 @@ def status_cmd(as_json: JsonOpt = False, lang: LangOpt = None) -> None:
         other = daemon.probe(_server_url(None), _token(), timeout=1.0)
         if other is not None:  # not ours, but it is what the query commands would reach
             info["other_server"] = {"url": _server_url(None), **other}
+    chosen = _lang(lang)
     if as_json:
         print_json(info)
     elif not info["running"]:
-        typer.echo("archive server: not running")
+        typer.echo(m.STATUS_NOT_RUNNING(chosen))
         if info.get("other_server"):
             other = info["other_server"]
             typer.echo(
-                f"  but another server answers at {other['url']} ({daemon.describe_server(other)}): "
-                "query commands reach it"
+                m.STATUS_OTHER_SERVER(chosen, url=other["url"], server=daemon.describe_server(other, chosen))
             )
     else:
         served = (info.get("server") or {}).get("db")
-        typer.echo(f"archive server: running at {info['url']} (pid {info['pid']}, db {served or 'unknown'})")
+        typer.echo(
+            m.STATUS_RUNNING(chosen, url=info["url"], pid=info["pid"], db=served or m.DB_NOT_NAMED(chosen))
+        )
         if info.get("server"):
-            typer.echo(texts.format_status(info["server"], _lang(lang)).rstrip())
+            typer.echo(texts.format_status(info["server"], chosen).rstrip())
         else:
-            typer.echo("  but it does not answer")
+            typer.echo(m.STATUS_SILENT(chosen))
     if not (info["running"] and info.get("answers")):
         raise typer.Exit(1)
 
@@ -1088,7 +1133,7 @@ def shell_cmd(url: UrlOpt = None, db: DbOpt = None, server: OldUrlOpt = None, la
     run_shell(
         api,
         history=_state_dir() / "archive_history",
-        banner=["Type a query, /help for commands."],
+        banner=[m.SHELL_BANNER(chosen)],
         lang=chosen,
     )
 

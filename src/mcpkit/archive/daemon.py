@@ -29,9 +29,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mcpkit.archive import messages as m
 from mcpkit.archive.embedders import EmbedEndpoint
 from mcpkit.archive.errors import ArchiveError
 from mcpkit.archive.limits import InputLimits
+from mcpkit.archive.messages import Lang, Message
 from mcpkit.archive.rpc.client import RpcClient
 from mcpkit.archive.rpc.server import RpcServerOptions
 from mcpkit.errors import CallError
@@ -44,7 +46,15 @@ LOG_NAME = "archive-server.log"
 
 
 class DaemonError(ArchiveError):
-    """The background server could not be started or stopped."""
+    """The background server could not be started or stopped; ``str()`` is the English line,
+    :meth:`text` the line in any language of the catalogue."""
+
+    def __init__(self, message: Message, **fields: Any) -> None:
+        super().__init__(message("en", **fields))
+        self.message, self.fields = message, fields
+
+    def text(self, lang: Lang) -> str:
+        return self.message(lang, **self.fields)
 
 
 def state_dir(environ: Mapping[str, str]) -> Path:
@@ -162,13 +172,13 @@ def _why(log_path: Path, since: int) -> str:
     return last.removeprefix("error:").strip()
 
 
-def describe_server(answer: Mapping[str, Any]) -> str:
+def describe_server(answer: Mapping[str, Any], lang: Lang = "en") -> str:
     """``pid N, db PATH`` of a ``get_status`` answer, as far as it says."""
     parts = [
         f"pid {answer['pid']}" if answer.get("pid") else "",
         f"db {answer['db']}" if answer.get("db") else "",
     ]
-    return ", ".join(p for p in parts if p) or "an unknown archive"
+    return ", ".join(p for p in parts if p) or m.UNKNOWN_ARCHIVE(lang)
 
 
 def start(spec: ServeSpec, directory: Path, *, ready_timeout: float = 120.0) -> DaemonState:
@@ -176,15 +186,12 @@ def start(spec: ServeSpec, directory: Path, *, ready_timeout: float = 120.0) -> 
     directory.mkdir(parents=True, exist_ok=True)
     current = read_state(directory)
     if current is not None and _alive(current.pid):
-        raise DaemonError(f"an archive server is already running (pid {current.pid}, {current.url})")
+        raise DaemonError(m.ALREADY_RUNNING, pid=current.pid, url=current.url)
     log_path = directory / LOG_NAME
     url, token = spec.url, spec.server.token
     other = probe(url, token, timeout=1.0)
     if other is not None:
-        raise DaemonError(
-            f"cannot start: another archive server answers at {url} ({describe_server(other)}); "
-            "stop it or choose another --port"
-        )
+        raise DaemonError(m.ANOTHER_SERVER, url=url, server=describe_server(other))
     since = log_path.stat().st_size if log_path.exists() else 0
     with log_path.open("ab") as log:
         proc = subprocess.Popen(
@@ -206,17 +213,17 @@ def start(spec: ServeSpec, directory: Path, *, ready_timeout: float = 120.0) -> 
         code = proc.poll()
         if code is not None:
             _pid_file(directory).unlink(missing_ok=True)
-            why = _why(log_path, since) or f"it exited with code {code}"
-            raise DaemonError(f"the archive server did not start: {why} (log: {log_path})")
+            why = _why(log_path, since)
+            if why:
+                raise DaemonError(m.DID_NOT_START, why=why, log=log_path)
+            raise DaemonError(m.DID_NOT_START_CODE, code=code, log=log_path)
         answer = probe(url, token, timeout=1.0)
         if answer is not None and answer.get("pid") in (proc.pid, None):
             return state  # ours (a server without a pid in its status cannot be told apart)
         time.sleep(0.1)
     proc.terminate()
     _pid_file(directory).unlink(missing_ok=True)
-    raise DaemonError(
-        f"the archive server did not answer within {ready_timeout:g} s: {_why(log_path, since)} (log: {log_path})"
-    )
+    raise DaemonError(m.DID_NOT_ANSWER, seconds=f"{ready_timeout:g}", why=_why(log_path, since), log=log_path)
 
 
 def stop(directory: Path, timeout: float = 15.0) -> DaemonState | None:

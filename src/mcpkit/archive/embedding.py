@@ -18,7 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
+from mcpkit.archive import messages as m
 from mcpkit.archive.embedders import Embedder
+from mcpkit.archive.messages import Lang
 from mcpkit.archive.posts import strip_content
 from mcpkit.archive.settings import SPACES
 from mcpkit.archive.store import Store
@@ -69,14 +71,16 @@ def embed_missing(
     progress: EmbedProgress | None = None,
     announce: Callable[[str], None] | None = None,
     repair: bool = False,
+    lang: Lang = "en",
 ) -> EmbedSummary:
-    """Embed every post (or enrichment text) of ``space`` that has no vector yet."""
+    """Embed every post (or enrichment text) of ``space`` that has no vector yet; what it
+    ``announce`` says is worded in ``lang``."""
     if space not in SPACES:
         raise ValidationError(f"space must be one of {', '.join(SPACES)}, got {space!r}")
     root = root if root is not None else vectors_root(store.path)
     repaired: RepairReport | None = repair_space(root, space) if repair else None
     if repaired is not None and announce is not None:
-        announce(repaired.line)
+        announce(repaired.text(lang))
     writer = SpaceWriter(root, space, embedder.name, embedder.dimension)
     writer.check_model()
     have = writer.existing_ids()
@@ -96,7 +100,7 @@ def embed_missing(
     total = len(todo_idx)
     done = 0
     if total and announce is not None:
-        announce(f"loading model {embedder.name}…")
+        announce(m.LOADING_MODEL(lang, model=embedder.name))
     if progress is not None:
         progress(0, total)
     for start in range(0, total, batch_size):

@@ -37,23 +37,8 @@ from mcpkit.jsonrpc import error_fields
 FETCH = 100
 VIEWS = ("normal", "list", "detail")
 MODES = ("content", "reasoning", "summary", "average", "maximum", "minimum", "hybrid")
-
-HELP = """\
-Type a query to search by meaning. Use V|T to require words T too, | T for words only.
-  /user                show the user filter
-  /user a,b            only these users          /user -c,d   leave these users out
-  /user min=N max=M    users with N..M posts     /user clear  no user filter
-  /date FROM [TO]      time range, dates or "YYYY-MM-DD HH:MM:SS"; /date clear
-  /kind K[,K]          post reply quote repost like bookmark, or all; /kind clear
-  /platform P[,P]      x mastodon bluesky        /account A[,A]   archived accounts
-  /media yes|no|any    only posts with media, or without
-  /visibility V[,V]    public unlisted followers direct, or all; default all but direct
-  /top N               results per page, 1..100
-  /mode MODE [W,W,W]   content reasoning summary average maximum minimum
-  /view normal|list|detail
-  /next                next page of the last search
-  /details 1-3,7  /d   full text of these results
-  /help /?             this help        /exit /quit /q   leave"""
+HELP = m.SHELL_HELP.en
+"""The English help (``/help`` prints :data:`~mcpkit.archive.messages.SHELL_HELP` in the shell's language)."""
 
 
 class ShellUsageError(ValidationError):
@@ -147,7 +132,7 @@ class Shell:
         try:
             return await self._command(command.lower(), rest)
         except ShellUsageError as exc:
-            self.write(f"usage: {exc}")
+            self.write(m.SHELL_USAGE(self.lang, detail=exc))
             return True
 
     async def _command(self, command: str, rest: str) -> bool:
@@ -155,7 +140,7 @@ class Shell:
         if command in ("/exit", "/quit", "/q"):
             return False
         if command in ("/help", "/?"):
-            self.write(HELP)
+            self.write(m.SHELL_HELP(self.lang))
         elif command == "/top":
             if not rest.isdigit() or not 1 <= int(rest) <= 100:
                 raise ShellUsageError("/top N with N from 1 to 100")
@@ -178,7 +163,7 @@ class Shell:
             self._set_filter(command[1:], rest)
         elif command == "/next":
             if s.shown >= len(s.results):
-                self.write("no more results")
+                self.write(m.SHELL_NO_MORE(self.lang))
             else:
                 start = s.shown
                 s.shown = min(len(s.results), start + s.top)
@@ -186,11 +171,11 @@ class Shell:
         elif command in ("/details", "/d"):
             for n in parse_ranges(rest):
                 if n > len(s.results):
-                    self.write(f"{n}: no such result")
+                    self.write(m.SHELL_NO_SUCH_RESULT(self.lang, n=n))
                     continue
                 self._detail(n, s.results[n - 1])
         else:
-            self.write(f"unknown command {command}; /help lists them")
+            self.write(m.SHELL_UNKNOWN_COMMAND(self.lang, command=command))
         return True
 
     def _set_mode(self, rest: str) -> None:

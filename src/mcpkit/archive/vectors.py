@@ -39,7 +39,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from mcpkit.archive import messages as m
 from mcpkit.archive.errors import ArchiveError, DamagedSpaceError, ModelMismatchError
+from mcpkit.archive.messages import Lang
 
 FloatArray = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.int64]
@@ -427,11 +429,14 @@ class RepairReport:
 
     @property
     def line(self) -> str:
+        """The English line (:meth:`text` in any language)."""
+        return self.text("en")
+
+    def text(self, lang: Lang) -> str:
         if self.problem is None:
-            return f"{self.space}: the vector store is intact ({self.kept:,} rows)"
-        return (
-            f"{self.space}: repaired ({self.problem}): kept {self.kept:,} intact rows, "
-            f"dropped {self.dropped:,} to embed again"
+            return m.SPACE_INTACT(lang, space=self.space, count=f"{self.kept:,}")
+        return m.SPACE_REPAIRED(
+            lang, space=self.space, problem=self.problem, kept=f"{self.kept:,}", dropped=f"{self.dropped:,}"
         )
 
 

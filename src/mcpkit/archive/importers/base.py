@@ -34,8 +34,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from mcpkit.archive import messages as m
 from mcpkit.archive.errors import ImportFormatError
 from mcpkit.archive.importers.export_file import ReadLimits, open_export
+from mcpkit.archive.messages import Counted, Lang
 from mcpkit.archive.posts import KINDS, Media, Post, log_type_of_kind, post_key, twilog_kind
 
 __all__ = [
@@ -69,13 +71,13 @@ FORMAT_NAMES: dict[str, str] = {
 }
 """How a summary line names each format."""
 
-_PLURALS = {
-    "post": "posts",
-    "reply": "replies",
-    "quote": "quotes",
-    "repost": "reposts",
-    "like": "likes",
-    "bookmark": "bookmarks",
+_KIND_COUNTS: dict[str, Counted] = {
+    "post": m.POSTS_READ,
+    "reply": m.REPLIES_READ,
+    "quote": m.QUOTES_READ,
+    "repost": m.REPOSTS_READ,
+    "like": m.LIKES_READ,
+    "bookmark": m.BOOKMARKS_READ,
 }
 
 
@@ -143,32 +145,36 @@ class Progressive(Protocol):
     def position(self) -> tuple[int, int]: ...
 
 
-def kind_counts_text(kinds: Counter[str]) -> str:
+def kind_counts_text(kinds: Counter[str], lang: Lang = "en") -> str:
     """``"12,408 posts, 3,120 likes"``: the kinds a summary line lists, in :data:`KINDS` order."""
-    parts = [f"{kinds[k]:,} {_PLURALS[k] if kinds[k] != 1 else k}" for k in KINDS if kinds.get(k)]
-    parts += [f"{n:,} {k}" for k, n in sorted(kinds.items()) if k not in _PLURALS and n]
-    return ", ".join(parts) if parts else "no records"
+    parts = [_KIND_COUNTS[k](lang, count=kinds[k]) for k in KINDS if kinds.get(k)]
+    parts += [
+        m.KIND_READ(lang, count=f"{n:,}", kind=k)
+        for k, n in sorted(kinds.items())
+        if k not in _KIND_COUNTS and n
+    ]
+    return ", ".join(parts) if parts else m.NO_RECORDS(lang)
 
 
 DIRECT_MESSAGE = "direct message"
 EARLIER_VERSION = "earlier version of an edited post"
-SKIPPED_IN_WORDS: dict[str, str] = {
-    DIRECT_MESSAGE: "direct messages",
-    EARLIER_VERSION: "earlier versions of edited posts",
+SKIPPED_IN_WORDS: dict[str, Counted] = {
+    DIRECT_MESSAGE: m.SKIPPED_DIRECT_MESSAGES,
+    EARLIER_VERSION: m.SKIPPED_EARLIER_VERSIONS,
 }
-"""What readers leave out on purpose, named in words (singular -> plural); every other name in
+"""What readers leave out on purpose, named in words (in every language); every other name in
 :attr:`ReadSummary.skipped` is a record type as the export names it."""
 
 
-def skipped_text(skipped: Counter[str], most: int = 5) -> str:
+def skipped_text(skipped: Counter[str], most: int = 5, lang: Lang = "en") -> str:
     """``"3 earlier versions of edited posts, 2 direct messages, 1 dmConversation record"``: the
     most frequent ``most`` names, each with its count, in words where the reader gave them."""
     parts = []
     for name, count in skipped.most_common(most):
         if name in SKIPPED_IN_WORDS:
-            parts.append(f"{count:,} {SKIPPED_IN_WORDS[name] if count != 1 else name}")
+            parts.append(SKIPPED_IN_WORDS[name](lang, count=count))
         else:
-            parts.append(f"{count:,} {name} record{'s' if count != 1 else ''}")
+            parts.append(m.SKIPPED_RECORDS(lang, count=count, name=name))
     return ", ".join(parts) + (", ..." if len(skipped) > most else "")
 
 

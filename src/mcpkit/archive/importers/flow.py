@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from mcpkit.archive import messages as m
 from mcpkit.archive.errors import ImportFormatError
 from mcpkit.archive.importers.base import (
     FORMAT_NAMES,
@@ -45,6 +46,7 @@ from mcpkit.archive.importers.base import (
     skipped_text,
 )
 from mcpkit.archive.importers.pipeline import PostTally, no_cyclic_gc, produced
+from mcpkit.archive.messages import Lang
 from mcpkit.archive.posts import Post
 from mcpkit.archive.store import (
     BatchBuilder,
@@ -113,30 +115,32 @@ class ExportResult:
             "malformed_samples": list(read.samples),
         }
 
-    def line(self) -> str:
+    def line(self, lang: Lang = "en") -> str:
         """``X archive of @name: 12,408 posts, 3,120 likes; 12,000 new, 400 updated, 3,128
         unchanged; skipped: 3 earlier versions of edited posts, 1 dmConversation record``:
         what the export held, what the archive made of it, and what the reader left out
-        (:func:`~.base.skipped_text`: in its words, or record types as the export names them)."""
+        (:func:`~.base.skipped_text`: in its words, or record types as the export names them),
+        in ``lang`` (the catalogue's :mod:`~mcpkit.archive.messages`)."""
         name = FORMAT_NAMES.get(self.format, self.format)
-        head = f"{name} of {self.account}" if self.account else name
-        text = (
-            f"{head}: {kind_counts_text(self.read.kinds)}; "
-            f"{self.new:,} new, {self.updated:,} updated, {self.unchanged:,} unchanged"
+        head = m.EXPORT_OF(lang, name=name, account=self.account) if self.account else name
+        text = m.IMPORT_LINE(
+            lang,
+            head=head,
+            kinds=kind_counts_text(self.read.kinds, lang),
+            new=f"{self.new:,}",
+            updated=f"{self.updated:,}",
+            unchanged=f"{self.unchanged:,}",
         )
         repeats = self.read.records - self.posts
         if repeats > 0:
-            text += f"; {repeats:,} record{'s' if repeats != 1 else ''} repeating a post"
+            text += m.REPEATING_RECORDS(lang, count=repeats)
         if self.read.direct:
-            plural = "s" if self.read.direct != 1 else ""
-            text += (
-                f"; {self.read.direct:,} direct post{plural}, shown only when asked for (--visibility direct)"
-            )
+            text += m.DIRECT_POSTS(lang, count=self.read.direct)
         if self.read.skipped:
-            text += f"; skipped: {skipped_text(self.read.skipped)}"
+            text += m.SKIPPED(lang, items=skipped_text(self.read.skipped, lang=lang))
         if self.read.malformed:
             sample = f" ({self.read.samples[0]})" if self.read.samples else ""
-            text += f"; malformed: {self.read.malformed:,}{sample}"
+            text += m.MALFORMED_COUNT(lang, count=f"{self.read.malformed:,}", sample=sample)
         return text
 
 
