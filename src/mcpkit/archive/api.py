@@ -13,30 +13,9 @@ Decisions the faces rely on
 * ``ArchiveAPI.open(db_path, embedder=None, exact=False, endpoint=None)`` opens (and migrates)
   the DB; the embedding model is created lazily from the name each space records, on the first
   call that needs a query vector.
-* Methods (upstream's names; params by name, or positionally in this order):
-
-  ==================== ================================================= ==========================
-  method               params                                            result
-  ==================== ================================================= ==========================
-  search_similar       query*, settings{top_k 1..100 =10, user_filter,   [{rank, score, post}]
-                       date_filter}, mode="content", weights[3], offset
-  vector_search        query*, top_k=None (all), mode, weights           STREAMED chunks
-  search_posts_by_text search_term*, limit=50 (1..1000), source=content, [post] newest first
-                       offset
-  get_user_stats       limit=50 (1..1000), offset                        [{user, post_count}]
-  get_database_stats   -                                                 {total_posts, total_users,
-                                                                         date_range{earliest,latest}}
-  get_status           websocket_url (ignored here, MCP face uses it)    {status, ready, server_type,
-                                                                         model, data_stats, ...}
-  embed_text           text*                                             {vector: base64 safetensors}
-  get_user_list        -                                                 [user, ...] by post count
-  check_init           -                                                 {status: "init_completed"}
-  get_thread (mcpkit)  id*, limit=50 (1..1000), offset                   {id, in_reply_to,
-                                                                         in_reply_to_id,
-                                                                         focus_offset, posts,
-                                                                         offset, limit, returned,
-                                                                         total_count, next_offset}
-  ==================== ================================================= ==========================
+* Methods (upstream's names; params by name, or positionally in their declared order) are
+  declared once in :data:`mcpkit.archive.methods.METHODS`: each parameter's type, default,
+  range, choices and help, and each result's shape (docs/archive-data.md shows the table).
 
   ``post`` = ``{post_id:int, content, timestamp, url, user}`` plus ``reasoning, summary, tags``
   when the post has enrichments. ``search_similar`` also accepts ``top_k``/``user_filter``/
@@ -81,14 +60,8 @@ from mcpkit.archive.embedders import Embedder, EmbedEndpoint
 from mcpkit.archive.engine import Engine
 from mcpkit.archive.filters import parse_post_filter
 from mcpkit.archive.limits import InputLimits, check_depth, check_text
-from mcpkit.archive.settings import (
-    LIMIT_MAX,
-    SPACES,
-    check_range,
-    parse_mode,
-    parse_settings,
-    parse_weights,
-)
+from mcpkit.archive.methods import METHODS, Method
+from mcpkit.archive.settings import parse_settings, parse_weights
 from mcpkit.archive.store import describe_db_error
 from mcpkit.errors import McpkitError, ValidationError
 from mcpkit.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, JsonRpcError
@@ -122,17 +95,25 @@ Params = Mapping[str, Any] | list[Any] | None
 
 @dataclass(frozen=True, slots=True)
 class _Method:
-    names: tuple[str, ...]
+    declared: Method
     handler: Callable[[dict[str, Any]], Awaitable[Any]]
-    streaming: bool = False
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self.declared.names
+
+    @property
+    def streaming(self) -> bool:
+        return self.declared.streaming
 
 
-def _optional_range(args: Mapping[str, Any], name: str, default: int, high: int) -> int:
-    value = args.get(name)
-    return default if value is None else check_range(name, value, 1, high)
+def _integer(method: str, name: str, args: Mapping[str, Any]) -> Any:
+    """``args[name]`` checked against the range :data:`METHODS` declares, or its default."""
+    return METHODS[method].param(name).integer(args)
 
 
-OFFSET_MAX = 100_000
+def _mode(method: str, args: Mapping[str, Any]) -> str:
+    return METHODS[method].param("mode").choice(args.get("mode"))
 
 
 def _weights(args: Mapping[str, Any], mode: str) -> tuple[float, float, float] | None:
@@ -141,10 +122,9 @@ def _weights(args: Mapping[str, Any], mode: str) -> tuple[float, float, float] |
     return parse_weights(args.get("weights")) if mode == "average" else None
 
 
-def _offset(args: Mapping[str, Any]) -> int:
+def _offset(method: str, args: Mapping[str, Any]) -> int:
     """mcpkit's paging extension: skip this many results (0 when absent, as upstream sends)."""
-    value = args.get("offset")
-    return 0 if value is None else check_range("offset", value, 0, OFFSET_MAX)
+    return int(_integer(method, "offset", args))
 
 
 class ArchiveAPI:
@@ -153,20 +133,20 @@ class ArchiveAPI:
     def __init__(self, engine: Engine, limits: InputLimits | None = None) -> None:
         self.engine = engine
         self.limits = limits or InputLimits()
-        self._methods: dict[str, _Method] = {
-            "search_similar": _Method(
-                ("query", "settings", "mode", "weights", "offset"), self._search_similar
-            ),
-            "vector_search": _Method(("query", "top_k", "mode", "weights"), self._vector_search, True),
-            "search_posts_by_text": _Method(("search_term", "limit", "source", "offset"), self._search_text),
-            "get_user_stats": _Method(("limit", "offset"), self._user_stats),
-            "get_database_stats": _Method((), self._database_stats),
-            "get_thread": _Method(("id", "limit", "offset"), self._thread),
-            "get_status": _Method(("websocket_url",), self._status),
-            "embed_text": _Method(("text",), self._embed_text),
-            "get_user_list": _Method((), self._user_list),
-            "check_init": _Method((), self._check_init),
+        handlers: dict[str, Callable[[dict[str, Any]], Awaitable[Any]]] = {
+            "search_similar": self._search_similar,
+            "vector_search": self._vector_search,
+            "search_posts_by_text": self._search_text,
+            "get_user_stats": self._user_stats,
+            "get_database_stats": self._database_stats,
+            "get_thread": self._thread,
+            "get_status": self._status,
+            "embed_text": self._embed_text,
+            "get_user_list": self._user_list,
+            "check_init": self._check_init,
         }
+        # every declared method has its handler, in the declared order (names, params, streaming)
+        self._methods = {name: _Method(METHODS[name], handlers[name]) for name in METHODS}
 
     @classmethod
     def open(
@@ -271,9 +251,9 @@ class ArchiveAPI:
             raw_settings = {k: args.get(k) for k in ("top_k", "user_filter", "date_filter")}
         settings = parse_settings(raw_settings)
         post_filter = parse_post_filter(raw_settings if isinstance(raw_settings, Mapping) else None, args)
-        mode = parse_mode(args.get("mode"))
+        mode = _mode("search_similar", args)
         weights = _weights(args, mode)
-        offset = _offset(args)
+        offset = _offset("search_similar", args)
         return await anyio.to_thread.run_sync(
             lambda: self.engine.search_similar(
                 query, settings, mode=mode, weights=weights, offset=offset, post_filter=post_filter
@@ -282,9 +262,8 @@ class ArchiveAPI:
 
     async def _vector_search(self, args: dict[str, Any]) -> Any:
         query = self._text(args, "query")
-        raw_top_k = args.get("top_k")
-        top_k = None if raw_top_k is None else check_range("top_k", raw_top_k, 1, 2**31)
-        mode = parse_mode(args.get("mode"))
+        top_k = _integer("vector_search", "top_k", args)
+        mode = _mode("vector_search", args)
         weights = _weights(args, mode)
         pairs = await anyio.to_thread.run_sync(
             lambda: self.engine.vector_search(query, top_k, mode=mode, weights=weights)
@@ -293,19 +272,17 @@ class ArchiveAPI:
 
     async def _search_text(self, args: dict[str, Any]) -> Any:
         term = self._text(args, "search_term")
-        limit = _optional_range(args, "limit", 50, LIMIT_MAX)
-        source = args.get("source") or "content"
-        if source not in SPACES:
-            raise ValidationError(f"source must be one of {', '.join(SPACES)}, got {source!r}")
-        offset = _offset(args)
+        limit = _integer("search_posts_by_text", "limit", args)
+        source = METHODS["search_posts_by_text"].param("source").choice(args.get("source") or None)
+        offset = _offset("search_posts_by_text", args)
         post_filter = parse_post_filter(args)
         return await anyio.to_thread.run_sync(
             lambda: self.engine.search_posts_by_text(term, limit, source, offset, post_filter)
         )
 
     async def _user_stats(self, args: dict[str, Any]) -> Any:
-        limit = _optional_range(args, "limit", 50, LIMIT_MAX)
-        offset = _offset(args)
+        limit = _integer("get_user_stats", "limit", args)
+        offset = _offset("get_user_stats", args)
         post_filter = parse_post_filter(args)
         return await anyio.to_thread.run_sync(lambda: self.engine.user_stats(limit, offset, post_filter))
 
@@ -319,8 +296,8 @@ class ArchiveAPI:
         if isinstance(reference, int) and not isinstance(reference, bool):
             reference = str(reference)  # an X id sent as a number: exact up to 2**53 only
         reference = check_text("id", reference, self.limits.max_text_chars)
-        limit = _optional_range(args, "limit", 50, LIMIT_MAX)
-        offset = _offset(args)
+        limit = _integer("get_thread", "limit", args)
+        offset = _offset("get_thread", args)
         return await anyio.to_thread.run_sync(lambda: self.engine.thread(reference, limit, offset))
 
     async def _status(self, args: dict[str, Any]) -> Any:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -30,6 +30,7 @@ from mcpkit.archive import texts
 from mcpkit.archive.errors import ArchiveError
 from mcpkit.archive.filters import FILTER_KEYS, FILTER_PARAMS, request_filters
 from mcpkit.archive.messages import Lang
+from mcpkit.archive.methods import METHODS, Param
 from mcpkit.archive.rpc.api_protocol import ArchiveAPIProtocol
 from mcpkit.archive.rpc.client import RpcClient
 from mcpkit.errors import CallTimeoutError, ConnectError, HttpError, McpkitError, ServerExitedError
@@ -44,9 +45,6 @@ if TYPE_CHECKING:
     from mcpkit.server import McpkitServer, ServerOptions
 
 SERVER_NAME = "mcpkit-archive"
-UPSTREAM_DEFAULT_URL = "ws://localhost:8765"
-MODES = ["content", "reasoning", "summary", "average", "maximum", "minimum", "hybrid"]
-SOURCES = ["content", "reasoning", "summary"]
 
 
 class ToolFailedError(McpkitError):
@@ -132,7 +130,7 @@ class ArchiveTools:
         results = await self._call("search_similar", with_filters(args, call), m.SEARCH_ACTION, ctx)
         if not results:
             return m.NO_RESULTS(self.lang)
-        offset, top_k = _int(args.get("offset"), 0), _int(args.get("top_k"), 10)
+        offset, top_k = _int(args, "search_similar", "offset"), _int(args, "search_similar", "top_k")
         return text_page(
             texts.search_items(results, offset + 1, self.lang),
             Window(offset, top_k),
@@ -159,10 +157,10 @@ class ArchiveTools:
     async def get_user_stats(self, args: dict[str, Any]) -> CallToolResult:
         call = {k: args[k] for k in ("limit", "offset") if args.get(k) is not None}
         stats = await self._call("get_user_stats", with_filters(args, call), m.USER_STATS_ACTION) or []
-        offset = _int(args.get("offset"), 0)
+        offset = _int(args, "get_user_stats", "offset")
         return text_page(
             texts.user_items(stats, offset + 1, self.lang),
-            Window(offset, _int(args.get("limit"), 50)),
+            Window(offset, _int(args, "get_user_stats", "limit")),
             header=texts.users_header(len(stats), self.lang),
             next_call="get_user_stats with offset={offset}",
             separator="\n",
@@ -181,10 +179,10 @@ class ArchiveTools:
         posts = await self._call("search_posts_by_text", with_filters(args, call), m.TEXT_SEARCH_ACTION, ctx)
         if not posts:
             return texts.format_text_results(term, [], self.lang) + await self._meaning_note(args, term)
-        offset = _int(args.get("offset"), 0)
+        offset = _int(args, "search_posts_by_text", "offset")
         return text_page(
             texts.text_items(posts, offset + 1, self.lang),
-            Window(offset, _int(args.get("limit"), 50)),
+            Window(offset, _int(args, "search_posts_by_text", "limit")),
             header=texts.text_header(term, len(posts), self.lang),
             next_call="search_posts_by_text with the same arguments and offset={offset}",
         )
@@ -192,7 +190,7 @@ class ArchiveTools:
     async def _meaning_note(self, args: Mapping[str, Any], term: str) -> str:
         """No post holds every word: whether some comes close in meaning (the hybrid verdict
         under the same filters; :func:`texts.meaning_note`)."""
-        if args.get("source") not in (None, "content") or _int(args.get("offset"), 0):
+        if args.get("source") not in (None, "content") or _int(args, "search_posts_by_text", "offset"):
             return ""
         try:
             hits = await self.api.call("search_similar", with_filters(args, texts.meaning_search(term, {})))
@@ -240,37 +238,40 @@ async def _heartbeat(ctx: ToolContext, method: str) -> None:
         await ctx.progress(elapsed / (elapsed + 1), 1, f"{method} still running after {elapsed:.0f} s")
 
 
-def _int(value: Any, default: int) -> int:
-    """An argument the API has already validated as an integer, or its default."""
-    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else default
+def _int(args: Mapping[str, Any], method: str, name: str) -> int:
+    """An argument the API has already validated as an integer, or its declared default."""
+    value = args.get(name)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return int(value)
+    return int(METHODS[method].param(name).default)
 
 
-def _offset_schema() -> dict[str, Any]:
-    return params.integer("Skip this many results; answers say which offset comes next.", minimum=0)
+_ITEMS: dict[str, Callable[[], dict[str, Any]]] = {"string": params.string, "number": params.number}
 
 
-def _user_filter_schema() -> dict[str, Any]:
-    names = params.array(params.string(), "Only posts by these user names.")
-    excluded = params.array(params.string(), "Leave out posts by these user names.")
-    return params.obj(
-        {
-            "includes": names,
-            "excludes": excluded,
-            "threshold_min": params.integer("Only users with at least this many posts.", minimum=1),
-            "threshold_max": params.integer("Only users with at most this many posts.", minimum=1),
-        },
-        "Filter by author. Includes wins over excludes.",
-    )
+def _schema(param: Param) -> dict[str, Any]:
+    """A parameter's JSON schema from its one declaration (:mod:`mcpkit.archive.methods`)."""
+    default = None if param.default_in_help else param.default
+    if param.choices:
+        return params.enum(param.help, list(param.choices), default=default)
+    if param.type == "integer":
+        return params.integer(param.help, minimum=param.minimum, maximum=param.maximum, default=default)
+    if param.type == "array" and param.items is not None:
+        return params.array(_ITEMS[param.items](), param.help)
+    if param.type == "object":
+        return params.obj({field.name: _schema(field) for field in param.fields}, param.help)
+    return params.string(param.help, default=default)
 
 
-def _date_filter_schema() -> dict[str, Any]:
-    return params.obj(
-        {
-            "from": params.string("Earliest time as YYYY-MM-DD HH:MM:SS or a date."),
-            "to": params.string("Latest time as YYYY-MM-DD HH:MM:SS, or a date for that whole day."),
-        },
-        "Filter by post time, both ends inclusive.",
-    )
+def _input_schema(method: str) -> dict[str, Any]:
+    """A tool's input schema: the method's declared parameters, upstream's ``settings`` object
+    unfolded into its members (the tools' flat form), and mcpkit's filters where it takes them."""
+    declared = METHODS[method]
+    leaves = [leaf for p in declared.params for leaf in (p.fields if p.name == "settings" else (p,))]
+    properties = {param.name: _schema(param) for param in leaves}
+    if declared.filters:
+        properties.update(_filter_schemas())
+    return params.object_schema(properties, required=[param.name for param in leaves if param.required])
 
 
 def _filter_schemas() -> dict[str, dict[str, Any]]:
@@ -289,108 +290,53 @@ def _filter_schemas() -> dict[str, dict[str, Any]]:
 def tool_specs(tools: ArchiveTools) -> list[ToolSpec]:
     """The tool definitions: upstream's schemas with English descriptions, and get_thread."""
 
-    def spec(
-        name: str,
-        description: str,
-        schema: dict[str, Any],
-        handler: Handler,
-    ) -> ToolSpec:
+    def spec(name: str, description: str, handler: Handler) -> ToolSpec:
         return ToolSpec(
             name=name,
             description=description,
-            input_schema=schema,
+            input_schema=_input_schema(name),
             handler=handler,
             category="archive",
             read_only=True,
             open_world=False,
         )
 
-    limit = params.integer("How many to return.", minimum=1, maximum=1000, default=50)
     return [
         spec(
             "search_similar",
             "Semantic search over the post archive. Finds posts whose meaning is close to the query,\n"
             "in any language. Write V|T to also require the words T, or | T for words only.",
-            params.object_schema(
-                {
-                    "query": params.string("What to look for, in natural language."),
-                    "top_k": params.integer(
-                        "How many posts to return, 10 when omitted.", minimum=1, maximum=100
-                    ),
-                    "user_filter": _user_filter_schema(),
-                    "date_filter": _date_filter_schema(),
-                    "mode": params.enum(
-                        "Which vectors to compare; hybrid also ranks by words.", MODES, default="content"
-                    ),
-                    "weights": params.array(
-                        params.number(), "For the average mode, weights of content, reasoning and summary."
-                    ),
-                    "offset": _offset_schema(),
-                    **_filter_schemas(),
-                },
-                required=["query"],
-            ),
             tools.search_similar,
         ),
         spec(
             "get_status",
             "Report whether the archive server is running and ready, its model and data counts.",
-            params.object_schema(
-                {
-                    "websocket_url": params.string(
-                        "WebSocket address of the server to check.", default=UPSTREAM_DEFAULT_URL
-                    )
-                }
-            ),
             tools.get_status,
         ),
         spec(
             "get_user_stats",
             "List the users with the most posts in the archive, most first.",
-            params.object_schema({"limit": limit, "offset": _offset_schema(), **_filter_schemas()}),
             tools.get_user_stats,
         ),
         spec(
             "get_database_stats",
             "Count the posts and users in the archive and give the date range it covers.",
-            params.object_schema(_filter_schemas()),
             tools.get_database_stats,
         ),
         spec(
             "search_posts_by_text",
             "Find posts containing the given words, newest first. Case does not matter.",
-            params.object_schema(
-                {
-                    "search_term": params.string(
-                        "Words to find. Use quotes for a phrase and a minus to exclude."
-                    ),
-                    "limit": limit,
-                    "source": params.enum("Which text to search.", SOURCES, default="content"),
-                    "offset": _offset_schema(),
-                    **_filter_schemas(),
-                },
-                required=["search_term"],
-            ),
             tools.search_posts_by_text,
         ),
         spec(
             "get_thread",
             "Show a post in its conversation: the thread of replies its author wrote to themselves,\n"
             "in order, and the post it answers when the archive has it. Give the id or link of a post.",
-            params.object_schema(
-                {
-                    "id": params.string("The post: an X id, a link to the post, or an at or Mastodon URI."),
-                    "limit": limit,
-                    "offset": _offset_schema(),
-                },
-                required=["id"],
-            ),
             tools.get_thread,
         ),
         spec(
             "embed_text",
             "Turn a text into its query vector and report its size. Meant for debugging.",
-            params.object_schema({"text": params.string("The text to embed.")}, required=["text"]),
             tools.embed_text,
         ),
     ]

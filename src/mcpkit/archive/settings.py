@@ -20,6 +20,7 @@ MODES = (*UPSTREAM_MODES, "hybrid")  # hybrid: mcpkit's text + meaning fusion (a
 SPACES = ("content", "reasoning", "summary")
 TOP_K_MAX = 100
 LIMIT_MAX = 1000
+OFFSET_MAX = 100_000  # mcpkit's paging extension: the most results a list call may skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,14 +159,6 @@ def parse_settings(raw: Any) -> SearchSettings:
         user_filter=parse_user_filter(raw.get("user_filter")),
         date_filter=parse_date_filter(raw.get("date_filter")),
     )
-
-
-def parse_mode(raw: Any) -> str:
-    if raw is None:
-        return "content"
-    if raw not in MODES:
-        raise ValidationError(f"mode must be one of {', '.join(MODES)}, got {raw!r}")
-    return str(raw)
 
 
 def parse_weights(raw: Any) -> tuple[float, float, float] | None:
