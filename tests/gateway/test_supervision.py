@@ -173,9 +173,10 @@ def _descendants(pid: int) -> list[int]:
     return out
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP, None])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, None])
 def test_no_leftover_processes_after_a_signal(tmp_path: Path, sig: signal.Signals | None) -> None:
-    """SIGTERM, SIGINT, SIGHUP, or the client closing stdin (None): every group is ended."""
+    """SIGTERM, SIGINT, or the client closing stdin (None): every group is ended (SIGHUP reloads
+    the config: tests/gateway/test_controls.py)."""
     config = write_config(tmp_path / "gw.json", {"a": flaky("--child"), "b": flaky("--child"), "c": flaky()})
     proc = subprocess.Popen(
         gateway_argv(config), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from mcpkit.client import ServerConfig, SessionOptions, load_config
+from mcpkit.gateway.controls import NO_RULES, RateLimit, ToolRules, parse_rate_limit, parse_tool_rules
 from mcpkit.gateway.errors import GatewayConfigError
 
 DEFAULT_NAME = "gateway"
@@ -63,7 +64,15 @@ class GatewayConfig:
     fast_lane: bool = True
     """Relay plain calls beside the SDK sessions (stdio front, stdio servers); false: every call
     takes the SDK's path (the same answers, about 0.4 ms slower each)."""
+    tool_rules: dict[str, ToolRules] = field(default_factory=dict)
+    """``gateway.servers.NAME.tools``: which tools are served, with overrides (see :mod:`controls`)."""
+    rate_limit: RateLimit | None = None
+    """``gateway.rate_limit``: tool calls allowed per caller; None: no limit."""
     source: str = ""
+
+    def rules(self, server: str) -> ToolRules:
+        """The tool rules of ``server`` (none: every tool as the server defines it)."""
+        return self.tool_rules.get(server, NO_RULES)
 
     def concurrency(self, server: str) -> int:
         """How many calls may run at once on ``server``."""
@@ -103,7 +112,7 @@ def parse_gateway_table(
     """Validate the ``gateway`` table against the configured servers."""
     where = f"{source}: gateway"
     known = {"name", "names", "servers", "max_concurrent", "call_timeout", "connect_timeout", "output_cap"}
-    known |= {"restart", "overflow_dir", "fast_lane"}
+    known |= {"restart", "overflow_dir", "fast_lane", "rate_limit"}
     unknown = sorted(set(raw) - known)
     if unknown:
         raise GatewayConfigError(
@@ -117,6 +126,7 @@ def parse_gateway_table(
         raise GatewayConfigError(f"{where}: 'names' must map 'server/tool' to a name")
     per_server: dict[str, int] = {}
     protocols: dict[str, str] = {}
+    tool_rules: dict[str, ToolRules] = {}
     table = raw.get("servers") or {}
     if not isinstance(table, Mapping):
         raise GatewayConfigError(f"{where}: 'servers' must be a table")
@@ -135,6 +145,8 @@ def parse_gateway_table(
             except ValueError as exc:
                 raise GatewayConfigError(f"{where}.servers.{server}: {exc}") from None
             protocols[server] = protocol
+        if opts.get("tools") is not None:
+            tool_rules[server] = parse_tool_rules(opts["tools"], f"{where}.servers.{server}.tools")
     overflow_dir = raw.get("overflow_dir")
     if overflow_dir is not None and (not isinstance(overflow_dir, str) or not overflow_dir.strip()):
         raise GatewayConfigError(f"{where}: 'overflow_dir' must be a directory path")
@@ -163,5 +175,7 @@ def parse_gateway_table(
         overflow_dir=Path(overflow_dir).expanduser() if overflow_dir else None,
         supervision=supervision,
         fast_lane=fast_lane,
+        tool_rules=tool_rules,
+        rate_limit=parse_rate_limit(raw.get("rate_limit"), f"{where}.rate_limit"),
         source=source,
     )

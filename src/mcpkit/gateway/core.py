@@ -30,11 +30,12 @@ import mcp_types
 from mcp.server.context import ServerRequestContext
 
 from mcpkit.client import ClientHandlers
-from mcpkit.gateway import metatools, overflow
+from mcpkit.gateway import answers, metatools, overflow
 from mcpkit.gateway.asking import Asking
 from mcpkit.gateway.assembly import InFlight, assemble
 from mcpkit.gateway.clients import profiles_for
 from mcpkit.gateway.config import GatewayConfig
+from mcpkit.gateway.controls import Limiter
 from mcpkit.gateway.downstream import Downstream
 from mcpkit.gateway.errors import GatewayConfigError
 from mcpkit.gateway.overflow import Overflow
@@ -71,6 +72,10 @@ class Gateway:
         except OSError as exc:
             raise GatewayConfigError(f"overflow_dir {config.overflow_dir}: {exc.strerror or exc}") from None
         self.pipeline = CallPipeline(self.downstreams, cap)
+        self.limiter = Limiter(config.rate_limit)
+        self.local_caller: str | None = None
+        """The one caller of a stdio gateway (its client process), whose calls the SDK's path
+        counts; None over HTTP, where the front counts each caller's (and answers 429)."""
         self.asking = Asking(
             self.pipeline, self.downstreams, answer_seconds=config.call_timeout, relay=self.relay
         )
@@ -126,9 +131,13 @@ class Gateway:
         if downstream.healthy:
             await self.router.renew(downstream)
         if self.routing.reroute():
-            await self.relay.list_changed()  # clients on the 2025 handshake, by notification
-            for server in list(self._servers):  # clients on the 2026 wire, on their listen streams
-                await server.publish("tools")
+            await self.tools_changed()
+
+    async def tools_changed(self) -> None:
+        """Tell every client its tool list changed."""
+        await self.relay.list_changed()  # clients on the 2025 handshake, by notification
+        for server in list(self._servers):  # clients on the 2026 wire, on their listen streams
+            await server.publish("tools")
 
     # -- tools on the SDK's path (the fast paths call the pipeline themselves) ----------------
 
@@ -140,6 +149,8 @@ class Gateway:
         return mcp_types.ListToolsResult(tools=[mcp_types.Tool.model_validate(t) for t in listed])
 
     async def call_tool(self, ctx: Ctx, params: mcp_types.CallToolRequestParams) -> Any:
+        if self.local_caller is not None and (wait := self.limiter.take(self.local_caller)) is not None:
+            return mcp_types.CallToolResult.model_validate(answers.failure(self.limiter.refusal(wait)))
         view = await self.routing.view_async(self.relay.profiles_of(ctx))
         if self.asking.parks(ctx, params):  # a 2026 client that may be asked, or its retry
             outcome = await self.asking.call(ctx, view, params)

@@ -40,20 +40,29 @@ class RoutingTable:
 
     def reroute(self) -> bool:
         """Rebuild public name -> route from the listed downstreams; True when it changed."""
-        listed = {d.name: d for d in self._downstreams.values() if d.listed}
-        names = self.names.assign(
-            {
-                name: [str(t.get("name")) for t in d.tools if isinstance(t.get("name"), str)]
-                for name, d in listed.items()
-            }
-        )
-        by_route = {(d.name, str(t.get("name"))): t for d in listed.values() for t in d.tools}
+        served = {d.name: self._served(d) for d in self._downstreams.values() if d.listed}
+        names = self.names.assign({name: list(tools) for name, tools in served.items()})
+        by_route = {(server, tool): t for server, tools in served.items() for tool, t in tools.items()}
         routes = {public: (route, by_route[(route.server, route.tool)]) for public, route in names.items()}
         changed = routes != self.routes
         self.routes = routes
         if changed:
             self._views.clear()
         return changed
+
+    def _served(self, downstream: Downstream) -> dict[str, dict[str, Any]]:
+        """Server tool name -> definition, for the tools the config serves (overrides applied)."""
+        rules = self.config.rules(downstream.name)
+        return {
+            t["name"]: rules.apply(t)
+            for t in downstream.tools
+            if isinstance(t.get("name"), str) and rules.serves(t["name"])
+        }
+
+    def reconfigure(self, config: GatewayConfig) -> bool:
+        """Serve under ``config``'s tool rules from now on (a reload); True when the tools changed."""
+        self.config = config
+        return self.reroute()
 
     def view(self, profiles: tuple[str, ...]) -> View:
         """The (cached) view for one profile set, built here when missing (blocking)."""

@@ -1,6 +1,7 @@
 """Running a gateway on stdio or stateless streamable HTTP until stdin closes or a signal.
 
-On every way out (stdin closed, SIGINT, SIGTERM, SIGHUP) the downstreams are stopped and each
+SIGHUP reloads the config (see :mod:`mcpkit.gateway.reload`). On every way out (stdin closed,
+SIGINT, SIGTERM) the downstreams are stopped and each
 stdio child's whole process group is ended before the process exits: the session closes
 stdin, then SIGTERM, then SIGKILL to the group (see :mod:`mcpkit.client`).
 """
@@ -20,6 +21,8 @@ from mcp.server.stdio import stdio_server
 
 from mcpkit.gateway.core import Gateway
 from mcpkit.gateway.http_front import fast_calls
+from mcpkit.gateway.limits_http import limit_calls
+from mcpkit.gateway.reload import STOP_SIGNALS, watch
 from mcpkit.gateway.status import StatusFile
 from mcpkit.gateway.stdio_front import StdioFastLane
 from mcpkit.server import HttpOptions, OAuthOptions, serve_http, wait_for_stop_signal
@@ -81,12 +84,14 @@ async def run_stdio(gateway: Gateway, status_path: Path | None = None) -> None:
     async with anyio.create_task_group() as tg:
 
         async def stop_on_signal() -> None:
-            await wait_for_stop_signal()
+            await wait_for_stop_signal(STOP_SIGNALS)
             tg.cancel_scope.cancel()
 
         tg.start_soon(stop_on_signal)
         gateway.relay_client_requests = True  # one client: a server's sampling request goes to it
+        gateway.local_caller = "stdio"  # one caller: the client process, for the rate limit
         await gateway.start(tg)
+        await tg.start(watch, gateway)
         tg.start_soon(StatusFile(gateway, status_path).keep_written)
         server = gateway.lowlevel()
         lane: StdioFastLane | None = None
@@ -140,6 +145,7 @@ async def run_http(
     """
     async with anyio.create_task_group() as tg:
         await gateway.start(tg)
+        await tg.start(watch, gateway)
         tg.start_soon(StatusFile(gateway, status_path).keep_written)
         options = HttpOptions(
             host=host,
@@ -154,6 +160,9 @@ async def run_http(
             gateway.lowlevel(),
             options,
             name=f"gateway {gateway.config.name}",
-            front=lambda app, check_host: fast_calls(app, gateway, path=path, check_host=check_host),
+            front=lambda app, check_host: limit_calls(
+                fast_calls(app, gateway, path=path, check_host=check_host), gateway, path=path
+            ),
+            stop=STOP_SIGNALS,
         )
         tg.cancel_scope.cancel()

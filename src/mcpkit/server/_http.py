@@ -15,6 +15,7 @@ import contextlib
 import hmac
 import json
 import logging
+import signal
 from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any
@@ -31,7 +32,7 @@ from mcpkit.server._oauth import (
     metadata_document,
     metadata_paths,
 )
-from mcpkit.server._signals import wait_for_stop_signal
+from mcpkit.server._signals import STOP_SIGNALS, wait_for_stop_signal
 
 __all__ = ["Authorize", "HttpOptions", "HttpRefusal", "answered", "guard", "origin_allowed", "serve_http"]
 
@@ -287,9 +288,15 @@ def _uvicorn_server_class() -> type[Any]:
 
 
 async def serve_http(
-    lowlevel: Any, options: HttpOptions, *, name: str = "mcp", front: Callable[[App, bool], App] | None = None
+    lowlevel: Any,
+    options: HttpOptions,
+    *,
+    name: str = "mcp",
+    front: Callable[[App, bool], App] | None = None,
+    stop: tuple[signal.Signals, ...] = STOP_SIGNALS,
 ) -> None:
-    """Serve the SDK server ``lowlevel`` until SIGINT/SIGTERM or cancellation, then shut down.
+    """Serve the SDK server ``lowlevel`` until one of ``stop`` (SIGINT, SIGTERM, SIGHUP) or
+    cancellation, then shut down.
 
     ``front(app, check_host)`` may wrap the SDK's app behind the access checks, to answer some
     requests itself (the gateway's hot path); ``check_host`` says whether the SDK checks the
@@ -320,7 +327,7 @@ async def serve_http(
     http = _uvicorn_server_class()(config)
 
     async def stop_on_signal() -> None:
-        await wait_for_stop_signal()
+        await wait_for_stop_signal(stop)
         # A subscriptions/listen stream stays open until its client leaves: end each with its
         # final result first, or uvicorn's graceful shutdown would wait for them forever.
         end_listens = getattr(lowlevel, "end_listens", None)

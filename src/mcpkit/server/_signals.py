@@ -18,9 +18,10 @@ logger = logging.getLogger("mcpkit.server")
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-async def wait_for_stop_signal() -> signal.Signals:
-    """Return when one of :data:`STOP_SIGNALS` arrives (the signal received)."""
-    with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
+async def wait_for_stop_signal(stop: tuple[signal.Signals, ...] = STOP_SIGNALS) -> signal.Signals:
+    """Return when one of ``stop`` (:data:`STOP_SIGNALS`) arrives (the signal received); a
+    server that reloads on SIGHUP (the gateway) leaves it out."""
+    with anyio.open_signal_receiver(*stop) as signals:
         async for signum in signals:
             received = signal.Signals(signum)
             logger.info("received %s, shutting down", received.name)
