@@ -158,6 +158,9 @@ def check_command(
                 report = run_command(main)
         else:
             report = run_command(main)
+    except SignalledError as exc:  # before McpkitError, which it also is
+        typer.echo(f"interrupted: {exc}", err=True)
+        raise typer.Exit(exc.exit_code) from None
     except McpkitError as exc:
         # Still one document on stdout for --json and --sarif, with the reason in it.
         report = CheckReport(target=describe_target(target), source=target.source, line=target.line)
@@ -174,9 +177,6 @@ def check_command(
             )
         typer.echo(f"error: cannot check the server: {exc}", err=True)
         code = 2
-    except SignalledError as exc:
-        typer.echo(f"interrupted: {exc}", err=True)
-        raise typer.Exit(exc.exit_code) from None
     if as_json:
         typer.echo(render_json(report))
     elif sarif:

@@ -23,7 +23,6 @@ from mcpkit.check.argsgen import example_arguments
 from mcpkit.check.listing import Requester
 from mcpkit.check.model import CheckFinding, CheckReport, CheckSeverity
 from mcpkit.client import CallError, CallTimeoutError, JsonRpcError, ServerExitedError
-from mcpkit.errors import McpkitError
 from mcpkit.results import validate_result
 
 UNKNOWN_TOOL = "mcpkit_check_no_such_tool"
@@ -33,7 +32,7 @@ Restart = Callable[[], Awaitable[Requester | None]]
 """Closes the current session and opens a new one (None when the server cannot be restarted)."""
 
 
-class _ServerBrokenError(McpkitError):
+class _ServerBrokenError(CallError):
     """The current call left the server hung or dead; restart before the next call."""
 
 

@@ -30,7 +30,7 @@ import anyio
 import httpx2
 
 from mcpkit.client._options import DEFAULT_MAX_BODY as DEFAULT_MAX_BODY  # larger answers are refused unread
-from mcpkit.errors import McpkitError
+from mcpkit.errors import CallError, ResponseTooLargeError
 
 logger = logging.getLogger("mcpkit.client._http")
 
@@ -158,14 +158,14 @@ def _first_line(text: str) -> str:
     return text.strip().splitlines()[0][:200].rstrip(".") if text.strip() else text
 
 
-class BodyLimitError(McpkitError, httpx2.StreamError):
+class BodyLimitError(ResponseTooLargeError, httpx2.StreamError):
     """A response stream passed the body limit (raised inside httpx2, seen by the SDK transport)."""
 
     MARKER = "limit; refused unread"
     """Words of the message the session recognises when the SDK hands it back as a parse error."""
 
 
-class StreamAbortedError(McpkitError, httpx2.StreamError):
+class StreamAbortedError(CallError, httpx2.StreamError):
     """The request this response belongs to was cancelled; its stream is closed."""
 
 
@@ -209,7 +209,9 @@ class _GuardedStream(httpx2.AsyncByteStream):
                 raise StreamAbortedError("request cancelled; response stream closed")
             self._seen += len(chunk)
             if self._limit is not None and self._seen > self._limit:
-                raise BodyLimitError(HttpProblem(self._url, "too-large", detail=_mb(self._limit)).message)
+                raise BodyLimitError(
+                    HttpProblem(self._url, "too-large", detail=_mb(self._limit)).message, url=self._url
+                )
             yield chunk
 
     def abort(self) -> None:

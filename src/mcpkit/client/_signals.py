@@ -22,13 +22,13 @@ from typing import TypeVar
 import anyio
 import anyio.abc
 
-from mcpkit.errors import McpkitError
+from mcpkit.errors import CallError
 
 T = TypeVar("T")
 HANDLED = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
 
-class SignalledError(McpkitError):
+class SignalledError(CallError):
     """The command was stopped by a signal after its servers were shut down."""
 
     def __init__(self, signum: int) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from mcpkit.compat._model import NameConstraint, Profile, Rule
 from mcpkit.compat._rules import gemini, names, schema, strict, text
 from mcpkit.compat._text import remove_parentheses, remove_underscores
-from mcpkit.errors import McpkitError
+from mcpkit.errors import ConfigError
 
 TS_SDK = "TypeScript SDK clients (Claude Desktop, Claude Code, Cursor, Windsurf, Inspector)"
 
@@ -584,7 +584,7 @@ DEFAULT_PROFILES: tuple[str, ...] = ("mcp-spec", "claude-desktop-2025")
 """What mcpkit servers are linted against unless told otherwise: the spec and what crashed Claude Desktop."""
 
 
-class UnknownProfileError(McpkitError, ValueError):
+class UnknownProfileError(ConfigError, ValueError):
     """A profile name that is not in :data:`PROFILES`."""
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from mcpkit.compat._walk import SCHEMA_LISTS, SCHEMA_MAPS, SCHEMA_SINGLE, subschemas, unescape
-from mcpkit.errors import McpkitError
+from mcpkit.errors import ValidationError
 
 ANNOTATIONS = frozenset(
     {"description", "title", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment"}
@@ -27,7 +27,7 @@ MAX_INLINED_NODES = 20_000
 """Refuse to inline a schema that would grow past this many nodes (ref fan-out explodes)."""
 
 
-class InlineError(McpkitError):
+class InlineError(ValidationError):
     """Why a schema's references could not be inlined (the message says which ref)."""
 
 

@@ -27,7 +27,7 @@ from urllib.parse import parse_qsl, quote, unquote, urlencode, urljoin, urlsplit
 import anyio
 
 from mcpkit import __version__
-from mcpkit.errors import McpkitError
+from mcpkit.errors import CallError
 from mcpkit.redmine.config import RedmineConfig
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ KEY_CHECK_SECONDS = 300.0  # how long a key Redmine accepted is trusted without 
 INT64_MAX = 2**63 - 1  # Redmine's ids are 64-bit at most; a larger number is refused, not sent
 
 
-class RedmineError(McpkitError):
+class RedmineError(CallError):
     """A Redmine request failed; ``str()`` is the one-line message for the user."""
 
     def __init__(self, message: str, *, status: int | None = None) -> None:

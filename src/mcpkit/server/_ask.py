@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 import mcp_types
 
-from mcpkit.errors import McpkitError
+from mcpkit.errors import CallError, ValidationError
 from mcpkit.results import text_result
 from mcpkit.server._arguments import ArgumentError, ArgumentValidator
 from mcpkit.tools import ToolContext, ToolSpec
@@ -74,11 +74,11 @@ INPUT_REQUIRED_VERSIONS = frozenset({"2026-07-28"})
 _STATE_VERSION = 1
 
 
-class CannotAskError(McpkitError):
+class CannotAskError(CallError):
     """``ask(..., required=True)`` where the client cannot be asked: the call ends with this line."""
 
 
-class AnswerError(McpkitError):
+class AnswerError(ValidationError):
     """The client's answer does not fit the form it was shown (after coercion)."""
 
 

@@ -27,7 +27,7 @@ from mcp.server.models import InitializationOptions
 
 from mcpkit import _sdk as sdk
 from mcpkit.compat import Finding, lint
-from mcpkit.errors import JsonRpcError, McpkitError
+from mcpkit.errors import ConfigError, JsonRpcError, McpkitError
 from mcpkit.results import error_result, text_result
 from mcpkit.server._arguments import ArgumentError, ArgumentValidator
 from mcpkit.server._ask import elicitor, input_required_of
@@ -49,7 +49,7 @@ else:
 logger = logging.getLogger("mcpkit.server")
 
 
-class ToolDefinitionError(McpkitError):
+class ToolDefinitionError(ConfigError):
     """Tool definitions that cannot be served: duplicate names, or definitions a target client
     would reject or crash on (strict mode)."""
 

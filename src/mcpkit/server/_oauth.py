@@ -33,7 +33,7 @@ from urllib.parse import urlsplit
 
 import anyio
 
-from mcpkit.errors import McpkitError
+from mcpkit.errors import CallError
 
 if TYPE_CHECKING:
     import httpx2
@@ -169,7 +169,7 @@ def metadata_document(options: OAuthOptions) -> bytes:
     return document.model_dump_json(exclude_none=True).encode()
 
 
-class TokenRefusedError(McpkitError):
+class TokenRefusedError(CallError):
     """A request's token is not accepted: the HTTP status, the OAuth error code and one line."""
 
     def __init__(self, message: str, *, status: int = 401, error: str | None = "invalid_token") -> None:

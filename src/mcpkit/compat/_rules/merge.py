@@ -14,12 +14,12 @@ from typing import Any
 
 from mcpkit.compat import _refs as refs
 from mcpkit.compat._rules._util import types_of
-from mcpkit.errors import McpkitError
+from mcpkit.errors import ValidationError
 
 _OBJECT_KEYS = frozenset({"type", "properties", "required", "additionalProperties", "description", "title"})
 
 
-class MergeError(McpkitError):
+class MergeError(ValidationError):
     """The branches are not plain object schemas; folding them would change their meaning."""
 
 
