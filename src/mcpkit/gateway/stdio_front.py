@@ -145,6 +145,8 @@ class StdioFastLane:
         if message is None or message["method"] != "tools/call":
             return False
         gateway = self._gateway
+        if gateway.limiter.active:
+            return False  # each call counted against the rate limit, on the SDK's path
         if self._profiles is None:  # one client per lane: its profiles are settled at initialize
             self._profiles = gateway.profiles_for_query(self._client, None)
         view = gateway.routing.cached_view(self._profiles)
