@@ -10,7 +10,8 @@ run by the transport's reader, with no task per request.
 A request is written whole at once or not at all (None: the server's stdin is backed up),
 never waited for, so a server that stops reading cannot hold a caller past its deadline;
 a request that reaches its deadline while the server has read nothing since it was sent
-marks the server hung (see :meth:`~mcpkit.client._stdio.StdioTransport.expired`).
+marks the server hung, and one with nothing heard from the server since it was sent makes
+it suspect (see :meth:`~mcpkit.client._stdio.StdioTransport.expired`).
 
 The contract matches ``Session.request``: an error answer arrives as
 :class:`~mcpkit.jsonrpc.JsonRpcError`, no answer within the timeout as
@@ -69,17 +70,17 @@ AnswerHandler = Callable[[RawAnswer], None]
 class StdinWatch(Protocol):
     """Tells a server that stopped reading its stdin from a slow one (the stdio transport)."""
 
-    def mark(self) -> int:
-        """Where the server's reading of its stdin stands now."""
+    def mark(self) -> tuple[int, int]:
+        """Where the server stands now (what it read of its stdin, what it wrote)."""
 
-    def expired(self, mark: int) -> None:
+    def expired(self, mark: tuple[int, int]) -> None:
         """A request sent at ``mark`` reached its deadline unanswered."""
 
 
 class _Pending:
     __slots__ = ("answer", "mark", "method", "timer")
 
-    def __init__(self, method: str, answer: AnswerHandler, mark: int) -> None:
+    def __init__(self, method: str, answer: AnswerHandler, mark: tuple[int, int]) -> None:
         self.method = method
         self.answer = answer
         self.mark = mark
@@ -126,7 +127,7 @@ class RawRequests:
         line = json.dumps(
             {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}, ensure_ascii=False
         )
-        mark = self._watch.mark() if self._watch is not None else 0
+        mark = self._watch.mark() if self._watch is not None else (0, 0)
         try:
             data = (line + "\n").encode("utf-8")
             written = self._write(data, False)

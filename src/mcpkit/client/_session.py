@@ -10,8 +10,16 @@ missing: results kept whole (:class:`Outcome`), ``isError`` raised as
 and a process-group kill on close (see :mod:`mcpkit.client._stdio`).
 
 One deadline bounds each call, from waiting for a restart through writing (a stdio server
-that stops reading its stdin no longer holds a caller past it) to reading the answer; a
-server that read nothing for a whole call's timeout is reported hung (:attr:`Session.hung`).
+that stops reading its stdin no longer holds a caller past it) to reading the answer.
+
+Health is driven by those deadlines. A server that read nothing of its stdin for a whole
+call's timeout is hung. A call that reaches its deadline with nothing at all heard from the
+server since it was sent (no answer, no notification, on any of its calls) makes it suspect:
+the session then probes it (``ping``; ``server/discover`` on the stateless wire) for half a
+call timeout, and a server that does not answer that either is declared hung, so within one
+call timeout of the first missed deadline however few calls follow
+(:attr:`Session.hung`, ``SessionOptions.on_hung``). A server that is only slow on one call
+still answers the probe and is left alone.
 
 Requests go through the dispatcher as raw dicts rather than through the SDK's typed
 ``call_tool``: the typed path rejects results it cannot model (a new content type, a
@@ -94,6 +102,12 @@ logger = logging.getLogger("mcpkit.client")
 __all__ = ["DEFAULT_CONNECT_TIMEOUT", "DEFAULT_TIMEOUT", "UNSET", "Session", "SessionOptions", "connect"]
 
 
+DEADLINE_SLACK = 0.05
+"""Seconds before a call's deadline within which a cancellation from outside counts as that
+deadline (a caller that bounds the call by the same deadline, as the gateway does, cancels it
+a moment before the call's own scope would)."""
+
+
 class _Unset:
     """Marks "not given" where None already means "no timeout"."""
 
@@ -118,12 +132,29 @@ class _Link:
         self.stop = anyio.Event()
         self.finished = anyio.Event()
         self.listening = False  # a subscriptions/listen stream of this link is acknowledged
+        self.answered = 0
+        """Answers received on a link without a process (HTTP): its sign of life."""
+        self.suspect = anyio.Event()
+        """Set when a call reached its deadline with nothing heard since it was sent."""
+        self.hung: str | None = None
+        """Why the server was declared hung, once it was."""
 
     @property
     def version(self) -> str:
         if self.stateless is not None:
             return self.stateless
         return str(self.init.get("protocolVersion", LATEST_HANDSHAKE_VERSION))
+
+    def mark(self) -> tuple[int, int]:
+        """Where the server stands now, for :meth:`expired`."""
+        return self.transport.mark() if self.transport is not None else (0, self.answered)
+
+    def expired(self, mark: tuple[int, int]) -> None:
+        """A call sent at ``mark`` reached its deadline: suspect the server if nothing was heard since."""
+        if self.transport is not None:
+            self.transport.expired(mark)
+        elif self.hung is None and self.answered == mark[1]:
+            self.suspect.set()
 
     @property
     def hello(self) -> dict[str, Any]:
@@ -271,6 +302,7 @@ class Session:
         link = _Link(kind, transport)
         if transport is not None:
             transport.on_hung = lambda: self._on_hung(link)
+            transport.on_silent = lambda: link.suspect.set()
         failure: CallError | None = None
         started = False
         try:
@@ -302,6 +334,8 @@ class Session:
                     async with anyio.create_task_group() as watch:
                         if transport is not None:
                             watch.start_soon(self._stop_on_exit, transport, link)
+                        if self.timeout is not None:
+                            watch.start_soon(self._health, link, self.timeout)
                         if self.options.listen and link.stateless is not None:
                             watch.start_soon(self._listen, link)
                         task_status.started(link)
@@ -461,6 +495,8 @@ class Session:
 
     async def _message_handler(self, message: Any) -> None:
         """Hand server notifications to ``on_notification`` as (method, params) in wire form."""
+        if self._link is not None:
+            self._link.answered += 1  # a sign of life (HTTP; stdio counts every line itself)
         if self._on_notification is None or isinstance(message, Exception):
             return
         data = message.model_dump(by_alias=True, mode="json", exclude_none=True)
@@ -536,12 +572,58 @@ class Session:
                 self._dead = ServerExitedError(transport.returncode, transport.stderr_tail())
         link.stop.set()
 
+    async def _health(self, link: _Link, timeout: float) -> None:
+        """Probe a suspect server (see the module's docstring): a server that answers nothing
+        within half a call ``timeout`` after a call's missed deadline is hung."""
+        probe = timeout / 2
+        method = "ping" if link.stateless is None else "server/discover"
+        while link.hung is None:
+            await link.suspect.wait()
+            mark = link.mark()
+            answered = await self._probe(link, method, probe)
+            if answered is None:
+                return  # the connection ended: its end is handled where it is noticed
+            if not answered and link.mark()[1] == mark[1]:
+                why = (
+                    f"calls passed their {timeout:g} s deadline with nothing answered, "
+                    f"and {method} had no answer within {probe:g} s"
+                )
+                if link.transport is not None:
+                    link.transport.declare_hung(why)
+                else:
+                    link.hung = why
+                    logger.warning("%s is hung: %s", self.server.name, why)
+                    self._on_hung(link)
+                return
+            link.suspect = anyio.Event()
+
+    async def _probe(self, link: _Link, method: str, seconds: float) -> bool | None:
+        """Whether the server answered ``method`` within ``seconds`` (an error answer counts);
+        None when the connection ended meanwhile."""
+        assert link.dispatcher is not None
+        params, opts = link.prepare(method, None, seconds)
+        opts["cancel_on_abandon"] = False  # a cancel notice to a hung server could block past the probe
+        with anyio.move_on_after(seconds):
+            try:
+                await link.dispatcher.send_raw_request(method, params, opts)
+            except MCPError as exc:
+                if is_sdk_timeout(exc):
+                    return False
+                if is_sdk_closed(exc) or _http_error(exc) is not None:
+                    return None
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                return None
+            if link.transport is None:
+                link.answered += 1
+            return True
+        return False
+
     def _on_hung(self, link: _Link) -> None:
-        """The server stopped reading its stdin: tell ``on_hung``; restart it when asked to."""
+        """The server was declared hung: tell ``on_hung``; restart it when asked to."""
         if link is not self._link or self._closing:
             return
-        if self.restart == "on-failure" and self.restarts < self.max_restarts:
-            logger.warning("%s stopped reading its input: restarting it", self.server.name)
+        if link.transport is not None and self.restart == "on-failure" and self.restarts < self.max_restarts:
+            logger.warning("%s is hung: restarting it", self.server.name)
             self._ready = anyio.Event()  # new calls wait for the new process (within their deadline)
             link.stop.set()
         if self.options.on_hung is not None:
@@ -637,11 +719,19 @@ class Session:
 
     @property
     def hung(self) -> bool:
-        """Whether the stdio server stopped reading its stdin: a call reached its deadline
-        while its bytes waited on the pipe and the server had taken none since the call
-        began. Its calls fail at their deadlines; a supervisor restarts it (``on_hung``)."""
+        """Whether the server was declared hung: it stopped reading its stdin for a call's
+        whole timeout, or a call passed its deadline with nothing heard from the server and a
+        probe went unanswered too (see the module's docstring). Its calls fail at their
+        deadlines; a supervisor restarts it (``on_hung``)."""
+        return self.hung_reason is not None
+
+    @property
+    def hung_reason(self) -> str | None:
+        """Why the server was declared hung, in words; None while it is not."""
         link = self._link
-        return link is not None and link.transport is not None and link.transport.hung
+        if link is None:
+            return None
+        return link.transport.hung_reason if link.transport is not None else link.hung
 
     @property
     def pending(self) -> int:
@@ -784,30 +874,35 @@ class Session:
         deadline: float | None = None,
     ) -> Result:
         assert link.dispatcher is not None
-        transport = link.transport
-        mark = transport.mark() if transport is not None else 0
+        mark = link.mark()
         params, opts = link.prepare(method, params, seconds)
         self._inflight += 1
         try:
             if seconds is None:
                 with self._spans.around(params):
-                    return await link.dispatcher.send_raw_request(method, params, opts)
-            # The SDK's own clock starts only once the request is written; this scope bounds
-            # the write too (a server that stops reading no longer holds a caller for ever).
-            with (
-                anyio.CancelScope(deadline=deadline or anyio.current_time() + seconds) as scope,
-                self._spans.around(params),
-            ):
-                return await link.dispatcher.send_raw_request(method, params, opts)
-            assert scope.cancelled_caught
-            if transport is not None:
-                transport.expired(mark)
-            raise CallTimeoutError(method, seconds)
+                    result = await link.dispatcher.send_raw_request(method, params, opts)
+            else:
+                # The SDK's own clock starts only once the request is written; this scope bounds
+                # the write too (a server that stops reading no longer holds a caller for ever).
+                end = deadline or anyio.current_time() + seconds
+                try:
+                    with anyio.CancelScope(deadline=end) as scope, self._spans.around(params):
+                        result = await link.dispatcher.send_raw_request(method, params, opts)
+                except anyio.get_cancelled_exc_class():
+                    if anyio.current_time() >= end - DEADLINE_SLACK:
+                        link.expired(mark)  # the caller's own deadline, around this call, came first
+                    raise
+                if scope.cancelled_caught:
+                    link.expired(mark)
+                    raise CallTimeoutError(method, seconds)
+            link.answered += 1
+            return result
         except MCPError as exc:
             if is_sdk_timeout(exc) and seconds is not None:
-                if transport is not None:
-                    transport.expired(mark)
+                link.expired(mark)
                 raise CallTimeoutError(method, seconds) from None
+            if not is_sdk_closed(exc) and exc.code != HTTP_FAILURE:
+                link.answered += 1  # the server answered, with an error
             mapped = _http_error(exc, self.server.url, self.max_body)
             if mapped is None and is_sdk_closed(exc):
                 raise await self._exit_error(link) from None

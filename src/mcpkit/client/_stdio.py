@@ -16,7 +16,10 @@ top unchanged) and owns the process:
   every in-flight request at once instead of at its timeout;
 * stdin is the session's write stream itself (:class:`StdinWriter`): a request waits for
   room on the pipe inside its call's deadline, so a server that stops reading fails its
-  calls at their deadlines (a writer task used to block before the timeout began).
+  calls at their deadlines (a writer task used to block before the timeout began);
+* every line read counts as a sign of life (:attr:`StdioTransport.heard`): a call that
+  reaches its deadline with nothing heard since it was sent makes the server suspect (see
+  :meth:`StdioTransport.expired`), and the session then decides whether it is hung.
 """
 
 from __future__ import annotations
@@ -94,9 +97,15 @@ class StdioTransport:
         """Requests beside the SDK session (see :mod:`mcpkit.client._raw`), while open."""
         self.stdin: StdinWriter | None = None
         self.hung = False
-        """The server stopped reading its stdin for a whole call's timeout (see :meth:`expired`)."""
+        """The server was declared hung (see :meth:`expired` and :meth:`declare_hung`)."""
+        self.hung_reason: str | None = None
+        """Why, in words, once :attr:`hung`."""
         self.on_hung: Callable[[], None] | None = None
         """Called once when :attr:`hung` becomes true."""
+        self.heard = 0
+        """Lines read from the server's stdout so far (answers, notifications, anything)."""
+        self.on_silent: Callable[[], None] | None = None
+        """Called when a call reached its deadline with nothing heard since it was sent."""
 
     def stderr_tail(self) -> list[str]:
         """The last lines the server wrote to stderr (bounded)."""
@@ -144,24 +153,38 @@ class StdioTransport:
 
     # ----- a server that stops reading ---------------------------------------------------
 
-    def mark(self) -> int:
-        """Where the server's reading of its stdin stands now; see :meth:`expired`."""
-        return self.stdin.drained() if self.stdin is not None else 0
+    def mark(self) -> tuple[int, int]:
+        """Where the server stands now: bytes it took from its stdin, lines it wrote; see
+        :meth:`expired`."""
+        return (self.stdin.drained() if self.stdin is not None else 0, self.heard)
 
-    def expired(self, mark: int) -> None:
+    def expired(self, mark: tuple[int, int]) -> None:
         """A call whose request was sent (or waited to be sent) at ``mark`` reached its deadline.
 
         If bytes still wait for the server's stdin and it has taken none since ``mark``, the
         server read nothing for the call's whole timeout: it stopped reading, and is hung.
-        A server that is only slow (it reads, but answers late) is not: its pipe moves.
+        If it wrote nothing since ``mark`` either, it may be hung although its pipe still
+        takes requests (a server blocked in one handler reads nothing, but the pipe holds
+        about 64 KiB of requests first): ``on_silent`` is told, and the session probes it.
+        A server that is only slow on this call (it answers others, or a probe) is not hung.
         """
         if self.hung or self.stdin is None or self.returncode is not None:
             return
-        if self.stdin.queued() and self.stdin.drained() == mark:
-            self.hung = True
-            logger.warning("%s stopped reading its stdin: treated as hung", self.name)
-            if self.on_hung is not None:
-                self.on_hung()
+        drained, heard = mark
+        if self.stdin.queued() and self.stdin.drained() == drained:
+            self.declare_hung("it stopped reading its stdin")
+        elif self.heard == heard and self.on_silent is not None:
+            self.on_silent()
+
+    def declare_hung(self, why: str) -> None:
+        """Mark the server hung (once), log ``why`` and tell ``on_hung``."""
+        if self.hung or self.returncode is not None:
+            return
+        self.hung = True
+        self.hung_reason = why
+        logger.warning("%s is hung: %s", self.name, why)
+        if self.on_hung is not None:
+            self.on_hung()
 
     async def _read_stdout(
         self,
@@ -208,6 +231,7 @@ class StdioTransport:
             return True
         if not line.strip():
             return True
+        self.heard += 1
         if self.raw is not None and self.raw.take(line):
             return True
         try:
@@ -312,8 +336,11 @@ class StdioTransport:
             self._tracer.line(self.name, "--", f"server process {proc.pid} exited with {proc.returncode}")
 
     async def _stop(self, proc: anyio.abc.Process, writer: StdinWriter) -> None:
-        """Close stdin, give the server a moment to exit, then end the whole group."""
+        """Close stdin, give the server a moment to exit, then end the whole group (at once
+        when it is hung: it would not read the closed stdin, nor act on SIGTERM)."""
         writer.close()
+        if self.hung and proc.returncode is None:
+            procgroup.signal_group(proc.pid, signal.SIGKILL)
         if proc.stdin is not None:
             with suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
                 await proc.stdin.aclose()

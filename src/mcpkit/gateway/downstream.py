@@ -237,12 +237,16 @@ class Downstream:
                 await self._stop.wait()
 
     def _hung(self, session: Session) -> None:
-        """The server stopped reading its stdin: its calls fail at their deadlines, and it is
-        restarted like one that exited (a hung server used to keep its slot, and the tools of
-        a server that would never answer again stayed listed, its calls all timing out)."""
+        """The session declared the server hung (it stopped reading its stdin, or its calls
+        kept passing their deadlines with nothing answered, on any front: see
+        :mod:`mcpkit.client._session`): a stdio server is restarted like one that exited, a
+        URL reconnected (a hung server used to keep its slot, and the tools of a server that
+        would never answer again stayed listed, its calls all timing out)."""
         if session is self._session and not self._broken.is_set():
-            self.error = "stopped reading its input (hung)"
-            logger.warning("%s: stopped reading its input; restarting it", self.name)
+            why = session.hung_reason or "no answers"
+            self.error = f"hung: {why}"
+            action = "restarting it" if self.server.kind == "stdio" else "reconnecting"
+            logger.warning("%s: hung (%s); %s", self.name, why, action)
             self._broken.set()
 
     async def _relister(self, session: Session) -> None:
@@ -292,8 +296,8 @@ class Downstream:
         while not self._stop.is_set():
             if self.state in ("starting", "restarting"):
                 await self._changed.wait()
-            elif self.state == "ready" and self._session is not None and self._dead(self._session):
-                self._broken.set()  # exited since the last watch: wait for the restart
+            elif self.state == "ready" and self._session is not None and self._ending(self._session):
+                self._broken.set()  # exited since the last watch, or hung: wait for the restart
                 await self._changed.wait()
             else:
                 break
@@ -309,6 +313,11 @@ class Downstream:
     @staticmethod
     def _dead(session: Session) -> bool:
         return session.server.kind == "stdio" and session.returncode is not None
+
+    def _ending(self, session: Session) -> bool:
+        """Whether this connection is over: its process exited, or it was found hung (its
+        restart or reconnection is under way)."""
+        return self._broken.is_set() or session.hung or self._dead(session)
 
     async def request(
         self, method: str, params: Mapping[str, Any], timeout: float | None = None
@@ -389,7 +398,7 @@ class Downstream:
         sent: use :meth:`request`, which waits for a slot or a restart). ``answer`` is called
         exactly once, unless the request is cancelled with :meth:`cancel_raw`."""
         session = self._session
-        if self.state != "ready" or session is None or self._dead(session):
+        if self.state != "ready" or session is None or self._ending(session):
             return None
         try:
             self._limit.acquire_nowait()
