@@ -17,13 +17,20 @@ from typing import Any
 from mcpkit.errors import ValidationError
 
 __all__ = [
+    "DEFAULT_MAX_BYTES",
     "DEFAULT_MAX_DEPTH",
+    "DEFAULT_MAX_LINE_BYTES",
     "DEFAULT_MAX_TEXT_CHARS",
     "InputLimits",
     "check_depth",
     "check_text",
 ]
 
+DEFAULT_MAX_BYTES = 4 << 30
+"""Decompressed bytes an import reads at most (a million-post export is about 300 MB)."""
+DEFAULT_MAX_LINE_BYTES = 1 << 20
+"""Longest physical line an import reads (a post is at most 25,000 characters, about 100 KB
+in UTF-8). Both live here, not with the readers, so the CLI's defaults load no importer."""
 DEFAULT_MAX_TEXT_CHARS = 2000
 """Longest query, search term or embed text (characters); upstream's posts are at most 280."""
 DEFAULT_MAX_DEPTH = 8

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import IO, Protocol, cast
 
 from mcpkit.archive.errors import ImportFormatError
+from mcpkit.archive.limits import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINE_BYTES
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
@@ -51,10 +52,6 @@ __all__ = [
     "open_zip_member",
 ]
 
-DEFAULT_MAX_BYTES = 4 << 30
-"""Decompressed bytes an import reads at most (a million-post export is about 300 MB)."""
-DEFAULT_MAX_LINE_BYTES = 1 << 20
-"""Longest physical line (a post is at most 25,000 characters, about 100 KB in UTF-8)."""
 SAMPLE_BYTES = 1 << 16
 
 _WHITESPACE = b" \t\r\n\f\v"
