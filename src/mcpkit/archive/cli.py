@@ -23,7 +23,7 @@ import sqlite3
 import sys
 from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, get_type_hints
 
 import typer
 
@@ -37,6 +37,7 @@ from mcpkit.archive.limits import (
     InputLimits,
 )
 from mcpkit.archive.messages import LANGS, Lang, choose_lang
+from mcpkit.archive.methods import METHODS, Method
 from mcpkit.archive.rpc.api_protocol import ArchiveAPIProtocol
 from mcpkit.archive.rpc.client import DEFAULT_URL, ENV_URL, RpcClient
 from mcpkit.archive.rpc.security import ENV_ORIGINS, ENV_TOKEN, SecurityConfigError, parse_origins
@@ -930,6 +931,25 @@ VisibilityOpt = Annotated[
 ]
 
 
+_SIMILAR, _TEXT = METHODS["search_similar"], METHODS["search_posts_by_text"]
+_USERS, _THREAD = METHODS["get_user_stats"], METHODS["get_thread"]
+_MODE_DEFAULT, _SOURCE_DEFAULT = str(_SIMILAR.param("mode").default), str(_TEXT.param("source").default)
+
+if TYPE_CHECKING:
+    ModeChoice = str
+    SourceChoice = str
+else:  # the declared choices, as click checks them (typer reads the annotation at run time)
+    ModeChoice = Literal[_SIMILAR.param("mode").choices]
+    SourceChoice = Literal[_TEXT.param("source").choices]
+
+
+def _declared(method: Method, name: str, *flags: str) -> Any:
+    """An option from the API's one declaration of the parameter (:mod:`mcpkit.archive.methods`):
+    its help and range; its choices come with its type (``ModeChoice``, ``SourceChoice``)."""
+    param = method.param(name)
+    return typer.Option(*flags, min=param.minimum, max=param.maximum, help=param.help)
+
+
 def _filters(
     kind: list[str] | None,
     platform: list[str] | None,
@@ -955,19 +975,18 @@ def _weights(raw: str | None) -> list[float] | None:
 @app.command("search")
 def search_cmd(
     query: Annotated[str, typer.Argument(help="What to look for; V|T adds a word filter T.")],
-    top_k: Annotated[int, typer.Option("--top-k", "-k", help="How many results, 1..100.")] = 10,
-    mode: Annotated[
-        str, typer.Option("--mode", help="content reasoning summary average maximum minimum hybrid")
-    ] = "content",
-    weights: Annotated[str | None, typer.Option("--weights", help="Weights like .7,.2,.1")] = None,
-    user: Annotated[list[str] | None, typer.Option("--user", help="Only this user (repeatable).")] = None,
-    exclude_user: Annotated[
-        list[str] | None, typer.Option("--exclude-user", help="Leave out this user.")
+    top_k: Annotated[int, _declared(_SIMILAR, "top_k", "--top-k", "-k")] = _SIMILAR.param("top_k").default,
+    mode: Annotated[ModeChoice, _declared(_SIMILAR, "mode", "--mode")] = _MODE_DEFAULT,
+    weights: Annotated[
+        str | None,
+        typer.Option("--weights", help=f"{_SIMILAR.param('weights').help} Written like .7,.2,.1."),
     ] = None,
-    min_posts: Annotated[int | None, typer.Option("--min-posts", help="Users with at least N posts.")] = None,
-    max_posts: Annotated[int | None, typer.Option("--max-posts", help="Users with at most N posts.")] = None,
-    date_from: Annotated[str | None, typer.Option("--from", help="Earliest date or date-time.")] = None,
-    date_to: Annotated[str | None, typer.Option("--to", help="Latest date (whole day) or date-time.")] = None,
+    user: Annotated[list[str] | None, _declared(_SIMILAR, "includes", "--user")] = None,
+    exclude_user: Annotated[list[str] | None, _declared(_SIMILAR, "excludes", "--exclude-user")] = None,
+    min_posts: Annotated[int | None, _declared(_SIMILAR, "threshold_min", "--min-posts")] = None,
+    max_posts: Annotated[int | None, _declared(_SIMILAR, "threshold_max", "--max-posts")] = None,
+    date_from: Annotated[str | None, _declared(_SIMILAR, "from", "--from")] = None,
+    date_to: Annotated[str | None, _declared(_SIMILAR, "to", "--to")] = None,
     kind: KindOpt = None,
     platform: PlatformOpt = None,
     account: AccountOpt = None,
@@ -1019,8 +1038,8 @@ def search_cmd(
 @app.command("text")
 def text_cmd(
     terms: Annotated[str, typer.Argument(help='Words to find; "a phrase", -exclude.')],
-    limit: Annotated[int, typer.Option("--limit", help="How many posts, 1..1000.")] = 50,
-    source: Annotated[str, typer.Option("--source", help="content, reasoning or summary.")] = "content",
+    limit: Annotated[int, _declared(_TEXT, "limit", "--limit")] = _TEXT.param("limit").default,
+    source: Annotated[SourceChoice, _declared(_TEXT, "source", "--source")] = _SOURCE_DEFAULT,
     kind: KindOpt = None,
     platform: PlatformOpt = None,
     account: AccountOpt = None,
@@ -1079,7 +1098,7 @@ def stats_cmd(
 
 @app.command("users")
 def users_cmd(
-    limit: Annotated[int, typer.Option("--limit", help="How many users, 1..1000.")] = 50,
+    limit: Annotated[int, _declared(_USERS, "limit", "--limit")] = _USERS.param("limit").default,
     kind: KindOpt = None,
     platform: PlatformOpt = None,
     account: AccountOpt = None,
@@ -1102,8 +1121,8 @@ def thread_cmd(
     post: Annotated[
         str, typer.Argument(help="The post: an X id, a link to the post, or an at:// or Mastodon URI.")
     ],
-    limit: Annotated[int, typer.Option("--limit", help="How many posts of the thread, 1..1000.")] = 50,
-    offset: Annotated[int, typer.Option("--offset", help="Skip this many posts of the thread.")] = 0,
+    limit: Annotated[int, _declared(_THREAD, "limit", "--limit")] = _THREAD.param("limit").default,
+    offset: Annotated[int, _declared(_THREAD, "offset", "--offset")] = _THREAD.param("offset").default,
     url: UrlOpt = None,
     db: DbOpt = None,
     as_json: JsonOpt = False,
