@@ -1229,10 +1229,12 @@ def web_cmd(
     port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port to serve on.")] = 8766,
     token_env: TokenEnvOpt = None,
     open_browser: Annotated[bool, typer.Option("--open", help="Open the page in a browser.")] = False,
+    lang: LangOpt = None,
 ) -> None:
     """Serve the archive as a local web app: search as you type, timeline, posts in their threads."""
     from mcpkit.archive.web.serve import serve_web
 
+    chosen = _lang(lang)
     api = _open_api(_db_path(db))
     try:
         serve_web(
@@ -1242,6 +1244,7 @@ def web_cmd(
             token=_token(token_env),
             allowed_origins=parse_origins(env_value(ENV_ORIGINS)),
             open_browser=open_browser,
+            lang=chosen,
         )
     except SecurityConfigError as exc:
         fail(str(exc), 2)

@@ -9,12 +9,15 @@ JSON-RPC wire are not human text and do not change with the language.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from string import Formatter
 from typing import Any, Literal
 
-__all__ = ["LANGS", "Counted", "Lang", "Message", "catalogue", "choose_lang", "lang_of_locale"]
+from mcpkit.archive.methods import METHODS
+
+__all__ = ["LANGS", "Counted", "Lang", "Message", "Worded", "catalogue", "choose_lang", "lang_of_locale"]
 
 Lang = Literal["en", "ja"]
 LANGS: tuple[Lang, ...] = ("en", "ja")
@@ -347,8 +350,10 @@ SHELL_NO_SUCH_RESULT = Message("{n}: no such result", "{n}: その番号の結�
 SHELL_UNKNOWN_COMMAND = Message(
     "unknown command {command}; /help lists them", "不明なコマンド {command}。/help で一覧を表示します"
 )
-SHELL_HELP = Message(
-    """\
+_TOP_MIN, _TOP_MAX = METHODS["search_similar"].param("top_k").bounds
+_MODES = " ".join(METHODS["search_similar"].param("mode").choices)
+SHELL_HELP = Message(  # the limits and modes as the API declares them (archive/methods.py)
+    f"""\
 Type a query to search by meaning. Use V|T to require words T too, | T for words only.
   /user                show the user filter
   /user a,b            only these users          /user -c,d   leave these users out
@@ -358,13 +363,13 @@ Type a query to search by meaning. Use V|T to require words T too, | T for words
   /platform P[,P]      x mastodon bluesky        /account A[,A]   archived accounts
   /media yes|no|any    only posts with media, or without
   /visibility V[,V]    public unlisted followers direct, or all; default all but direct
-  /top N               results per page, 1..100
-  /mode MODE [W,W,W]   content reasoning summary average maximum minimum
+  /top N               results per page, {_TOP_MIN}..{_TOP_MAX}
+  /mode MODE [W,W,W]   {_MODES}
   /view normal|list|detail
   /next                next page of the last search
   /details 1-3,7  /d   full text of these results
   /help /?             this help        /exit /quit /q   leave""",
-    """\
+    f"""\
 クエリを入力すると意味で検索します。V|T で語 T も必須に、| T で語だけの検索。
   /user                ユーザーフィルタを表示
   /user a,b            このユーザーだけ              /user -c,d   このユーザーを除く
@@ -374,15 +379,180 @@ Type a query to search by meaning. Use V|T to require words T too, | T for words
   /platform P[,P]      x mastodon bluesky            /account A[,A]   アーカイブしたアカウント
   /media yes|no|any    メディア付きの投稿だけ、またはなしだけ
   /visibility V[,V]    public unlisted followers direct または all; 既定は direct 以外すべて
-  /top N               1ページの件数、1..100
-  /mode MODE [W,W,W]   content reasoning summary average maximum minimum
+  /top N               1ページの件数、{_TOP_MIN}..{_TOP_MAX}
+  /mode MODE [W,W,W]   {_MODES}
   /view normal|list|detail
   /next                直前の検索の次のページ
   /details 1-3,7  /d   これらの結果の全文
   /help /?             このヘルプ          /exit /quit /q   終了""",
 )
 
+# -- the web app (templates and page titles) -----------------------------------------------------
+
+WEB_ARCHIVE = Message("Archive", "アーカイブ")
+WEB_SKIP = Message("Skip to content", "本文へ移動")
+WEB_PAGES = Message("Pages", "ページ")
+WEB_SEARCH = Message("Search", "検索")
+WEB_TIMELINE = Message("Timeline", "タイムライン")
+WEB_ON_THIS_DAY = Message("On this day", "この日")
+WEB_MEDIA = Message("Media", "メディア")
+WEB_AS_JSON = Message("This page as JSON", "このページを JSON で")
+WEB_MONTHS = Message(
+    "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec", "1月 2月 3月 4月 5月 6月 7月 8月 9月 10月 11月 12月"
+)
+WEB_MONTH_YEAR = Message("{month} {year}", "{year}年{month}")
+WEB_FACET_KIND = Message("Kind", "種類")
+WEB_FACET_PLATFORM = Message("Platform", "プラットフォーム")
+WEB_FACET_ACCOUNT = Message("Account", "アカウント")
+WEB_FACET_LANG = Message("Language", "言語")
+WEB_SEARCH_ARCHIVE = Message("Search the archive", "アーカイブを検索")
+WEB_SEARCH_POSTS = Message("Search posts", "投稿を検索")
+WEB_SYNTAX_HELP = Message("Syntax help", "検索の書き方")
+WEB_MODE = Message("Mode", "モード")
+WEB_MODE_TEXT = Message("Words", "語")
+WEB_MODE_SEMANTIC = Message("Meaning", "意味")
+WEB_MODE_HYBRID = Message("Both", "両方")
+WEB_SYNTAX_HINT = Message(
+    'Words: all must occur; "a phrase"; -word leaves out. Meaning: describe it, then | words to require.',
+    '語: すべてを含む投稿; "語句" で完全一致; -語 で除外。意味: 内容を書き、| の後に必須の語。',
+)
+WEB_SYNTAX_TITLE = Message("Search syntax", "検索の書き方")
+WEB_SYNTAX_BOTH = Message(
+    "posts containing both words (case does not matter)", "両方の語を含む投稿 (大文字小文字は区別しません)"
+)
+WEB_SYNTAX_PHRASE = Message("the exact phrase, spaces included", "空白も含めて完全に一致する語句")
+WEB_SYNTAX_EXCLUDE = Message("leave out posts containing a word", "その語を含む投稿を除く")
+WEB_SYNTAX_ESCAPE = Message(
+    "a backslash makes the next character literal", "バックスラッシュで次の文字をそのまま検索"
+)
+WEB_SYNTAX_MEANING = Message("Meaning:", "意味:")
+WEB_SYNTAX_CLOSE = Message("posts close in meaning, in any language", "意味の近い投稿 (言語を問いません)")
+WEB_SYNTAX_REQUIRE = Message(
+    "close in meaning and containing the words after the bar", "意味が近く、| の後の語を含む投稿"
+)
+WEB_SYNTAX_WORDS_ONLY = Message("words only, newest first", "語だけで検索、新しい順")
+WEB_CLOSE = Message("Close", "閉じる")
+WEB_FILTERS = Message("Filters", "フィルタ")
+WEB_FILTERS_ON = Message("Filters ({count} on)", "フィルタ ({count}件適用中)")
+WEB_SHOW_RESULTS = Message("Show results", "結果を表示")
+WEB_YEAR_AND_MONTH = Message("Year and month", "年と月")
+WEB_DATE = Message("Date", "日付")
+WEB_ANY_TIME = Message("Any time", "すべての期間")
+WEB_NONE = Message("(none)", "(なし)")
+WEB_ANY = Message("Any", "指定なし")
+WEB_WITH_MEDIA = Message("With media", "メディアあり")
+WEB_WITHOUT = Message("Without", "メディアなし")
+WEB_TALK = Message("Who I talk to", "話し相手")
+WEB_HASHTAGS = Message("Hashtags", "ハッシュタグ")
+WEB_TALK_NOTE = Message(
+    "Mentions and hashtags are counted in the newest posts of this selection (up to 1,000; for words, up to 200 matches).",
+    "メンションとハッシュタグは、この絞り込みの新しい投稿 (最大 1,000件、語の検索では最大 200件) で数えています。",
+)
+WEB_APPLY_FILTERS = Message("Apply filters", "フィルタを適用")
+WEB_SEARCH_FAILED = Message("Search failed", "検索に失敗しました")
+WEB_NO_GOOD_MATCH = Message("No good match", "良い一致なし")
+WEB_POSTS = Counted("{count} posts", "{count}件", one="{count} post")
+WEB_POSTS_FOR = Counted(
+    "{count} posts for “{query}”", "“{query}” の投稿 {count}件", one="{count} post for “{query}”"
+)
+WEB_ABOUT_POSTS_FOR = Counted(
+    "about {count} posts for “{query}”",
+    "“{query}” の投稿 約{count}件",
+    one="about {count} post for “{query}”",
+)
+WEB_SHOW_CLOSEST = Message("Show the closest posts anyway", "それでも最も近い投稿を表示")
+WEB_READ_MONTH = Message("Read {month} in order", "{month}を順に読む")
+WEB_NEWER_RESULTS = Message("Newer results", "新しい結果")
+WEB_MORE_RESULTS = Message("More results", "さらに表示")
+WEB_UNDATED = Message("undated", "日時なし")
+WEB_UNKNOWN_AUTHOR = Message("unknown author", "投稿者不明")
+WEB_FOLLOWERS_ONLY = Message("followers only", "フォロワー限定")
+WEB_DIRECT = Message("direct", "ダイレクト")
+WEB_SIMILARITY = Message("similarity", "類似度")
+WEB_CONTENT_WARNING = Message("Content warning:", "注意書き:")
+WEB_VIDEO = Message("video", "動画")
+WEB_AUDIO = Message("audio", "音声")
+WEB_NOT_IN_EXPORT = Message("{type} not in the export", "{type} はエクスポートにありません")
+WEB_ONLINE_COPY = Message("online copy", "オンラインのコピー")
+WEB_OPEN_POST = Message("Open post", "投稿を開く")
+WEB_FROM = Message(" from {time}", " ({time})")
+WEB_ORIGINAL = Message("Original", "元の投稿")
+WEB_ON_PLATFORM = Message(" on {platform}", " ({platform})")
+WEB_SHOW_MORE = Message("Show more", "続きを表示")
+WEB_OF_THIS_POST = Message(" of this post", " (この投稿)")
+WEB_POST_BY = Message("Post by", "投稿者:")
+WEB_IN_REPLY_TO = Message("In reply to", "返信先")
+WEB_REPLY_MISSING = Message(
+    "A reply to a post that is not in this archive.", "このアーカイブにない投稿への返信です。"
+)
+WEB_THREAD = Counted("Thread ({count} posts)", "スレッド ({count}件)", one="Thread ({count} post)")
+WEB_QUOTED = Message("Quoted post", "引用された投稿")
+WEB_REPOSTED = Message("Reposted post", "リポストされた投稿")
+WEB_NEARBY = Message("Nearby posts", "前後の投稿")
+WEB_NEWER_POST = Message("Newer post", "新しい投稿")
+WEB_OLDER_POST = Message("Older post", "古い投稿")
+WEB_TIMELINE_COUNT = Counted("{count} posts", "{count}件の投稿", one="{count} post")
+WEB_WITHOUT_DATE = Message(", {count} without a date", "、日時なし {count}件")
+WEB_CHOOSE_MONTH = Message(". Choose a month to see its posts.", "。月を選ぶとその月の投稿を表示します。")
+WEB_HEATMAP_CAPTION = Message(
+    "Posts per month; each count links to that month's posts",
+    "月ごとの投稿数。数をクリックするとその月の投稿を表示",
+)
+WEB_YEAR = Message("Year", "年")
+WEB_TOTAL = Message("Total", "合計")
+WEB_MONTH_COUNT = Counted("{month}: {count} posts", "{month}: {count}件", one="{month}: {count} post")
+WEB_READ_A_MONTH = Message("Read a month in order", "月ごとに順に読む")
+WEB_NO_DATED = Message("No dated posts yet.", "日時のある投稿はまだありません。")
+WEB_MONTHS_NAV = Message("Months", "月")
+WEB_SEARCH_MONTH = Message("Search in this month", "この月を検索")
+WEB_OLDEST_FIRST = Counted(
+    "{count} posts, oldest first", "{count}件、古い順", one="{count} post, oldest first"
+)
+WEB_RANGE = Message(": {first} to {last}", ": {first}～{last}件目")
+WEB_EARLIER_IN_MONTH = Message("Earlier posts of this month", "この月の前の投稿")
+WEB_LATER_IN_MONTH = Message("Later posts of this month", "この月の後の投稿")
+WEB_MEDIA_COUNT = Counted(
+    "{count} posts with pictures, video or sound, newest first.",
+    "画像・動画・音声のある投稿 {count}件、新しい順。",
+    one="{count} post with pictures, video or sound, newest first.",
+)
+WEB_NEWER = Message("Newer", "新しい方へ")
+WEB_OLDER = Message("Older", "古い方へ")
+WEB_POST_FROM = Message("Post from {time}", "{time} の投稿")
+WEB_UNKNOWN_DAY = Message("an unknown day", "不明な日")
+WEB_ON_THIS_DAY_TITLE = Message("On this day: {month} {day}", "この日: {month}{day}日")
+WEB_ANOTHER_DAY = Message("Another day (MM-DD)", "別の日 (MM-DD)")
+WEB_SHOW = Message("Show", "表示")
+WEB_ACROSS_YEARS = Counted(
+    "{count} posts across the years", "各年の投稿 {count}件", one="{count} post across the years"
+)
+WEB_MORE_THIS_DAY = Message("More posts from this day", "この日の投稿をさらに表示")
+WEB_BACK_TO_SEARCH = Message("Back to search", "検索に戻る")
+WEB_BAD_REQUEST = Message("Bad request", "不正なリクエスト")
+WEB_NOT_FOUND = Message("Not found", "見つかりません")
+WEB_POST_TITLE = Message("Post {id}", "投稿 {id}")
+
 
 def catalogue() -> dict[str, Message]:
     """Every message of this module by name (for the tests that check both languages)."""
     return {name: value for name, value in globals().items() if isinstance(value, Message)}
+
+
+class Worded:
+    """The catalogue in one language, for the web app's templates: ``t.NAME(field=value)``.
+    A name the catalogue lacks raises ``AttributeError`` (a template then fails to render)."""
+
+    def __init__(self, lang: Lang) -> None:
+        self.lang = lang
+        self._messages = catalogue()
+
+    def __getattr__(self, name: str) -> Callable[..., str]:
+        try:
+            message = self._messages[name]
+        except KeyError:
+            raise AttributeError(name) from None
+        return partial(message, self.lang)
+
+    def months(self) -> tuple[str, ...]:
+        """The twelve months' short names, January first."""
+        return tuple(WEB_MONTHS(self.lang).split())

@@ -25,9 +25,11 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
+from mcpkit.archive import messages as m
 from mcpkit.archive.api import ArchiveAPI
 from mcpkit.archive.export_media import export_member, read_member
 from mcpkit.archive.facets import FACETS
+from mcpkit.archive.messages import Lang, Worded
 from mcpkit.archive.web.access import WebAccess
 from mcpkit.archive.web.render import post_html, post_html_parts
 from mcpkit.archive.web.views import PageState, Views, parse_month, parse_state
@@ -38,12 +40,17 @@ __all__ = ["MEDIA_MAX_BYTES", "build_app", "templates_env"]
 MEDIA_MAX_BYTES = 200 * 2**20
 """The largest attachment served from inside a zip or tar export (read whole into memory)."""
 _MEDIA_TYPES = ("image/", "video/", "audio/")
-FACET_TITLES = {"kind": "Kind", "platform": "Platform", "account": "Account", "lang": "Language"}
-MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+FACET_TITLES = {
+    "kind": m.WEB_FACET_KIND,
+    "platform": m.WEB_FACET_PLATFORM,
+    "account": m.WEB_FACET_ACCOUNT,
+    "lang": m.WEB_FACET_LANG,
+}
 
 
-def templates_env() -> Environment:
-    """The Jinja2 environment of the pages: autoescaping on for every template."""
+def templates_env(lang: Lang = "en") -> Environment:
+    """The Jinja2 environment of the pages: autoescaping on for every template; every human
+    string from the catalogue in ``lang`` (``t.NAME(...)``, the page's ``lang`` attribute)."""
     env = Environment(
         loader=PackageLoader("mcpkit.archive.web", "templates"),
         autoescape=select_autoescape(default=True, default_for_string=True),
@@ -52,7 +59,14 @@ def templates_env() -> Environment:
     )
     env.filters["post_html"] = post_html
     env.filters["post_html_parts"] = post_html_parts
-    env.globals.update(facet_titles=FACET_TITLES, months=MONTHS, facet_names=FACETS)
+    words = Worded(lang)
+    env.globals.update(
+        facet_titles={name: title(lang) for name, title in FACET_TITLES.items()},
+        months=words.months(),
+        facet_names=FACETS,
+        t=words,
+        lang=lang,
+    )
     return env
 
 
@@ -66,13 +80,16 @@ def build_app(
     *,
     today: Callable[[], dt.date] = dt.date.today,
     views: Views | None = None,
+    lang: Lang = "en",
 ) -> Any:
     """The ASGI app over ``api``, behind ``access``'s checks.
 
     ``today`` is the day "on this day" opens on (a test passes a fixed one); ``views`` lets a
-    caller (the benchmark) warm the app's data before serving."""
+    caller (the benchmark) warm the app's data before serving; ``lang`` is the pages' language
+    (their JSON mirror under ``/api`` is the same in every language)."""
     views = views or Views(api)
-    templates = Jinja2Templates(env=templates_env())
+    templates = Jinja2Templates(env=templates_env(lang))
+    months = Worded(lang).months()
 
     def state_of(request: Request) -> PageState:
         params: dict[str, list[str]] = {}
@@ -92,7 +109,9 @@ def build_app(
     def bad_request(request: Request, exc: ValidationError, json: bool) -> Response:
         if json:
             return JSONResponse({"error": str(exc)}, status_code=400)
-        return page(request, "error.html", {"title": "Bad request", "message": str(exc)}, status=400)
+        return page(
+            request, "error.html", {"title": m.WEB_BAD_REQUEST(lang), "message": str(exc)}, status=400
+        )
 
     def state_page(
         view: Callable[[PageState], Awaitable[dict[str, Any]]],
@@ -114,12 +133,14 @@ def build_app(
 
         return handler
 
-    search = state_page(views.search, "search.html", lambda state, _: state.q or "Search")
-    timeline = state_page(views.timeline, "timeline.html", lambda *_: "Timeline")
+    search = state_page(views.search, "search.html", lambda state, _: state.q or m.WEB_SEARCH(lang))
+    timeline = state_page(views.timeline, "timeline.html", lambda *_: m.WEB_TIMELINE(lang))
     on_this_day = state_page(
         lambda state: views.on_this_day(state, today()),
         "on_this_day.html",
-        lambda _, data: f"On this day: {data['day']}",
+        lambda _, data: m.WEB_ON_THIS_DAY_TITLE(
+            lang, month=months[int(data["day"][:2]) - 1], day=int(data["day"][3:])
+        ),
     )
 
     async def month(request: Request, json: bool = False) -> Response:
@@ -131,10 +152,10 @@ def build_app(
         data = await views.month(state, year, number)
         if json:
             return JSONResponse(data)
-        title = f"{MONTHS[number - 1]} {year}"
+        title = m.WEB_MONTH_YEAR(lang, month=months[number - 1], year=year)
         return page(request, "month.html", {"data": data, "s": state, "title": title})
 
-    media_grid = state_page(views.media_grid, "media_grid.html", lambda *_: "Media")
+    media_grid = state_page(views.media_grid, "media_grid.html", lambda *_: m.WEB_MEDIA(lang))
 
     async def post(request: Request, json: bool = False) -> Response:
         reference = str(request.path_params["post_id"])
@@ -146,10 +167,14 @@ def build_app(
             message = f"No post {reference} in this archive."
             if json:
                 return JSONResponse({"error": message}, status_code=404)
-            return page(request, "error.html", {"title": "Not found", "message": message}, status=404)
+            return page(
+                request, "error.html", {"title": m.WEB_NOT_FOUND(lang), "message": message}, status=404
+            )
         if json:
             return JSONResponse(data)
-        return page(request, "post.html", {"data": data, "title": f"Post {data['post']['id']}"})
+        return page(
+            request, "post.html", {"data": data, "title": m.WEB_POST_TITLE(lang, id=data["post"]["id"])}
+        )
 
     async def media(request: Request) -> Response:
         position = str(request.path_params["position"])

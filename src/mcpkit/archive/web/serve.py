@@ -8,6 +8,7 @@ import webbrowser
 from collections.abc import Sequence
 
 from mcpkit.archive.api import ArchiveAPI
+from mcpkit.archive.messages import Lang
 from mcpkit.archive.web.access import WebAccess
 
 __all__ = ["DEFAULT_PORT", "serve_web", "web_url"]
@@ -28,6 +29,7 @@ def serve_web(
     token: str | None = None,
     allowed_origins: Sequence[str] = (),
     open_browser: bool = False,
+    lang: Lang = "en",
 ) -> None:
     """Serve the web app on ``host:port`` until interrupted.
 
@@ -38,7 +40,7 @@ def serve_web(
     from mcpkit.archive.web.app import build_app
 
     access = WebAccess.for_bind(host, port, token, tuple(allowed_origins))
-    app = build_app(api, access)
+    app = build_app(api, access, lang=lang)
     url = web_url(host, port)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
