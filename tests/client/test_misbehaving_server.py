@@ -112,3 +112,17 @@ async def test_hanging_initialize_is_a_connect_error() -> None:
     with pytest.raises(ConnectError, match="no answer to initialize"):
         async with connect(["sleep", "3600"], SessionOptions(connect_timeout=0.5)):  # never answers
             pass
+
+
+@pytest.mark.parametrize(
+    ("protocol", "sent"),
+    [("2026-07-28", "server/discover"), ("auto", "server/discover"), ("2025-11-25", "initialize")],
+)
+async def test_a_connect_timeout_names_the_request_sent(protocol: str, sent: str) -> None:
+    """The 2026 wire opens with server/discover (auto too, before any fallback): its timeout
+    says so, not "initialize", which was never sent."""
+    options = SessionOptions(connect_timeout=0.5, protocol=protocol)  # type: ignore[arg-type]
+    with pytest.raises(ConnectError) as err:
+        async with connect(["sleep", "3600"], options):  # never answers
+            pass
+    assert f"no answer to {sent} within 0.5 s" in str(err.value)

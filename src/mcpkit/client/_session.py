@@ -132,6 +132,8 @@ class _Link:
         self.stop = anyio.Event()
         self.finished = anyio.Event()
         self.listening = False  # a subscriptions/listen stream of this link is acknowledged
+        self.opening = "initialize"
+        """The request that opens this link, as sent: ``initialize`` or ``server/discover``."""
         self.answered = 0
         """Answers received on a link without a process (HTTP): its sign of life."""
         self.suspect = anyio.Event()
@@ -442,6 +444,7 @@ class Session:
             await self._initialize(link)
             return
         started = time.perf_counter()
+        link.opening = "server/discover"  # auto too: the handshake follows only if it is refused
         with anyio.fail_after(self.connect_timeout):
             if protocol == "auto":
                 await negotiate_auto(link.client)
@@ -469,6 +472,7 @@ class Session:
     async def _initialize(self, link: _Link) -> None:
         """Handshake with raw dicts (``mcpkit check`` grades the exact answer), then let the SDK adopt it."""
         assert link.dispatcher is not None and link.client is not None
+        link.opening = "initialize"
         params = {
             "protocolVersion": LATEST_HANDSHAKE_VERSION,
             "capabilities": self.handlers.capabilities(),
@@ -545,7 +549,7 @@ class Session:
         """Say why the handshake failed, in terms a user can act on."""
         name = self.server.name
         if isinstance(exc, TimeoutError) or (isinstance(exc, MCPError) and is_sdk_timeout(exc)):
-            return ConnectError(f"{name}: no answer to initialize within {self.connect_timeout:g} s")
+            return ConnectError(f"{name}: no answer to {link.opening} within {self.connect_timeout:g} s")
         if isinstance(exc, FileNotFoundError):
             return ConnectError(str(exc))
         if isinstance(exc, MCPError) and is_sdk_closed(exc) and link.transport is not None:
@@ -554,7 +558,7 @@ class Session:
             mapped = _http_error(exc)
             if mapped is not None:
                 return mapped
-            return ConnectError(f"{name}: initialize failed: {exc.message} ({exc.code})")
+            return ConnectError(f"{name}: {link.opening} failed: {exc.message} ({exc.code})")
         described = describe_http_exception(self.server.url or name, exc)
         if described is not None:
             status = getattr(getattr(exc, "response", None), "status_code", None)
