@@ -2,7 +2,7 @@
 
 Walks :data:`METHODS`: the API refuses just outside each declared range with upstream's text
 and code and takes every declared choice; the MCP tools' schemas, the CLI's click parameters,
-and the docs' method table carry the same limits, choices and defaults.
+the shell's help and the docs' method table carry the same limits, choices and defaults.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import typing
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 import typer.main
@@ -168,6 +168,30 @@ def test_every_cli_option_agrees_with_the_declaration() -> None:
     assert ran.exit_code == 2 and "--offset" in ran.output
     ran = CliRunner().invoke(app, ["text", "x", "--source", "tags"])
     assert ran.exit_code == 2 and "--source" in ran.output
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("lang", ["en", "ja"])
+async def test_the_shell_help_and_commands_follow_the_declaration(lang: Literal["en", "ja"]) -> None:
+    from mcpkit.archive.shell import Shell
+
+    written: list[str] = []
+    shell = Shell(None, written.append, lang)  # type: ignore[arg-type]  # no command here calls the API
+    await shell.handle("/help")
+    lines = written[0].splitlines()
+    top_k, mode = METHODS["search_similar"].param("top_k"), METHODS["search_similar"].param("mode")
+    top_line = next(line for line in lines if line.lstrip().startswith("/top N"))
+    assert top_line.endswith(f"{top_k.minimum}..{top_k.maximum}")
+    mode_line = next(line for line in lines if line.lstrip().startswith("/mode"))
+    assert mode_line.split()[3:] == list(mode.choices)
+    for value in (top_k.minimum, top_k.maximum):
+        await shell.handle(f"/top {value}")
+        assert shell.state.top == value
+    await shell.handle(f"/top {top_k.maximum + 1}")
+    assert shell.state.top == top_k.maximum and "/top" in written[-1]
+    for choice in mode.choices:
+        await shell.handle(f"/mode {choice}")
+        assert shell.state.mode == choice
 
 
 def test_the_docs_method_table_is_the_declaration() -> None:

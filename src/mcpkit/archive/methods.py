@@ -56,6 +56,13 @@ class Param:
         high = 2**63 - 1 if self.maximum is None else self.maximum
         return check_range(self.name, value, low, high)
 
+    @property
+    def bounds(self) -> tuple[int, int]:
+        """The inclusive range of a bounded integer parameter."""
+        if self.minimum is None or self.maximum is None:
+            raise ValueError(f"{self.name} has no range")
+        return self.minimum, self.maximum
+
     def choice(self, raw: Any) -> str:
         """``raw`` when it is one of the choices, the default when absent, else a ValidationError."""
         if raw is None:

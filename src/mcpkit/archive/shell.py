@@ -29,14 +29,16 @@ from mcpkit.archive.filters import (
     request_filters,
 )
 from mcpkit.archive.messages import Lang
+from mcpkit.archive.methods import METHODS
 from mcpkit.archive.rpc.api_protocol import ArchiveAPIProtocol
 from mcpkit.archive.texts import collapse_blank_lines, match_note, post_author, post_head, post_marks
 from mcpkit.errors import ValidationError
 from mcpkit.jsonrpc import error_fields
 
-FETCH = 100
 VIEWS = ("normal", "list", "detail")
-MODES = ("content", "reasoning", "summary", "average", "maximum", "minimum", "hybrid")
+TOP_MIN, TOP_MAX = METHODS["search_similar"].param("top_k").bounds
+MODES = METHODS["search_similar"].param("mode").choices
+FETCH = TOP_MAX  # one search fetches the most the API returns; /next pages through them
 HELP = m.SHELL_HELP.en
 """The English help (``/help`` prints :data:`~mcpkit.archive.messages.SHELL_HELP` in the shell's language)."""
 
@@ -142,8 +144,8 @@ class Shell:
         if command in ("/help", "/?"):
             self.write(m.SHELL_HELP(self.lang))
         elif command == "/top":
-            if not rest.isdigit() or not 1 <= int(rest) <= 100:
-                raise ShellUsageError("/top N with N from 1 to 100")
+            if not rest.isdigit() or not TOP_MIN <= int(rest) <= TOP_MAX:
+                raise ShellUsageError(f"/top N with N from {TOP_MIN} to {TOP_MAX}")
             s.top = int(rest)
             self.write(f"top: {s.top}")
         elif command == "/view":
