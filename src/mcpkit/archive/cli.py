@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import inspect
 import json
 import logging
@@ -54,6 +55,7 @@ from mcpkit.cli_kit import (
     env_value,
     fail,
     logging_from_env,
+    option_set,
     print_json,
     token_from_env,
     with_option_sets,
@@ -950,17 +952,39 @@ def _declared(method: Method, name: str, *flags: str) -> Any:
     return typer.Option(*flags, min=param.minimum, max=param.maximum, help=param.help)
 
 
-def _filters(
-    kind: list[str] | None,
-    platform: list[str] | None,
-    account: list[str] | None,
-    has_media: bool | None,
-    visibility: list[str] | None = None,
-) -> dict[str, Any]:
-    """The request keys of the filter options (the API reads and checks them)."""
-    from mcpkit.archive.filters import request_filters
+@option_set
+@dataclasses.dataclass(frozen=True)
+class PostFilters:
+    """Which posts a query counts or finds: the filter options every query command takes
+    (search, text, stats, users), declared once."""
 
-    return request_filters(kind, platform, account, has_media, visibility)
+    kind: KindOpt = None
+    platform: PlatformOpt = None
+    account: AccountOpt = None
+    has_media: MediaOpt = None
+    visibility: VisibilityOpt = None
+
+    def request(self) -> dict[str, Any]:
+        """The request keys of these options (the API reads and checks them)."""
+        from mcpkit.archive.filters import request_filters
+
+        return request_filters(self.kind, self.platform, self.account, self.has_media, self.visibility)
+
+
+@option_set
+@dataclasses.dataclass(frozen=True)
+class Target:
+    """Which archive a query command asks: the server at ``--url`` when it answers, else the
+    database at ``--db``; declared once for every query command and the shell."""
+
+    url: UrlOpt = None
+    db: DbOpt = None
+    server: OldUrlOpt = None
+
+    @property
+    def given_url(self) -> str | None:
+        """The URL given, in either spelling."""
+        return self.url or self.server
 
 
 def _weights(raw: str | None) -> list[float] | None:
@@ -973,8 +997,10 @@ def _weights(raw: str | None) -> list[float] | None:
 
 
 @app.command("search")
+@with_option_sets
 def search_cmd(
     query: Annotated[str, typer.Argument(help="What to look for; V|T adds a word filter T.")],
+    *,
     top_k: Annotated[int, _declared(_SIMILAR, "top_k", "--top-k", "-k")] = _SIMILAR.param("top_k").default,
     mode: Annotated[ModeChoice, _declared(_SIMILAR, "mode", "--mode")] = _MODE_DEFAULT,
     weights: Annotated[
@@ -987,14 +1013,8 @@ def search_cmd(
     max_posts: Annotated[int | None, _declared(_SIMILAR, "threshold_max", "--max-posts")] = None,
     date_from: Annotated[str | None, _declared(_SIMILAR, "from", "--from")] = None,
     date_to: Annotated[str | None, _declared(_SIMILAR, "to", "--to")] = None,
-    kind: KindOpt = None,
-    platform: PlatformOpt = None,
-    account: AccountOpt = None,
-    has_media: MediaOpt = None,
-    visibility: VisibilityOpt = None,
-    url: UrlOpt = None,
-    db: DbOpt = None,
-    server: OldUrlOpt = None,
+    filters: PostFilters,
+    target: Target,
     as_json: JsonOpt = False,
     lang: LangOpt = None,
 ) -> None:
@@ -1019,15 +1039,15 @@ def search_cmd(
         "query": query,
         "settings": settings,
         "mode": mode,
-        **_filters(kind, platform, account, has_media, visibility),
+        **filters.request(),
     }
     parsed = _weights(weights)
     if parsed is not None:
         params["weights"] = parsed
     chosen = _lang(lang)
     _query(
-        url or server,
-        db,
+        target.given_url,
+        target.db,
         "search_similar",
         params,
         lambda r: texts.format_search_results(query, r, chosen),
@@ -1036,18 +1056,14 @@ def search_cmd(
 
 
 @app.command("text")
+@with_option_sets
 def text_cmd(
     terms: Annotated[str, typer.Argument(help='Words to find; "a phrase", -exclude.')],
+    *,
     limit: Annotated[int, _declared(_TEXT, "limit", "--limit")] = _TEXT.param("limit").default,
     source: Annotated[SourceChoice, _declared(_TEXT, "source", "--source")] = _SOURCE_DEFAULT,
-    kind: KindOpt = None,
-    platform: PlatformOpt = None,
-    account: AccountOpt = None,
-    has_media: MediaOpt = None,
-    visibility: VisibilityOpt = None,
-    url: UrlOpt = None,
-    db: DbOpt = None,
-    server: OldUrlOpt = None,
+    filters: PostFilters,
+    target: Target,
     as_json: JsonOpt = False,
     lang: LangOpt = None,
 ) -> None:
@@ -1056,39 +1072,35 @@ def text_cmd(
         "search_term": terms,
         "limit": limit,
         "source": source,
-        **_filters(kind, platform, account, has_media, visibility),
+        **filters.request(),
     }
     chosen = _lang(lang)
     _query(
-        url or server,
-        db,
+        target.given_url,
+        target.db,
         "search_posts_by_text",
         params,
-        _text_render(url or server, db, terms, params, chosen),
+        _text_render(target.given_url, target.db, terms, params, chosen),
         as_json,
     )
 
 
 @app.command("stats")
+@with_option_sets
 def stats_cmd(
-    kind: KindOpt = None,
-    platform: PlatformOpt = None,
-    account: AccountOpt = None,
-    has_media: MediaOpt = None,
-    visibility: VisibilityOpt = None,
-    url: UrlOpt = None,
-    db: DbOpt = None,
+    *,
+    filters: PostFilters,
+    target: Target,
     as_json: JsonOpt = False,
-    server: OldUrlOpt = None,
     lang: LangOpt = None,
 ) -> None:
     """Count posts and users, by kind, platform and account, and show the date range; every
     count is of the posts the options select (posts, replies and quotes unless --kind says)."""
-    params = _filters(kind, platform, account, has_media, visibility)
+    params = filters.request()
     chosen = _lang(lang)
     _query(
-        url or server,
-        db,
+        target.given_url,
+        target.db,
         "get_database_stats",
         params,
         lambda r: texts.format_database_stats(r, chosen),
@@ -1097,41 +1109,47 @@ def stats_cmd(
 
 
 @app.command("users")
+@with_option_sets
 def users_cmd(
+    *,
     limit: Annotated[int, _declared(_USERS, "limit", "--limit")] = _USERS.param("limit").default,
-    kind: KindOpt = None,
-    platform: PlatformOpt = None,
-    account: AccountOpt = None,
-    has_media: MediaOpt = None,
-    visibility: VisibilityOpt = None,
-    url: UrlOpt = None,
-    db: DbOpt = None,
-    server: OldUrlOpt = None,
+    filters: PostFilters,
+    target: Target,
     as_json: JsonOpt = False,
     lang: LangOpt = None,
 ) -> None:
     """List users by number of posts (posts, replies and quotes unless --kind says)."""
-    params = {"limit": limit, **_filters(kind, platform, account, has_media, visibility)}
+    params = {"limit": limit, **filters.request()}
     chosen = _lang(lang)
-    _query(url or server, db, "get_user_stats", params, lambda r: texts.format_user_stats(r, chosen), as_json)
+    _query(
+        target.given_url,
+        target.db,
+        "get_user_stats",
+        params,
+        lambda r: texts.format_user_stats(r, chosen),
+        as_json,
+    )
 
 
 @app.command("thread")
+@with_option_sets
 def thread_cmd(
     post: Annotated[
         str, typer.Argument(help="The post: an X id, a link to the post, or an at:// or Mastodon URI.")
     ],
+    *,
     limit: Annotated[int, _declared(_THREAD, "limit", "--limit")] = _THREAD.param("limit").default,
     offset: Annotated[int, _declared(_THREAD, "offset", "--offset")] = _THREAD.param("offset").default,
-    url: UrlOpt = None,
-    db: DbOpt = None,
+    target: Target,
     as_json: JsonOpt = False,
     lang: LangOpt = None,
 ) -> None:
     """Show a post in its conversation: its author's chain of replies and the post it answers."""
     params = {"id": post, "limit": limit, "offset": offset}
     chosen = _lang(lang)
-    _query(url, db, "get_thread", params, lambda r: _thread_text(post, r, chosen), as_json)
+    _query(
+        target.given_url, target.db, "get_thread", params, lambda r: _thread_text(post, r, chosen), as_json
+    )
 
 
 def _thread_text(post: str, thread: dict[str, Any], lang: Lang) -> str:
@@ -1144,13 +1162,14 @@ def _thread_text(post: str, thread: dict[str, Any], lang: Lang) -> str:
 
 
 @app.command("shell")
-def shell_cmd(url: UrlOpt = None, db: DbOpt = None, server: OldUrlOpt = None, lang: LangOpt = None) -> None:
+@with_option_sets
+def shell_cmd(*, target: Target, lang: LangOpt = None) -> None:
     """Interactive search with slash commands (/help lists them)."""
     from mcpkit.archive.api import ArchiveAPI
     from mcpkit.archive.shell import run_shell
 
     chosen = _lang(lang)
-    api = _run(_connect_api(url or server, db))
+    api = _run(_connect_api(target.given_url, target.db))
     if isinstance(api, ArchiveAPI):  # in-process: a long session, worth warming up
         api.warm_in_background()
     run_shell(
