@@ -1,7 +1,8 @@
 """``mcpkit gateway``: serve, ``names`` and ``status``.
 
-Exit codes: 0 ok, 1 failure (a downstream could not start for ``names``/``status``), 2 usage
-or configuration error.
+Exit codes: 0 ok (serving ended because the client closed stdin), 1 failure (a downstream
+could not start for ``names``/``status``), 2 usage or configuration error, 128 + N after
+serving was stopped by signal N (143 for SIGTERM, 130 for SIGINT), as ``mcpkit call`` exits.
 """
 
 from __future__ import annotations
@@ -124,6 +125,11 @@ def serve(
         anyio.run(main)
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
+    from mcpkit.server import stop_signal_received
+
+    stopped = stop_signal_received()
+    if stopped is not None:  # stopped cleanly, by a signal: 128 + its number, as mcpkit call exits
+        raise typer.Exit(128 + stopped)
 
 
 def _check_profile(profile: str) -> None:

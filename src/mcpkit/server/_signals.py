@@ -11,11 +11,19 @@ import signal
 
 import anyio
 
-__all__ = ["STOP_SIGNALS", "wait_for_stop_signal"]
+__all__ = ["STOP_SIGNALS", "stop_signal_received", "wait_for_stop_signal"]
 
 logger = logging.getLogger("mcpkit.server")
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+_received: list[signal.Signals] = []
+
+
+def stop_signal_received() -> signal.Signals | None:
+    """The first stop signal this process received while serving, or None: a command that
+    served until one came exits with 128 + its number, as ``mcpkit call`` does."""
+    return _received[0] if _received else None
 
 
 async def wait_for_stop_signal(stop: tuple[signal.Signals, ...] = STOP_SIGNALS) -> signal.Signals:
@@ -25,5 +33,6 @@ async def wait_for_stop_signal(stop: tuple[signal.Signals, ...] = STOP_SIGNALS) 
         async for signum in signals:
             received = signal.Signals(signum)
             logger.info("received %s, shutting down", received.name)
+            _received.append(received)
             return received
     raise RuntimeError("signal receiver ended")  # pragma: no cover - the iterator never ends
