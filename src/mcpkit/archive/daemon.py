@@ -33,7 +33,7 @@ from mcpkit.archive import messages as m
 from mcpkit.archive.embedders import EmbedEndpoint
 from mcpkit.archive.errors import ArchiveError
 from mcpkit.archive.limits import InputLimits
-from mcpkit.archive.messages import Lang, Message
+from mcpkit.archive.messages import Lang, WordedError
 from mcpkit.archive.rpc.client import RpcClient
 from mcpkit.archive.rpc.server import RpcServerOptions
 from mcpkit.errors import CallError
@@ -45,16 +45,8 @@ SPEC_COMMAND = "serve-spec"
 LOG_NAME = "archive-server.log"
 
 
-class DaemonError(ArchiveError):
-    """The background server could not be started or stopped; ``str()`` is the English line,
-    :meth:`text` the line in any language of the catalogue."""
-
-    def __init__(self, message: Message, **fields: Any) -> None:
-        super().__init__(message("en", **fields))
-        self.message, self.fields = message, fields
-
-    def text(self, lang: Lang) -> str:
-        return self.message(lang, **self.fields)
+class DaemonError(WordedError, ArchiveError):
+    """The background server could not be started or stopped (its line in any language)."""
 
 
 def state_dir(environ: Mapping[str, str]) -> Path:

@@ -17,7 +17,17 @@ from typing import Any, Literal
 
 from mcpkit.archive.methods import METHODS
 
-__all__ = ["LANGS", "Counted", "Lang", "Message", "Worded", "catalogue", "choose_lang", "lang_of_locale"]
+__all__ = [
+    "LANGS",
+    "Counted",
+    "Lang",
+    "Message",
+    "Worded",
+    "WordedError",
+    "catalogue",
+    "choose_lang",
+    "lang_of_locale",
+]
 
 Lang = Literal["en", "ja"]
 LANGS: tuple[Lang, ...] = ("en", "ja")
@@ -58,6 +68,18 @@ class Counted(Message):
         found = Message.fields(self)
         one = {name for _, name, _, _ in Formatter().parse(self.one) if name}
         return {"en": found["en"] | one if one == found["en"] else {"<one differs>"}, "ja": found["ja"]}
+
+
+class WordedError(Exception):
+    """An error whose line is a catalogue message: ``str()`` is the English line (logs, JSON),
+    :meth:`text` the line in the reader's language. Mixed into a part's error class."""
+
+    def __init__(self, message: Message, **fields: Any) -> None:
+        super().__init__(message("en", **fields))
+        self.message, self.fields = message, fields
+
+    def text(self, lang: Lang) -> str:
+        return self.message(lang, **self.fields)
 
 
 def lang_of_locale(environ: Mapping[str, str]) -> Lang:
@@ -345,6 +367,22 @@ SHELL_BANNER = Message(
     "Type a query, /help for commands.", "クエリを入力してください。/help でコマンド一覧。"
 )
 SHELL_USAGE = Message("usage: {detail}", "使い方: {detail}")
+SHELL_ERROR = Message("error: {detail}", "エラー: {detail}")
+SHELL_PAGE = Message(
+    "-- {shown}/{total}: /next for more, /d N for details", "-- {shown}/{total}: /next で続き、/d N で詳細"
+)
+SHELL_CW = Message("CW: {text}", "注意書き: {text}")
+SHELL_TAGS = Message("tags: {tags}", "タグ: {tags}")
+SHELL_NOT_A_RANGE = Message("not a number or range: {part}", "番号でも範囲でもありません: {part}")
+SHELL_BAD_RANGE = Message("bad range: {part}", "不正な範囲: {part}")
+SHELL_GIVE_NUMBERS = Message("give numbers like 1-3,7", "1-3,7 のように番号を指定してください")
+SHELL_TOP_USAGE = Message("/top N with N from {low} to {high}", "/top N (N は {low} から {high})")
+SHELL_WEIGHTS_USAGE = Message("weights are numbers like 0.7,0.2,0.1", "重みは 0.7,0.2,0.1 のような数値です")
+SHELL_MIN_MAX_USAGE = Message(
+    "min=N and max=N take positive numbers", "min=N と max=N には正の数を指定します"
+)
+VERBATIM = Message("{text}", "{text}")
+"""A line quoted as it came (a command's own syntax, a reason worded elsewhere)."""
 SHELL_NO_MORE = Message("no more results", "これ以上の結果はありません")
 SHELL_NO_SUCH_RESULT = Message("{n}: no such result", "{n}: その番号の結果はありません")
 SHELL_UNKNOWN_COMMAND = Message(

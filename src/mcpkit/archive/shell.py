@@ -28,7 +28,7 @@ from mcpkit.archive.filters import (
     parse_visibilities,
     request_filters,
 )
-from mcpkit.archive.messages import Lang
+from mcpkit.archive.messages import Lang, WordedError
 from mcpkit.archive.methods import METHODS
 from mcpkit.archive.rpc.api_protocol import ArchiveAPIProtocol
 from mcpkit.archive.texts import collapse_blank_lines, match_note, post_author, post_head, post_marks
@@ -43,8 +43,8 @@ HELP = m.SHELL_HELP.en
 """The English help (``/help`` prints :data:`~mcpkit.archive.messages.SHELL_HELP` in the shell's language)."""
 
 
-class ShellUsageError(ValidationError):
-    """A slash command with arguments it cannot use."""
+class ShellUsageError(WordedError, ValidationError):
+    """A slash command with arguments it cannot use (its line in the shell's language)."""
 
 
 def parse_ranges(spec: str) -> list[int]:
@@ -55,15 +55,15 @@ def parse_ranges(spec: str) -> list[int]:
             continue
         low, dash, high = part.partition("-")
         if not low.isdigit() or (dash and not high.isdigit()):
-            raise ShellUsageError(f"not a number or range: {part!r}")
+            raise ShellUsageError(m.SHELL_NOT_A_RANGE, part=repr(part))
         a, b = int(low), int(high) if dash else int(low)
         if a < 1 or b < a:
-            raise ShellUsageError(f"bad range: {part!r}")
+            raise ShellUsageError(m.SHELL_BAD_RANGE, part=repr(part))
         for n in range(a, b + 1):
             if n not in out:
                 out.append(n)
     if not out:
-        raise ShellUsageError("give numbers like 1-3,7")
+        raise ShellUsageError(m.SHELL_GIVE_NUMBERS)
     return out
 
 
@@ -134,7 +134,7 @@ class Shell:
         try:
             return await self._command(command.lower(), rest)
         except ShellUsageError as exc:
-            self.write(m.SHELL_USAGE(self.lang, detail=exc))
+            self.write(m.SHELL_USAGE(self.lang, detail=exc.text(self.lang)))
             return True
 
     async def _command(self, command: str, rest: str) -> bool:
@@ -145,12 +145,12 @@ class Shell:
             self.write(m.SHELL_HELP(self.lang))
         elif command == "/top":
             if not rest.isdigit() or not TOP_MIN <= int(rest) <= TOP_MAX:
-                raise ShellUsageError(f"/top N with N from {TOP_MIN} to {TOP_MAX}")
+                raise ShellUsageError(m.SHELL_TOP_USAGE, low=TOP_MIN, high=TOP_MAX)
             s.top = int(rest)
             self.write(f"top: {s.top}")
         elif command == "/view":
             if rest not in VIEWS:
-                raise ShellUsageError("/view normal|list|detail")
+                raise ShellUsageError(m.VERBATIM, text="/view normal|list|detail")
             s.view = rest
             self.write(f"view: {s.view}")
             if s.results:
@@ -183,13 +183,13 @@ class Shell:
     def _set_mode(self, rest: str) -> None:
         parts = rest.split()
         if not parts or parts[0] not in MODES:
-            raise ShellUsageError("/mode " + "|".join(MODES) + " [w1,w2,w3]")
+            raise ShellUsageError(m.VERBATIM, text="/mode " + "|".join(MODES) + " [w1,w2,w3]")
         weights = None
         if len(parts) > 1:
             try:
                 weights = [float(w) for w in parts[1].split(",")]
             except ValueError:
-                raise ShellUsageError("weights are numbers like 0.7,0.2,0.1") from None
+                raise ShellUsageError(m.SHELL_WEIGHTS_USAGE) from None
         self.state.mode, self.state.weights = parts[0], weights
         self.write(f"mode: {self.state.mode}" + (f" weights {weights}" if weights else ""))
 
@@ -201,7 +201,7 @@ class Shell:
             key, eq, value = token.partition("=")
             if eq and key in ("min", "max"):
                 if not value.isdigit() or int(value) < 1:
-                    raise ShellUsageError("min=N and max=N take positive numbers")
+                    raise ShellUsageError(m.SHELL_MIN_MAX_USAGE)
                 if key == "min":
                     s.threshold_min = int(value)
                 else:
@@ -236,7 +236,7 @@ class Shell:
             else:
                 s.has_media = parse_has_media(value or None)
         except ValidationError as exc:
-            raise ShellUsageError(str(exc)) from None
+            raise ShellUsageError(m.VERBATIM, text=str(exc)) from None
         media = {None: "any", True: "yes", False: "no"}[s.has_media]
         self.write(
             f"kind: {','.join(s.kind) or 'post,reply,quote'}  platform: {','.join(s.platform) or 'any'}  "
@@ -258,7 +258,7 @@ class Shell:
                 else:
                     values.append(word)
             if len(values) > 2:
-                raise ShellUsageError("/date FROM [TO]")
+                raise ShellUsageError(m.VERBATIM, text="/date FROM [TO]")
             s.date_from = values[0] if values[0] != "-" else None
             s.date_to = values[1] if len(values) > 1 and values[1] != "-" else None
         self.write(m.SHELL_DATES(self.lang, start=s.date_from or "-", end=s.date_to or "-"))
@@ -272,7 +272,7 @@ class Shell:
             s.results = list(await self.api.call("search_similar", params) or [])
         except Exception as exc:
             fields = error_fields(exc)
-            self.write(f"error: {fields[1] if fields else exc}")
+            self.write(m.SHELL_ERROR(self.lang, detail=fields[1] if fields else exc))
             return
         s.shown = min(len(s.results), s.top)
         if not s.results:
@@ -283,7 +283,7 @@ class Shell:
             self.write(note)
         self._show(0, s.shown)
         if s.shown < len(s.results):
-            self.write(f"-- {s.shown}/{len(s.results)}: /next for more, /d N for details")
+            self.write(m.SHELL_PAGE(self.lang, shown=s.shown, total=len(s.results)))
 
     def _show(self, start: int, end: int) -> None:
         for n in range(start + 1, end + 1):
@@ -309,14 +309,14 @@ class Shell:
         )
         self.write(f"     {post.get('url', '')}")
         if post.get("content_warning"):
-            self.write(f"     CW: {post['content_warning']}")
+            self.write("     " + m.SHELL_CW(self.lang, text=post["content_warning"]))
         for line in str(post.get("content", "")).split("\n"):
             self.write(f"     {line}")
         for key in ("summary", "reasoning"):
             if post.get(key):
                 self.write(f"     {key}: {post[key]}")
         if post.get("tags"):
-            self.write(f"     tags: {', '.join(map(str, post['tags']))}")
+            self.write("     " + m.SHELL_TAGS(self.lang, tags=", ".join(map(str, post["tags"]))))
 
 
 def _setup_readline(history: Path) -> Callable[[], None]:
