@@ -12,53 +12,19 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-import anyio
 import mcp_types
 from mcp.server.context import ServerRequestContext
 from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 
 from mcpkit import __version__
 from mcpkit.gateway.tasks import relay_tasks
-from mcpkit.server.relay import LIST_METHODS, SdkServer, sdk_errors
+from mcpkit.server.relay import LIST_METHODS, InFlight, SdkServer, sdk_errors
 
 if TYPE_CHECKING:
     from mcpkit.gateway.core import Gateway
 
 Ctx = ServerRequestContext[Any, Any]
 Handler = Callable[[Ctx, Any], Awaitable[Any]]
-
-
-class InFlight:
-    """How many requests the SDK's path is answering, and a way to wait until none is."""
-
-    def __init__(self) -> None:
-        self._count = 0
-        self._idle = anyio.Event()
-        self._idle.set()
-
-    def counted(self, handler: Handler) -> Handler:
-        """``handler`` counted while it runs."""
-
-        async def run(ctx: Ctx, params: Any) -> Any:
-            self._count += 1
-            if self._count == 1:
-                self._idle = anyio.Event()
-            try:
-                return await handler(ctx, params)
-            finally:
-                self._count -= 1
-                if not self._count:
-                    self._idle.set()
-
-        return run
-
-    @property
-    def busy(self) -> bool:
-        return self._count > 0
-
-    async def wait_idle(self) -> None:
-        while self._count:
-            await self._idle.wait()
 
 
 def assemble(gateway: Gateway, in_flight: InFlight) -> SdkServer:

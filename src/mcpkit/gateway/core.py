@@ -32,7 +32,7 @@ from mcp.server.context import ServerRequestContext
 from mcpkit.client import ClientHandlers
 from mcpkit.gateway import answers, metatools, overflow
 from mcpkit.gateway.asking import Asking
-from mcpkit.gateway.assembly import InFlight, assemble
+from mcpkit.gateway.assembly import assemble
 from mcpkit.gateway.clients import profiles_for
 from mcpkit.gateway.config import GatewayConfig
 from mcpkit.gateway.controls import Limiter
@@ -44,7 +44,7 @@ from mcpkit.gateway.relay import ClientRelay
 from mcpkit.gateway.router import ResourceRouter
 from mcpkit.gateway.routing import RoutingTable
 from mcpkit.gateway.views import View
-from mcpkit.server.relay import SdkServer
+from mcpkit.server.relay import InFlight, SdkServer
 
 logger = logging.getLogger("mcpkit.gateway")
 

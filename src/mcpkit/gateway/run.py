@@ -26,13 +26,9 @@ from mcpkit.gateway.reload import STOP_SIGNALS, watch
 from mcpkit.gateway.status import StatusFile
 from mcpkit.gateway.stdio_front import StdioFastLane
 from mcpkit.server import HttpOptions, OAuthOptions, serve_http, wait_for_stop_signal
-from mcpkit.server.relay import claimed_stdin
+from mcpkit.server.relay import claimed_stdin, drain
 
 logger = logging.getLogger("mcpkit.gateway")
-
-DRAIN_SECONDS = 10.0
-"""At the end of stdin, how long the calls already read may take to be answered."""
-_SETTLE_SECONDS = 0.05
 
 
 class _LoopStdout:
@@ -96,18 +92,12 @@ async def run_stdio(gateway: Gateway, status_path: Path | None = None) -> None:
         server = gateway.lowlevel()
         lane: StdioFastLane | None = None
 
-        async def drain() -> None:
-            """At the end of stdin: calls already read are answered before the gateway stops
-            (``gateway < requests.jsonl``), within ``DRAIN_SECONDS``."""
-            with anyio.move_on_after(DRAIN_SECONDS):
-                await anyio.sleep(_SETTLE_SECONDS)  # requests just read reach their handlers
-                while gateway.busy or (lane is not None and lane.busy):
-                    await gateway.wait_idle()
-                    if lane is not None:
-                        await lane.wait_idle()
-                await anyio.sleep(_SETTLE_SECONDS)  # the last answers reach the writer
+        async def answer_what_was_read() -> None:
+            """At the end of stdin: calls already read, on the SDK's path and the lane's, are
+            answered before the gateway stops (``gateway < requests.jsonl``)."""
+            await drain(gateway, *([lane] if lane is not None else []))
 
-        with claimed_stdin(drain) as lines:
+        with claimed_stdin(answer_what_was_read) as lines:
             stdout = await _LoopStdout.open()
             source: Any = lines
             if lines is not None and stdout is not None and gateway.config.fast_lane:

@@ -33,6 +33,7 @@ from mcpkit.server._arguments import ArgumentError, ArgumentValidator
 from mcpkit.server._ask import elicitor, input_required_of
 from mcpkit.server._errors import sdk_errors
 from mcpkit.server._extras import PromptSpec, ResourceSpec
+from mcpkit.server._inflight import InFlight, drain
 from mcpkit.server._options import ServerOptions
 from mcpkit.server._tasks import TaskStore
 from mcpkit.server._tasks import install as install_tasks
@@ -86,10 +87,6 @@ class _CompiledTool:
 
             self._output = Draft202012Validator(dict(self.spec.output_schema))
         return self._output
-
-
-DRAIN_SECONDS = 10.0
-_SETTLE_SECONDS = 0.05
 
 
 def _header_map(request: Any) -> dict[str, str]:
@@ -241,9 +238,7 @@ class McpkitServer:
         self._findings_lock = threading.Lock()
         self._asked = anyio.Event()  # set by the first tools/list or tools/call: warm-up may start
         self._compiled = {t.name: _CompiledTool(t, check=not deferred) for t in self.tools}
-        self._in_flight = 0
-        self._idle = anyio.Event()
-        self._idle.set()
+        self._in_flight = InFlight()
         self._log_level: str | None = None
         self._tool_list = mcp_types.ListToolsResult(tools=[t.to_mcp() for t in self.tools])
         # Connections that listed the tools: told by notification when they change (2025 wire).
@@ -353,20 +348,15 @@ class McpkitServer:
         self, ctx: Ctx, params: mcp_types.CallToolRequestParams
     ) -> mcp_types.CallToolResult | mcp_types.InputRequiredResult:
         self._asked.set()
-        self._in_flight += 1
-        self._idle = anyio.Event() if self._in_flight == 1 else self._idle
         logger.debug("tools/call %s", params.name)  # with the caller's trace id (mcpkit.log)
-        try:
-            return await self.call(params.name, params.arguments, self._tool_context(ctx, params.name))
-        except BaseException as exc:
-            asked = input_required_of(exc)  # the handler asked its user a question (2026 wire)
-            if asked is None:
-                raise
-            return asked
-        finally:
-            self._in_flight -= 1
-            if not self._in_flight:
-                self._idle.set()
+        with self._in_flight.one():
+            try:
+                return await self.call(params.name, params.arguments, self._tool_context(ctx, params.name))
+            except BaseException as exc:
+                asked = input_required_of(exc)  # the handler asked its user a question (2026 wire)
+                if asked is None:
+                    raise
+                return asked
 
     def _tool_context(self, ctx: Ctx, name: str) -> ToolContext:
         """The handler's view of this request: who calls, its headers, progress and log senders."""
@@ -401,14 +391,9 @@ class McpkitServer:
         return mcp_types.EmptyResult()
 
     async def _drain(self) -> None:
-        """At the end of stdin: let calls already read finish and their answers reach stdout.
-
-        Bounded by ``DRAIN_SECONDS`` so a hung tool cannot keep an abandoned server alive.
-        """
-        with anyio.move_on_after(DRAIN_SECONDS):
-            await anyio.sleep(_SETTLE_SECONDS)  # requests just read reach their handlers
-            await self._idle.wait()
-            await anyio.sleep(_SETTLE_SECONDS)  # the last answers reach the writer
+        """At the end of stdin: let calls already read finish and their answers reach stdout
+        (within ``DRAIN_SECONDS``, so a hung tool cannot keep an abandoned server alive)."""
+        await drain(self._in_flight)
 
     async def call(
         self, name: str, arguments: Mapping[str, Any] | None, context: ToolContext | None = None

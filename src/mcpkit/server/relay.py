@@ -10,7 +10,9 @@ serving side on the SDK's low-level server itself and needs more, all of it here
 * ``SdkServer``, ``LIST_METHODS`` and ``sdk_errors`` (mcpkit's errors converted to the SDK's once);
 * plain calls beside the SDK's sessions (``plain_request``, ``answer_line`` and the line helpers);
 * the task plumbing a relay of task calls needs (``declare_tasks``, ``task_owner`` ...);
-* ``claimed_stdin``, the server's own non-blocking stdin.
+* ``claimed_stdin``, the server's own non-blocking stdin, and ``InFlight`` and ``drain``, the
+  counting of requests in flight and the wait for them at the end of stdin (the toolkit's
+  servers use the same).
 
 Names load on first use, as in :mod:`mcpkit.server`: the gateway starts its servers before the
 SDK loads.
@@ -31,6 +33,8 @@ if TYPE_CHECKING:
     from mcpkit._sdk import request_outbound_of as request_outbound_of
     from mcpkit.server._build import SdkServer as SdkServer
     from mcpkit.server._errors import sdk_errors as sdk_errors
+    from mcpkit.server._inflight import InFlight as InFlight
+    from mcpkit.server._inflight import drain as drain
     from mcpkit.server._options import LIST_METHODS as LIST_METHODS
     from mcpkit.server._plain_calls import answer_line as answer_line
     from mcpkit.server._plain_calls import is_request_id as is_request_id
