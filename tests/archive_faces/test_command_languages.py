@@ -178,3 +178,20 @@ def test_the_shell_help_and_its_own_lines_speak_the_chosen_language(
         assert line in done.stdout, (line, done.stdout)
     # the rest is the commands' own words (top: 1) and the posts, in English here
     assert bool(JAPANESE.search(done.stdout)) == (lang == "ja")
+
+
+@pytest.mark.parametrize(("options", "env", "lang"), LANGUAGE_CASES)
+def test_the_query_commands_say_which_archive_answers_in_the_chosen_language(
+    tmp_path: Path, options: list[str], env: dict[str, str], lang: m.Lang
+) -> None:
+    db = tmp_path / "a.db"
+    assert cli("import", str(write_csv(tmp_path / "e.csv", POSTS)), "--db", str(db)).returncode == 0
+    done = cli("stats", *options, env={**env, "MCPKIT_ARCHIVE_DB": str(db)})
+    assert done.returncode == 0, done.stderr
+    assert _lines(done.stderr) == [
+        m.NO_SERVER_ANSWERS(lang, url="ws://127.0.0.1:9"),  # the conftest's closed port
+        m.IN_PROCESS(lang, path=db),
+    ]
+    missing = tmp_path / "none.db"
+    done = cli("users", "--db", str(missing), *options, env=env)
+    assert done.returncode == 1 and done.stderr == f"error: {m.NO_ARCHIVE(lang, path=missing)}\n"

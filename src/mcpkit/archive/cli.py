@@ -162,17 +162,19 @@ def _token(token_env: str | None = None) -> str | None:
     return token_from_env("--token-env", token_env) if token_env else env_value(ENV_TOKEN)
 
 
-def _open_api(path: Path, limits: InputLimits | None = None, *, create: bool = False) -> ArchiveAPI:
+def _open_api(
+    path: Path, limits: InputLimits | None = None, *, create: bool = False, lang: Lang = "en"
+) -> ArchiveAPI:
     """The API on an existing archive; a missing one is refused unless ``create`` (a mistyped
     --db must not quietly create an empty archive), a database fault is one line naming the cause."""
     from mcpkit.archive.api import ArchiveAPI
 
     if not create:
-        require_archive(path)
+        require_archive(path, lang)
     try:
         return ArchiveAPI.open(path, limits=limits, exact=_exact(), endpoint=_endpoint())
     except McpkitError as exc:
-        fail(f"cannot open {path}: {exc}")
+        fail(m.CANNOT_OPEN(lang, path=path, reason=exc))
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -817,7 +819,7 @@ def status_cmd(as_json: JsonOpt = False, lang: LangOpt = None) -> None:
 # -- queries ------------------------------------------------------------------------------------
 
 
-async def _connect_api(given_url: str | None, db: Path | None) -> ArchiveAPIProtocol:
+async def _connect_api(given_url: str | None, db: Path | None, lang: Lang = "en") -> ArchiveAPIProtocol:
     """The server when it answers (unless --db was given), else the API in-process.
 
     The line on stderr names the archive that answers. When ``$MCPKIT_ARCHIVE_DB`` names one
@@ -825,16 +827,16 @@ async def _connect_api(given_url: str | None, db: Path | None) -> ArchiveAPIProt
     silently to whatever answered on the port (200,000 posts of another archive instead of 185).
     """
     if db is None:
-        client = await _answering_server(_server_url(given_url))
+        client = await _answering_server(_server_url(given_url), lang)
         if client is not None:
             return client
     path = _db_path(db)
-    api = _open_api(path)
-    _err(f"in-process on {path}")
+    api = _open_api(path, lang=lang)
+    _err(m.IN_PROCESS(lang, path=path))
     return api
 
 
-async def _answering_server(url: str) -> RpcClient | None:
+async def _answering_server(url: str, lang: Lang = "en") -> RpcClient | None:
     """A client of the archive server at ``url`` when it answers and serves the archive
     ``$MCPKIT_ARCHIVE_DB`` names (if it names one), else None; a line on stderr says which."""
     from mcpkit.archive.api import ENV_DB
@@ -845,14 +847,14 @@ async def _answering_server(url: str) -> RpcClient | None:
         status = await client.call("get_status", {})
     except Exception:
         await client.aclose()
-        _err(f"no archive server answers at {url}; searching in-process")
+        _err(m.NO_SERVER_ANSWERS(lang, url=url))
         return None
     served = status.get("db") if isinstance(status, dict) else None
     if named and served and not _same_file(Path(named).expanduser(), Path(served)):
         await client.aclose()
-        _err(f"the archive server at {url} serves {served}, not ${ENV_DB} ({named}); searching in-process")
+        _err(m.OTHER_ARCHIVE_SERVED(lang, url=url, served=served, variable=ENV_DB, named=named))
         return None
-    _err(f"using the archive server at {url} (db {served or 'not named by the server'})")
+    _err(m.USING_SERVER(lang, url=url, db=served or m.DB_NOT_NAMED_BY_SERVER(lang)))
     return client
 
 
@@ -863,8 +865,10 @@ async def _default_server_answers() -> bool:
     return client is not None
 
 
-async def _call_once(url: str | None, db: Path | None, method: str, params: dict[str, Any]) -> Any:
-    api = await _connect_api(url, db)
+async def _call_once(
+    url: str | None, db: Path | None, method: str, params: dict[str, Any], lang: Lang = "en"
+) -> Any:
+    api = await _connect_api(url, db, lang)
     try:
         return await api.call(method, params)
     finally:
@@ -883,7 +887,7 @@ def _text_render(
             return shown
         filters = {k: v for k, v in params.items() if k not in ("search_term", "limit", "source")}
         try:
-            hits = _run(_call_once(url, db, "search_similar", texts.meaning_search(terms, filters)))
+            hits = _run(_call_once(url, db, "search_similar", texts.meaning_search(terms, filters), lang))
         except Exception:  # no vectors yet, a model that cannot load: the words' answer stands
             return shown
         return shown + texts.meaning_note(hits, lang)
@@ -898,9 +902,10 @@ def _query(
     params: dict[str, Any],
     render: Callable[[Any], str],
     as_json: bool,
+    lang: Lang = "en",
 ) -> None:
     try:
-        result = _run(_call_once(url, db, method, params))
+        result = _run(_call_once(url, db, method, params, lang))
     except typer.Exit:
         raise
     except Exception as exc:
@@ -1052,6 +1057,7 @@ def search_cmd(
         params,
         lambda r: texts.format_search_results(query, r, chosen),
         as_json,
+        chosen,
     )
 
 
@@ -1082,6 +1088,7 @@ def text_cmd(
         params,
         _text_render(target.given_url, target.db, terms, params, chosen),
         as_json,
+        chosen,
     )
 
 
@@ -1105,6 +1112,7 @@ def stats_cmd(
         params,
         lambda r: texts.format_database_stats(r, chosen),
         as_json,
+        chosen,
     )
 
 
@@ -1128,6 +1136,7 @@ def users_cmd(
         params,
         lambda r: texts.format_user_stats(r, chosen),
         as_json,
+        chosen,
     )
 
 
@@ -1148,7 +1157,13 @@ def thread_cmd(
     params = {"id": post, "limit": limit, "offset": offset}
     chosen = _lang(lang)
     _query(
-        target.given_url, target.db, "get_thread", params, lambda r: _thread_text(post, r, chosen), as_json
+        target.given_url,
+        target.db,
+        "get_thread",
+        params,
+        lambda r: _thread_text(post, r, chosen),
+        as_json,
+        chosen,
     )
 
 
@@ -1156,7 +1171,10 @@ def _thread_text(post: str, thread: dict[str, Any], lang: Lang) -> str:
     text = texts.format_thread(post, thread, lang)
     if thread.get("next_offset") is not None:
         text += (
-            f"-- {thread['returned']} of {thread['total_count']}: --offset {thread['next_offset']} for more\n"
+            m.THREAD_MORE(
+                lang, returned=thread["returned"], total=thread["total_count"], next=thread["next_offset"]
+            )
+            + "\n"
         )
     return text
 
@@ -1169,7 +1187,7 @@ def shell_cmd(*, target: Target, lang: LangOpt = None) -> None:
     from mcpkit.archive.shell import run_shell
 
     chosen = _lang(lang)
-    api = _run(_connect_api(target.given_url, target.db))
+    api = _run(_connect_api(target.given_url, target.db, chosen))
     if isinstance(api, ArchiveAPI):  # in-process: a long session, worth warming up
         api.warm_in_background()
     run_shell(

@@ -213,6 +213,27 @@ SERVER_ERROR = Message("server error: {detail}", "サーバーエラー: {detail
 SHELL_DATES = Message("date: {start} to {end}", "date: {start} ～ {end}")
 
 
+# -- which archive answers a query (stderr) --------------------------------------------------------
+
+IN_PROCESS = Message("in-process on {path}", "プロセス内で {path} を検索します")
+NO_SERVER_ANSWERS = Message(
+    "no archive server answers at {url}; searching in-process",
+    "{url} で応答するアーカイブサーバーはありません。プロセス内で検索します",
+)
+OTHER_ARCHIVE_SERVED = Message(
+    "the archive server at {url} serves {served}, not ${variable} ({named}); searching in-process",
+    "{url} のアーカイブサーバーは ${variable} ({named}) ではなく {served} を提供しています。プロセス内で検索します",
+)
+USING_SERVER = Message(
+    "using the archive server at {url} (db {db})", "{url} のアーカイブサーバーを使います (db {db})"
+)
+DB_NOT_NAMED_BY_SERVER = Message("not named by the server", "サーバーは示していません")
+CANNOT_OPEN = Message("cannot open {path}: {reason}", "{path} を開けません: {reason}")
+THREAD_MORE = Message(
+    "-- {returned} of {total}: --offset {next} for more",
+    "-- {total}件中 {returned}件: 続きは --offset {next}",
+)
+
 # -- import ---------------------------------------------------------------------------------------
 
 CLI_FAILED = Message("{action} failed: {reason}", "{action}に失敗: {reason}")
