@@ -23,12 +23,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mcpkit.archive.api import ArchiveAPI
+from mcpkit.archive.pages.browse import TALK_TOP, talk_counts
 from mcpkit.archive.posts import Post
 from mcpkit.archive.store import Store
 from mcpkit.archive.web.access import LoginThrottle, WebAccess
 from mcpkit.archive.web.app import build_app
 from mcpkit.archive.web.render import CLAMP_CHARS, CLAMP_LINES, clamp_point, post_html_parts
-from mcpkit.archive.web.views import TALK_TOP, talk_counts
 from tests.test_archive_web import RunningApp, Served, build_archive, free_port, serve, tweet
 
 LONG_END = "the very end of it all"

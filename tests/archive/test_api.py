@@ -55,6 +55,15 @@ def test_method_table() -> None:
         "get_user_list",
         "check_init",
         "get_thread",
+        # the pages' methods (the web app's, for every face)
+        "browse_search",
+        "get_facets",
+        "get_timeline",
+        "get_on_this_day",
+        "get_month",
+        "get_media_grid",
+        "get_post",
+        "get_media_file",
     }
     assert api.is_streaming("vector_search") and not api.is_streaming("search_similar")
     assert not api.is_streaming("nope")

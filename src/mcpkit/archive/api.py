@@ -58,6 +58,7 @@ import anyio.to_thread
 
 from mcpkit.archive.embedders import Embedder, EmbedEndpoint
 from mcpkit.archive.engine import Engine
+from mcpkit.archive.facets import Filters, parse_day, parse_month
 from mcpkit.archive.filters import parse_post_filter
 from mcpkit.archive.limits import InputLimits, check_depth, check_text
 from mcpkit.archive.methods import METHODS, Method
@@ -144,6 +145,14 @@ class ArchiveAPI:
             "embed_text": self._embed_text,
             "get_user_list": self._user_list,
             "check_init": self._check_init,
+            "browse_search": self._browse_search,
+            "get_facets": self._facets,
+            "get_timeline": self._timeline,
+            "get_on_this_day": self._on_this_day,
+            "get_month": self._month,
+            "get_media_grid": self._media_grid,
+            "get_post": self._post,
+            "get_media_file": self._media_file,
         }
         # every declared method has its handler, in the declared order (names, params, streaming)
         self._methods = {name: _Method(METHODS[name], handlers[name]) for name in METHODS}
@@ -184,6 +193,11 @@ class ArchiveAPI:
             self.engine.warm()
         except Exception:  # warming is an optimisation: a failure leaves searches exact
             logger.warning("warming the archive failed", exc_info=True)
+
+    def warm_pages(self) -> None:
+        """Make the pages' facet columns and text search now, in this thread (the web face
+        starts it in the background; a page meanwhile waits only if it comes first)."""
+        self.engine.pages.warm()
 
     def methods(self) -> list[str]:
         return list(self._methods)
@@ -290,12 +304,16 @@ class ArchiveAPI:
         post_filter = parse_post_filter(args)
         return await anyio.to_thread.run_sync(lambda: self.engine.database_stats(post_filter))
 
-    async def _thread(self, args: dict[str, Any]) -> Any:
-        """mcpkit's ``get_thread``: the post ``id`` names (an id, a post URL or an at:// URI)."""
+    def _reference(self, args: Mapping[str, Any]) -> str:
+        """The post ``id`` names (an id, a post URL or an at:// URI)."""
         reference = args.get("id")
         if isinstance(reference, int) and not isinstance(reference, bool):
             reference = str(reference)  # an X id sent as a number: exact up to 2**53 only
-        reference = check_text("id", reference, self.limits.max_text_chars)
+        return check_text("id", reference, self.limits.max_text_chars)
+
+    async def _thread(self, args: dict[str, Any]) -> Any:
+        """mcpkit's ``get_thread``: the post ``id`` names (an id, a post URL or an at:// URI)."""
+        reference = self._reference(args)
         limit = _integer("get_thread", "limit", args)
         offset = _offset("get_thread", args)
         return await anyio.to_thread.run_sync(lambda: self.engine.thread(reference, limit, offset))
@@ -313,6 +331,68 @@ class ArchiveAPI:
 
     async def _user_list(self, args: dict[str, Any]) -> Any:
         return await anyio.to_thread.run_sync(self.engine.user_list)
+
+    # -- the pages (mcpkit's): what the web app shows, for every face --------------------------
+
+    def _page(self, method: str, args: Mapping[str, Any]) -> tuple[Filters, int, int]:
+        """A page method's facets, ``offset`` and ``limit``, checked as :data:`METHODS` says."""
+        return Filters.from_params(args), _offset(method, args), int(_integer(method, "limit", args))
+
+    async def _browse_search(self, args: dict[str, Any]) -> Any:
+        """The keystroke search: posts holding every word of ``q``, newest first, with facets."""
+        q = args.get("q")
+        q = "" if q in (None, "") else check_text("q", q, self.limits.max_text_chars)
+        filters, offset, limit = self._page("browse_search", args)
+        return await anyio.to_thread.run_sync(lambda: self.engine.pages.search(q, filters, offset, limit))
+
+    async def _facets(self, args: dict[str, Any]) -> Any:
+        filters, offset, limit = self._page("get_facets", args)
+        raw = args.get("ids")
+        if not isinstance(raw, list) or not all(
+            (isinstance(i, str) and i.removeprefix("-").isdecimal() and len(i) <= 20)
+            or (isinstance(i, int) and not isinstance(i, bool))
+            for i in raw
+        ):
+            raise ValidationError("Invalid params: ids must be a list of post ids (strings of digits)")
+        most = METHODS["get_facets"].param("limit").maximum or 0
+        if len(raw) > most:
+            raise ValidationError(f"ids must be at most {most} post ids, got {len(raw)}")
+        ids = [int(i) for i in raw]
+        return await anyio.to_thread.run_sync(lambda: self.engine.pages.facets(ids, filters, offset, limit))
+
+    async def _timeline(self, args: dict[str, Any]) -> Any:
+        filters = Filters.from_params(args)
+        return await anyio.to_thread.run_sync(lambda: self.engine.pages.timeline(filters))
+
+    async def _on_this_day(self, args: dict[str, Any]) -> Any:
+        filters, offset, limit = self._page("get_on_this_day", args)
+        month, day = parse_day(args.get("day"))
+        return await anyio.to_thread.run_sync(
+            lambda: self.engine.pages.on_this_day(filters, month, day, offset, limit)
+        )
+
+    async def _month(self, args: dict[str, Any]) -> Any:
+        filters, offset, limit = self._page("get_month", {**args, "month": None})
+        year, month = parse_month(args.get("month"))
+        return await anyio.to_thread.run_sync(
+            lambda: self.engine.pages.month(filters, year, month, offset, limit)
+        )
+
+    async def _media_grid(self, args: dict[str, Any]) -> Any:
+        filters, offset, limit = self._page("get_media_grid", args)
+        return await anyio.to_thread.run_sync(lambda: self.engine.pages.media_grid(filters, offset, limit))
+
+    async def _post(self, args: dict[str, Any]) -> Any:
+        reference = self._reference(args)
+        limit = int(_integer("get_post", "limit", args))
+        return await anyio.to_thread.run_sync(lambda: self.engine.post_page(reference, limit))
+
+    async def _media_file(self, args: dict[str, Any]) -> Any:
+        if args.get("position") is None:
+            raise ValidationError("Invalid params: position is required")
+        position = int(_integer("get_media_file", "position", args))
+        reference = self._reference(args)
+        return await anyio.to_thread.run_sync(lambda: self.engine.media_file(reference, position))
 
 
 def chunk_pairs(pairs: Sequence[tuple[int, float]] | Sequence[list[Any]]) -> list[dict[str, Any]]:

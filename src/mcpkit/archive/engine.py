@@ -36,6 +36,7 @@ from mcpkit.archive.embedders import DEFAULT_MODEL, Embedder, EmbedEndpoint, cre
 from mcpkit.archive.errors import ModelMismatchError, SpaceMissingError
 from mcpkit.archive.filters import SHOWN, PostFilter
 from mcpkit.archive.hubs import HubScores
+from mcpkit.archive.pages.browse import THREAD_MAX, Pages
 from mcpkit.archive.posts import SHOWN_VISIBILITIES, VISIBILITIES, dedup_key
 from mcpkit.archive.query import ParsedQuery, TextFilter, parse_query, parse_terms
 from mcpkit.archive.scan_index import ScanIndexes
@@ -258,6 +259,7 @@ class Engine:
         self._lock = threading.RLock()
         self.scans = ScanIndexes(index_min_rows)
         self._hubs: dict[Path, HubScores] = {}
+        self._pages: Pages | None = None
         self._doc_freqs = hybrid.DocFreqs()
 
     @classmethod
@@ -821,6 +823,29 @@ class Engine:
         if thread.truncated:
             result["truncated"] = True
         return result
+
+    @property
+    def pages(self) -> Pages:
+        """The pages' facet columns and text search (:mod:`mcpkit.archive.pages`), made on
+        first use: only the faces that show pages pay for them."""
+        with self._lock:
+            if self._pages is None:
+                self._pages = Pages(self.store)
+            return self._pages
+
+    def post_page(self, reference: str, limit: int = THREAD_MAX) -> dict[str, Any] | None:
+        """The post ``reference`` names as its page shows it (:meth:`Pages.post`): its thread
+        is read a page of ``limit`` posts holding the post (around it in a longer thread)."""
+        thread = self.thread(reference, limit, 0)
+        focus = int(thread["focus_offset"])
+        if focus >= len(thread["posts"]):
+            total = int(thread["total_count"])
+            thread = self.thread(reference, limit, max(0, min(focus - limit // 2, total - limit)))
+        return self.pages.post(thread)
+
+    def media_file(self, reference: str, position: int) -> dict[str, str] | None:
+        """Where attachment ``position`` of the post ``reference`` names lives (:meth:`Pages.media_file`)."""
+        return self.pages.media_file(threads.find_post(self.store, reference).post_id, position)
 
     def status(self) -> dict[str, Any]:
         counts = self.store.counts()

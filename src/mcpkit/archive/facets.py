@@ -7,6 +7,7 @@ check are written once), and the engine's page queries select posts by them.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -15,13 +16,35 @@ from typing import Any
 from mcpkit.archive.posts import AUTHORED_KINDS, KINDS
 from mcpkit.errors import ValidationError
 
-__all__ = ["FACETS", "FILTER_PARAMS", "Filters"]
+__all__ = ["FACETS", "FILTER_PARAMS", "Filters", "parse_day", "parse_month"]
 
 FACETS = ("kind", "platform", "account", "lang")
 """Categorical facets (besides year/month and has-media), in the order the page lists them."""
 FILTER_PARAMS = ("kind", "platform", "account", "lang", "has_media", "month")
 """The API params a page's facets are sent as (each optional)."""
 _MONTH = re.compile(r"^(\d{4})(?:-(\d{1,2}))?$")
+_DAY = re.compile(r"^(\d{1,2})-(\d{1,2})$")
+
+
+def parse_month(raw: Any) -> tuple[int, int]:
+    """``YYYY-MM`` as ``(year, month)``; ``ValidationError`` naming the parameter otherwise."""
+    found = _MONTH.match(raw.strip()) if isinstance(raw, str) else None
+    if found is None or found.group(2) is None or not 1 <= int(found.group(2)) <= 12:
+        raise ValidationError(f"month must be YYYY-MM, got {raw!r}")
+    return int(found.group(1)), int(found.group(2))
+
+
+def parse_day(raw: Any) -> tuple[int, int]:
+    """``MM-DD`` (a day of some year: 02-29 is one) as ``(month, day)``; ``ValidationError``
+    naming the parameter otherwise."""
+    found = _DAY.match(raw.strip()) if isinstance(raw, str) else None
+    try:
+        if found is None:
+            raise ValueError(raw)
+        dt.date(2024, int(found.group(1)), int(found.group(2)))  # a leap year: 02-29 is a day people post on
+    except ValueError:
+        raise ValidationError(f"day must be MM-DD, got {raw!r}") from None
+    return int(found.group(1)), int(found.group(2))
 
 
 @dataclass(frozen=True, slots=True)

@@ -157,6 +157,25 @@ _DATE_FILTER = Param(
         Param("to", "string", "Latest time as YYYY-MM-DD HH:MM:SS, or a date for that whole day."),
     ),
 )
+_FACETS = (
+    Param("kind", "array", "Kinds of posts, or all; the authored kinds when omitted.", items="string"),
+    Param("platform", "array", "Only posts from these platforms.", items="string"),
+    Param("account", "array", "Only posts of these accounts.", items="string"),
+    Param("lang", "array", "Only posts in these languages.", items="string"),
+    Param("has_media", "boolean", "Only posts with media, or only those without."),
+    Param("month", "string", "Only posts of this year or month: YYYY or YYYY-MM."),
+)
+"""The pages' facets (:class:`mcpkit.archive.facets.Filters`), taken by the page methods."""
+_PAGE_POST = Param(
+    "id", "string", "The post: an X id, a link to the post, or an at or Mastodon URI.", required=True
+)
+_PAGE = "offset, limit, returned, total, next_offset, results: [page post]"
+
+
+def _page_limit(default: int, help: str = "How many posts a page holds.") -> Param:
+    return Param("limit", "integer", help, default, minimum=1, maximum=LIMIT_MAX)
+
+
 _POST = "`post` = `{post_id, content, timestamp, url, user}` (+ `reasoning, summary, tags` when enriched)"
 
 METHODS: dict[str, Method] = {
@@ -279,6 +298,101 @@ METHODS: dict[str, Method] = {
             "check_init",
             (),
             '`{status: "init_completed"}` (upstream\'s readiness probe; the archive is ready once open)',
+        ),
+        Method(
+            "browse_search",
+            (
+                Param(
+                    "q",
+                    "string",
+                    "Words every post holds; quotes for a phrase, a minus to leave out. Empty: every post.",
+                    "",
+                ),
+                _page_limit(30),
+                _OFFSET,
+                *_FACETS,
+            ),
+            f"`{{{_PAGE}, approximate, facets}}` newest first: what the web app shows as you type; "
+            "`facets` counts every facet's values among the matches (`approximate`: estimated)",
+            own=True,
+        ),
+        Method(
+            "get_facets",
+            (
+                Param(
+                    "ids",
+                    "array",
+                    "Post ids, best first: a ranking to count facets in.",
+                    required=True,
+                    items="string",
+                ),
+                _page_limit(30),
+                _OFFSET,
+                *_FACETS,
+            ),
+            f"`{{ids, {_PAGE}, facets}}`: the ids the facets pass, in their order, a page of them "
+            "and every facet's counts among them",
+            own=True,
+        ),
+        Method(
+            "get_timeline",
+            _FACETS,
+            "`{total, peak, years: [{year, months: [12 counts], total}], undated}` (the month facet "
+            "left out)",
+            own=True,
+        ),
+        Method(
+            "get_on_this_day",
+            (Param("day", "string", "The day as MM-DD.", required=True), _page_limit(30), _OFFSET, *_FACETS),
+            f"`{{day, {_PAGE}}}`: posts of that day in every year, newest first",
+            own=True,
+        ),
+        Method(
+            "get_month",
+            (
+                Param("month", "string", "The month as YYYY-MM.", required=True),
+                _page_limit(100),
+                _OFFSET,
+                *_FACETS[:-1],
+            ),
+            f"`{{month, {_PAGE}, previous_month, next_month}}`: the month's posts oldest first, and the "
+            "nearest months before and after with posts",
+            own=True,
+        ),
+        Method(
+            "get_media_grid",
+            (_page_limit(60), _OFFSET, *_FACETS),
+            f"`{{{_PAGE}}}`: posts with media newest first, each with `media: [{{position, type, alt, url, "
+            "in_export}}]`",
+            own=True,
+        ),
+        Method(
+            "get_post",
+            (
+                _PAGE_POST,
+                _page_limit(200, "How many posts of its thread to return."),
+            ),
+            "`{post, newer, older, thread, thread_total, in_reply_to, quoted, reposted, reply_missing}`: "
+            "the post with its media, its thread around it and the posts just newer and older of its "
+            "sort; `-32603 no post X in the archive` when there is none",
+            own=True,
+        ),
+        Method(
+            "get_media_file",
+            (
+                _PAGE_POST,
+                Param(
+                    "position",
+                    "integer",
+                    "Which attachment, from 0.",
+                    required=True,
+                    minimum=0,
+                    maximum=LIMIT_MAX,
+                ),
+            ),
+            "`{export, path}`: the export on disk holding the attachment and its path there; `null` "
+            "when none does",
+            own=True,
         ),
     )
 }

@@ -178,21 +178,13 @@ def build_app(
 
     async def media(request: Request) -> Response:
         position = str(request.path_params["position"])
-        key = await views.post_key(str(request.path_params["post_id"])) if position.isdecimal() else None
         found = (
-            None
-            if key is None
-            else next(
-                (
-                    m
-                    for m in await anyio.to_thread.run_sync(views.index.media, key)
-                    if str(m.position) == position
-                ),
-                None,
-            )
+            await views.media_file(str(request.path_params["post_id"]), int(position))
+            if position.isdecimal()
+            else None
         )
-        where = export_member(found.export_path, found.path) if found is not None else None
-        if found is None or where is None:
+        where = export_member(*found) if found is not None else None
+        if where is None:
             return Response(
                 "This attachment is not in the export on disk.\n", status_code=404, media_type="text/plain"
             )
