@@ -106,3 +106,32 @@ def test_the_team_mode_may_start_without_a_key_but_a_given_key_is_still_checked(
         RedmineConfig.from_environ(env)
     with pytest.raises(RedmineConfigError, match="8 to 128"):
         RedmineConfig.from_environ({**env, "REDMINE_API_KEY": "bad key!"}, require_key=False)
+
+
+def test_with_the_servers_own_token_a_bearer_is_that_token_and_the_key_comes_in_its_header() -> None:
+    """``mcpkit redmine mcp --token-env``: every request carries the server's token as its bearer,
+    so the bearer is never taken for a Redmine key (it used to be, and every request was refused)."""
+    from mcpkit.redmine.server import build
+    from mcpkit.server import ServerOptions
+
+    token = "t" * 32
+
+    async def inner(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    def served(api_key: str) -> Any:
+        config = RedmineConfig(url="http://redmine.invalid", api_key=api_key)
+        options = ServerOptions().with_http(bearer_token=token, stateless=True)
+        server = build(config, options=options, transport=httpx2.MockTransport(redmine), team=True)
+        return guard(inner, server.options.http)
+
+    async def run() -> None:
+        bearer = {"authorization": f"Bearer {token}"}
+        assert (await _status(served(GOOD), {"x-redmine-api-key": GOOD}))[0] == 401  # no token
+        assert await _status(served(""), {**bearer, "x-redmine-api-key": GOOD}) == (200, b"ok")
+        assert await _status(served(GOOD), bearer) == (200, b"ok")  # acts as the configured key's user
+        status, body = await _status(served(""), bearer)  # no key at all: refused, the token not echoed
+        assert status == 401 and token.encode() not in body
+
+    anyio.run(run)
