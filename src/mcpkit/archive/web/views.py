@@ -317,7 +317,9 @@ class Views:
         results = (
             []
             if weak
-            else [dict(p, score=round(score_of[p["id"]], 4), match=match_of[p["id"]]) for p in found["results"]]
+            else [
+                dict(p, score=round(score_of[p["id"]], 4), match=match_of[p["id"]]) for p in found["results"]
+            ]
         )
         message = ""
         if weak:
@@ -465,7 +467,9 @@ class Views:
         post it quotes or reposts and every post's media; ``None`` when no post answers.
         Raises ``ValidationError`` for a reference the API refuses as such."""
         try:
-            found: dict[str, Any] | None = await self._call("get_post", {"id": reference, "limit": THREAD_MAX})
+            found: dict[str, Any] | None = await self._call(
+                "get_post", {"id": reference, "limit": THREAD_MAX}
+            )
         except JsonRpcError:
             return None
         if found is None:
