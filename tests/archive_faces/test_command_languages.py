@@ -195,3 +195,21 @@ def test_the_query_commands_say_which_archive_answers_in_the_chosen_language(
     missing = tmp_path / "none.db"
     done = cli("users", "--db", str(missing), *options, env=env)
     assert done.returncode == 1 and done.stderr == f"error: {m.NO_ARCHIVE(lang, path=missing)}\n"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("options", "locale", "lang"), [([], "C.UTF-8", "en"), (["--lang", "ja"], "C.UTF-8", "ja"),
+                                                        ([], "ja_JP.UTF-8", "ja")])  # fmt: skip
+async def test_a_fresh_install_says_how_to_import_in_the_chosen_language(
+    tmp_path: Path, options: list[str], locale: str, lang: m.Lang
+) -> None:
+    from tests.archive_faces.test_first_run import _env, session_of
+
+    db = tmp_path / "fresh" / "archive.db"
+    env = _env(tmp_path, LANG=locale, LC_ALL="", LC_MESSAGES="")
+    async with session_of(["--db", str(db), *options], env) as session:
+        result = await session.call_tool("get_database_stats", {})
+    assert result.is_error
+    text = result.content[0].text  # type: ignore[union-attr]
+    reason = m.FIRST_RUN_MISSING(lang, path=db)
+    assert text == m.TOOL_ERROR(lang, action=m.DATABASE_STATS_ACTION(lang), reason=reason)

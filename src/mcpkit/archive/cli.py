@@ -1246,7 +1246,7 @@ def mcp_cmd(
             api = FirstRunAPI(
                 path, lambda: ArchiveAPI.open(path, limits=limits, exact=_exact(), endpoint=_endpoint())
             )
-            _err(api.missing_message())
+            _err(api.missing_message(chosen))
         else:
             local = _open_api(db, limits, create=create)
             local.warm_in_background()

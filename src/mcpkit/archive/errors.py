@@ -8,6 +8,7 @@ it will be shown.
 
 from __future__ import annotations
 
+from mcpkit.archive.messages import WordedError
 from mcpkit.errors import McpkitError, ValidationError
 
 __all__ = [
@@ -29,8 +30,9 @@ class ImportFormatError(ArchiveError):
     """An input file (CSV export, upstream directory) cannot be read at all."""
 
 
-class ArchiveMissingError(ArchiveError):
-    """The archive file does not exist yet: nothing was imported (the message says how to)."""
+class ArchiveMissingError(WordedError, ArchiveError):
+    """The archive file does not exist yet: nothing was imported (the message says how to, in
+    the reader's language by :meth:`~mcpkit.archive.messages.WordedError.text`)."""
 
 
 class SpaceMissingError(ArchiveError):

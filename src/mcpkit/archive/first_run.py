@@ -17,7 +17,9 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
+from mcpkit.archive import messages as m
 from mcpkit.archive.errors import ArchiveMissingError
+from mcpkit.archive.messages import Lang
 from mcpkit.archive.rpc.api_protocol import ArchiveAPIProtocol, Params, open_stream
 
 
@@ -30,18 +32,14 @@ class FirstRunAPI:
         self._api: ArchiveAPIProtocol | None = None
         self._lock = anyio.Lock()
 
-    def missing_message(self) -> str:
-        return (
-            f"no archive at {self.path} yet: import an export first, for example "
-            f"`mcpkit archive import twitter-archive.zip --db {self.path}` "
-            "(a Twilog CSV, an X, Mastodon or Bluesky archive as downloaded), then call again"
-        )
+    def missing_message(self, lang: Lang = "en") -> str:
+        return m.FIRST_RUN_MISSING(lang, path=self.path)
 
     async def _ready(self) -> ArchiveAPIProtocol:
         async with self._lock:
             if self._api is None:
                 if not self.path.exists():
-                    raise ArchiveMissingError(self.missing_message())
+                    raise ArchiveMissingError(m.FIRST_RUN_MISSING, path=self.path)
                 self._api = await anyio.to_thread.run_sync(self._opener)
             return self._api
 

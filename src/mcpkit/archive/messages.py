@@ -234,6 +234,15 @@ THREAD_MORE = Message(
     "-- {total}件中 {returned}件: 続きは --offset {next}",
 )
 
+FIRST_RUN_MISSING = Message(
+    "no archive at {path} yet: import an export first, for example "
+    "`mcpkit archive import twitter-archive.zip --db {path}` "
+    "(a Twilog CSV, an X, Mastodon or Bluesky archive as downloaded), then call again",
+    "{path} にはまだアーカイブがありません: 先にエクスポートを取り込んでください。例: "
+    "`mcpkit archive import twitter-archive.zip --db {path}` "
+    "(Twilog の CSV、ダウンロードした X・Mastodon・Bluesky のアーカイブ)。その後もう一度呼び出してください",
+)
+
 # -- import ---------------------------------------------------------------------------------------
 
 CLI_FAILED = Message("{action} failed: {reason}", "{action}に失敗: {reason}")
