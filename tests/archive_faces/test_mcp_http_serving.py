@@ -1,6 +1,7 @@
 """``mcpkit archive mcp --transport http`` takes the serving options every MCP server takes, and
 enforces them: a real child process on a loopback port, reached over real HTTP, the SDK's client
-for the MCP session. ``--allow-origin`` and ``--token-env`` used to be "No such option" here."""
+for the MCP session. ``--allow-origin`` and ``--token-env`` used to be "No such option" here;
+``mcpkit archive web`` takes ``--allow-origin`` too (it read only ``$MCPKIT_ARCHIVE_ORIGINS``)."""
 
 from __future__ import annotations
 
@@ -120,3 +121,26 @@ def test_an_unset_token_variable_is_a_usage_error_before_serving(small_db: Path)
     done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip() == "error: --token-env ARCHIVE_UNSET_T: the variable is unset or empty"
+
+
+@pytest.mark.anyio
+async def test_archive_web_allows_the_origin_its_flag_names(small_db: Path) -> None:
+    port = free_port()
+    argv = [sys.executable, "-m", "mcpkit", "archive", "web", "--db", str(small_db), "--port", str(port)]
+    argv += ["--allow-origin", ALLOWED]
+    env = {k: v for k, v in os.environ.items() if k != "MCPKIT_ARCHIVE_ORIGINS"}
+    process = subprocess.Popen(
+        argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env
+    )
+    try:
+        await _wait_listening(port, process)
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
+            allowed = await http.get("/", headers={"origin": ALLOWED})
+            assert allowed.status_code == 200, allowed.text
+            foreign = await http.get("/", headers={"origin": "https://evil.example"})
+            assert foreign.status_code == 403 and "evil.example" in foreign.text
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        if process.stderr is not None:
+            process.stderr.close()

@@ -156,6 +156,12 @@ def _server_url(given: str | None) -> str:
     return given or env_value(ENV_URL) or DEFAULT_URL
 
 
+def _origins(allow_origin: list[str] | None) -> tuple[str, ...]:
+    """The browser origins a server allows besides its own: ``--allow-origin``, else
+    ``$MCPKIT_ARCHIVE_ORIGINS`` (comma-separated)."""
+    return tuple(allow_origin or parse_origins(env_value(ENV_ORIGINS)))
+
+
 def _token(token_env: str | None = None) -> str | None:
     """The shared secret: from the variable ``--token-env`` names (unset is a usage error),
     else ``$MCPKIT_ARCHIVE_TOKEN`` when set. Never an argv value, which ``ps`` shows."""
@@ -630,7 +636,7 @@ def _spec(
         host=host,
         port=port,
         token=_token(token_env),
-        allowed_origins=tuple(allow_origin or parse_origins(env_value(ENV_ORIGINS))),
+        allowed_origins=_origins(allow_origin),
         max_message_bytes=max_message_bytes,
         max_connections=max_connections,
         max_batch=max_batch,
@@ -1265,6 +1271,7 @@ def web_cmd(
     host: HostOpt = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port to serve on.")] = 8766,
     token_env: TokenEnvOpt = None,
+    allow_origin: AllowOriginOpt = None,
     open_browser: Annotated[bool, typer.Option("--open", help="Open the page in a browser.")] = False,
     lang: LangOpt = None,
 ) -> None:
@@ -1279,7 +1286,7 @@ def web_cmd(
             host=host,
             port=port,
             token=_token(token_env),
-            allowed_origins=parse_origins(env_value(ENV_ORIGINS)),
+            allowed_origins=_origins(allow_origin),
             open_browser=open_browser,
             lang=chosen,
         )
