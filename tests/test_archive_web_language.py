@@ -151,6 +151,14 @@ def test_counts_facets_months_and_no_good_match_follow_the_language(pages: dict[
         assert m.WEB_NO_GOOD_MATCH("ja") in nothing.chunks
 
 
+def test_the_search_notes_follow_the_language_and_the_json_keeps_english(pages: dict[str, Served]) -> None:
+    path = "/?q=zzqqxxnothing"
+    note = m.WEB_NO_POST_CONTAINS
+    assert pages["en"].json("/api/search?q=zzqqxxnothing")["message"] == note("en", query="'zzqqxxnothing'")
+    for lang in ("en", "ja"):
+        assert note(lang, query="'zzqqxxnothing'") in words_of(_page(pages[lang], path)).chunks
+
+
 def test_the_json_mirror_is_the_same_in_every_language(pages: dict[str, Served]) -> None:
     for path in ("/api/search?q=coffee", "/api/timeline", "/api/month/2024-01"):
         assert pages["en"].json(path) == pages["ja"].json(path), path

@@ -22,6 +22,7 @@ __all__ = [
     "Counted",
     "Lang",
     "Message",
+    "Said",
     "Worded",
     "WordedError",
     "catalogue",
@@ -77,6 +78,22 @@ class WordedError(Exception):
     def __init__(self, message: Message, **fields: Any) -> None:
         super().__init__(message("en", **fields))
         self.message, self.fields = message, fields
+
+    def text(self, lang: Lang) -> str:
+        return self.message(lang, **self.fields)
+
+
+class Said(str):
+    """A message with its fields, kept for wording later: the ``str`` is the English text (what
+    a JSON answer carries), :meth:`text` the text in the reader's language (what a page shows)."""
+
+    message: Message
+    fields: dict[str, Any]
+
+    def __new__(cls, message: Message, **fields: Any) -> Said:
+        said = super().__new__(cls, message("en", **fields))
+        said.message, said.fields = message, fields
+        return said
 
     def text(self, lang: Lang) -> str:
         return self.message(lang, **self.fields)
@@ -598,6 +615,36 @@ WEB_MORE_THIS_DAY = Message("More posts from this day", "この日の投稿を�
 WEB_BACK_TO_SEARCH = Message("Back to search", "検索に戻る")
 WEB_BAD_REQUEST = Message("Bad request", "不正なリクエスト")
 WEB_NOT_FOUND = Message("Not found", "見つかりません")
+WEB_NO_POST_CONTAINS = Message(
+    "No post contains {query} with these filters.", "この絞り込みで {query} を含む投稿はありません。"
+)
+WEB_SOME_CLOSE = Message(
+    "No post contains {query} with these filters; some come close in meaning: search by Meaning or Hybrid.",
+    "この絞り込みで {query} を含む投稿はありませんが、意味の近い投稿があります: 「意味」か「両方」で検索してください。",
+)
+WEB_NONE_CLOSE = Message(
+    "No post contains {query} with these filters, and none comes close in meaning: no good match.",
+    "この絞り込みで {query} を含む投稿はなく、意味の近い投稿もありません: 良い一致なし。",
+)
+WEB_ESTIMATES = Message(
+    "Counts are estimates: the word is in many posts, so they come from the index or a sample.",
+    "件数は推定です: 多くの投稿に含まれる語なので、索引か標本から数えています。",
+)
+WEB_WEAK_CALIBRATED = Message(
+    "No good match for {query}: none of the closest posts reaches the match threshold measured for this model.",
+    "{query} に良い一致はありません: 最も近い投稿も、このモデルで測った一致の閾値に届きません。",
+)
+WEB_WEAK_SCORE = Message(
+    "No good match for {query}: the closest post scores {score}.",
+    "{query} に良い一致はありません: 最も近い投稿のスコアは {score} です。",
+)
+WEB_NO_MATCH = Message(
+    "No match for {query} with these filters.", "この絞り込みで {query} に一致する投稿はありません。"
+)
+WEB_AMONG_CLOSEST = Message(
+    "Counts are among the {top} posts closest in meaning under these filters, not the whole archive.",
+    "件数はこの絞り込みで意味の近い {top}件の中のもので、アーカイブ全体ではありません。",
+)
 WEB_POST_TITLE = Message("Post {id}", "投稿 {id}")
 
 

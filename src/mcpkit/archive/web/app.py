@@ -29,7 +29,7 @@ from mcpkit.archive import messages as m
 from mcpkit.archive.api import ArchiveAPI
 from mcpkit.archive.export_media import export_member, read_member
 from mcpkit.archive.facets import FACETS
-from mcpkit.archive.messages import Lang, Worded
+from mcpkit.archive.messages import Lang, Said, Worded
 from mcpkit.archive.web.access import WebAccess
 from mcpkit.archive.web.render import post_html, post_html_parts
 from mcpkit.archive.web.views import PageState, Views, parse_month, parse_state
@@ -66,6 +66,7 @@ def templates_env(lang: Lang = "en") -> Environment:
         facet_names=FACETS,
         t=words,
         lang=lang,
+        said=lambda text: text.text(lang) if isinstance(text, Said) else text,
     )
     return env
 

@@ -17,9 +17,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import quote, urlencode
 
+from mcpkit.archive import messages as m
 from mcpkit.archive import texts
 from mcpkit.archive.api import ArchiveAPI
 from mcpkit.archive.facets import FACETS, Filters, parse_day, parse_month
+from mcpkit.archive.messages import Said
 from mcpkit.archive.posts import AUTHORED_KINDS
 from mcpkit.archive.query import parse_query, parse_terms
 from mcpkit.archive.settings import MODES as API_MODES
@@ -240,13 +242,7 @@ class Views:
         if not matched or None in matched:
             return
         page["meaning_match"] = any(matched)
-        page["message"] = (
-            f"No post contains {state.q!r} with these filters; some come close in meaning:"
-            " search by Meaning or Hybrid."
-            if any(matched)
-            else f"No post contains {state.q!r} with these filters, and none comes close in meaning:"
-            " no good match."
-        )
+        page["message"] = Said(m.WEB_SOME_CLOSE if any(matched) else m.WEB_NONE_CLOSE, query=repr(state.q))
 
     async def _text_page(self, state: PageState) -> dict[str, Any]:
         found = await self._call(
@@ -262,12 +258,8 @@ class Views:
             results=results,
             facets=found["facets"],
             next_offset=found["next_offset"],
-            message=("" if results or not state.q else f"No post contains {state.q!r} with these filters."),
-            facet_note=(
-                "Counts are estimates: the word is in many posts, so they come from the index or a sample."
-                if approximate
-                else ""
-            ),
+            message=("" if results or not state.q else Said(m.WEB_NO_POST_CONTAINS, query=repr(state.q))),
+            facet_note=Said(m.WEB_ESTIMATES) if approximate else "",
         )
 
     def _settings(self, state: PageState, top_k: int) -> dict[str, Any]:
@@ -324,23 +316,19 @@ class Views:
         message = ""
         if weak:
             message = (
-                f"No good match for {state.q!r}: none of the closest posts reaches the match threshold"
-                " measured for this model."
+                Said(m.WEB_WEAK_CALIBRATED, query=repr(state.q))
                 if calibrated
-                else f"No good match for {state.q!r}: the closest post scores {best:.2f}."
+                else Said(m.WEB_WEAK_SCORE, query=repr(state.q), score=f"{best:.2f}")
             )
         elif not ranked:
-            message = f"No match for {state.q!r} with these filters."
+            message = Said(m.WEB_NO_MATCH, query=repr(state.q))
         total = len(ranked)
         return self._page(
             state,
             total=total,
             results=results,
             facets=found["facets"],
-            facet_note=(
-                f"Counts are among the {SEMANTIC_TOP} posts closest in meaning under these filters,"
-                " not the whole archive."
-            ),
+            facet_note=Said(m.WEB_AMONG_CLOSEST, top=SEMANTIC_TOP),
             next_offset=state.offset + PAGE_SIZE if not weak and state.offset + PAGE_SIZE < total else None,
             message=message,
             no_good_match=weak,
