@@ -211,8 +211,6 @@ def test_filesystem_tools_call_check(files: Path) -> None:
 EVERYTHING_FINDINGS = {
     (PAREN, W, "get-resource-links", "/inputSchema/properties/count/description"),
     (PAREN, W, "simulate-research-query", "/inputSchema/properties/ambiguous/description"),
-    (PAREN, W, "trigger-url-elicitation", "/description"),
-    (PAREN, W, "trigger-url-elicitation", "/inputSchema/properties/errorPath/description"),
     (UNDER, W, "simulate-research-query", "/inputSchema/properties/ambiguous/description"),
 }
 EVERYTHING_WRITERS = {
@@ -220,10 +218,10 @@ EVERYTHING_WRITERS = {
     "simulate-research-query",
     "toggle-simulated-logging",
     "toggle-subscriber-updates",
-    "trigger-elicitation-request",
-    "trigger-sampling-request",
-    "trigger-url-elicitation",
 }
+ASKS_THE_CLIENT = {"trigger-sampling-request", "trigger-elicitation-request", "trigger-url-elicitation"}
+"""Listed only to a client that declares sampling or elicitation: mcpkit declares each only
+with a handler, and its CLI installs none."""
 
 
 def _everything_target(transport: str, url: str | None) -> list[str]:
@@ -236,21 +234,21 @@ def test_everything_tools_call_check(transport: str, request: pytest.FixtureRequ
     url = request.getfixturevalue("everything_http") if transport == "http" else None
     target = _everything_target(transport, url)
     out = mcpkit("tools", "--json", *target)
-    # Every tool, also those it lists only for clients that declare roots, sampling, elicitation.
-    assert out.returncode == 0 and out.stdout.count('"name":') >= 17, out.stderr
-    for name in ("get-roots-list", "trigger-sampling-request", "trigger-elicitation-request"):
-        assert f'"{name}"' in out.stdout
+    # Every tool but those it lists only for clients that declare sampling or elicitation.
+    assert out.returncode == 0 and out.stdout.count('"name":') >= 14, out.stderr
+    assert '"get-roots-list"' in out.stdout
+    assert not [name for name in ASKS_THE_CLIENT if f'"{name}"' in out.stdout]
     out = mcpkit("call", "echo", "message=hi there", *target)
     assert out.returncode == 0 and out.stdout.strip() == "Echo: hi there"
     out = mcpkit("call", "get-roots-list", *target)
     assert out.returncode == 0 and "no roots are currently configured" in out.stdout
     out = mcpkit("call", "trigger-sampling-request", "prompt=hello", *target)
-    assert out.returncode == 1 and "no sampling handler installed" in out.stderr
+    assert out.returncode == 1 and "trigger-sampling-request" in out.stderr
     assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
 
     code, report, err = run_check("--probe", "--timeout", "30", *target)
     _no_false_positives(report)
-    assert report["serverInfo"]["name"] == "mcp-servers/everything" and len(report["tools"]) == 17
+    assert report["serverInfo"]["name"] == "mcp-servers/everything" and len(report["tools"]) == 14
     assert {"tools", "prompts", "resources", "logging", "completions"} <= set(report["capabilities"])
     expected = set(EVERYTHING_FINDINGS)
     if transport == "http":

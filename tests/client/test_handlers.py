@@ -25,13 +25,31 @@ def _need() -> None:
     require(EVERYTHING.exists(), "server-everything is not installed (bash scripts/third-party.sh)")
 
 
-async def test_defaults_declare_everything_and_refuse_clearly() -> None:
+async def test_defaults_declare_roots_only() -> None:
+    """No handler, no capability: the server hides the tools that would ask for sampling or
+    elicitation (they could only fail), and the roots it asks for are the configured ones."""
     _need()
     async with connect([str(EVERYTHING)], SessionOptions(timeout=60)) as s:
         names = {t["name"] for t in await s.list_tools()}
-        assert {"get-roots-list", "trigger-sampling-request", "trigger-elicitation-request"} <= names
+        assert "get-roots-list" in names
+        assert not names & {"trigger-sampling-request", "trigger-elicitation-request"}
         roots = await s.call("get-roots-list", {})
         assert "no roots are currently configured" in roots.text
+
+
+async def test_a_server_that_asks_anyway_is_refused_clearly() -> None:
+    """A handler that refuses (declared, so the server offers the tools) is heard as it says;
+    the built-in refusals say why in words."""
+    _need()
+
+    async def no_model(params: dict[str, Any]) -> dict[str, Any]:
+        raise JsonRpcError(-32600, SAMPLING_REFUSED)
+
+    async def no_user(params: dict[str, Any]) -> dict[str, Any]:
+        raise JsonRpcError(-32600, ELICITATION_REFUSED)
+
+    handlers = ClientHandlers(sampling=no_model, elicitation=no_user)
+    async with connect([str(EVERYTHING)], SessionOptions(timeout=60, handlers=handlers)) as s:
         with pytest.raises((JsonRpcError, ToolError)) as info:
             await s.call("trigger-sampling-request", {"prompt": "hi"})
         assert SAMPLING_REFUSED in str(info.value)

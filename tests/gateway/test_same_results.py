@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from mcpkit.client import ServerConfig, Session, SessionOptions
+from mcpkit.client import ClientHandlers, JsonRpcError, ServerConfig, Session, SessionOptions
 from tests.gateway.support import everything_server, gateway_session, write_config
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.thirdparty]
@@ -29,7 +29,8 @@ ARGS: dict[str, dict[str, Any]] = {
     "toggle-subscriber-updates": {},
     "trigger-long-running-operation": {"duration": 0.2, "steps": 2},
     "simulate-research-query": {"topic": "gateways"},
-    # These ask the client for roots, sampling or elicitation; both clients refuse the same way.
+    # These ask the client for roots, sampling or elicitation; both clients refuse the same way
+    # (each declares sampling and elicitation with a handler that refuses: REFUSING).
     "get-roots-list": {},
     "trigger-sampling-request": {"prompt": "hello", "maxTokens": 5},
     "trigger-elicitation-request": {},
@@ -67,6 +68,15 @@ def _comparable(tool: str, raw: dict[str, Any]) -> dict[str, Any]:
     return dict(_timeless(out))
 
 
+async def _refuse(params: dict[str, Any]) -> dict[str, Any]:
+    raise JsonRpcError(-32600, "this test client has no model and no user to ask")
+
+
+REFUSING = ClientHandlers(sampling=_refuse, elicitation=_refuse)
+"""Handlers that refuse: a client without any declares neither capability, and the server
+would not list the tools that ask."""
+
+
 async def test_every_tool_same_result_through_the_gateway(tmp_path: Path) -> None:
     entry = everything_server()
     config = write_config(tmp_path / "gw.json", {"everything": entry})
@@ -75,10 +85,13 @@ async def test_every_tool_same_result_through_the_gateway(tmp_path: Path) -> Non
         Session(
             direct_server,
             SessionOptions(
-                timeout=60, raise_on_error=False, client_info={"name": "claude-code", "version": "1"}
+                timeout=60,
+                raise_on_error=False,
+                client_info={"name": "claude-code", "version": "1"},
+                handlers=REFUSING,
             ),
         ) as direct,
-        gateway_session(config, client_name="claude-code") as through,
+        gateway_session(config, client_name="claude-code", handlers=REFUSING) as through,
     ):
         listed = {t["name"] for t in await direct.list_tools()}
         assert listed == set(ARGS), "server-everything changed its tools; update ARGS"

@@ -1,11 +1,10 @@
 """What the client answers when a server asks it something: roots, sampling, elicitation.
 
-A client that declares no capabilities makes some servers hide tools (server-everything
-registers its roots, sampling and elicitation tools only for clients that declare them), so
-the client always declares all three, with safe defaults: no roots, and sampling and
-elicitation refused with a message that says why. A caller who has a model or a user to ask
-installs real handlers through :class:`ClientHandlers`; they take and return wire dicts, so
-no SDK type leaks into the public API.
+The client declares what it answers: roots always (none by default), sampling and
+elicitation only when a handler is installed, on both eras. A server that asks anyway is
+refused with a message that says why. A caller who has a model or a user to ask installs
+real handlers through :class:`ClientHandlers`; they take and return wire dicts, so no SDK
+type leaks into the public API.
 """
 
 from __future__ import annotations
@@ -61,23 +60,20 @@ class ClientHandlers:
     roots_from: WireHandler | None = None
 
     def capabilities(self, stateless: bool = False) -> dict[str, Any]:
-        """The client capabilities to declare: in ``initialize`` always all three; on the 2026-07-28
-        wire (``stateless``) roots, and sampling and elicitation only with a handler.
-
-        Why the eras differ: a server that asks a 2025 client gets the refusal as an error to its
-        own request and goes on without the answer (mcpkit's ``ask`` reads it as "unasked"); on
-        2026 the question comes back inside the call's result, and a refused input request ends
-        the whole call at the client. Declaring there only what is answered lets the server take
-        its no-client path instead (a destructive tool keeps ``confirm: true``)."""
-        elicitation: dict[str, Any] = {"elicitation": {"form": {}, "url": {}}}
-        if not stateless:
-            changes = self.roots_from is not None
-            return {"roots": {"listChanged": changes}, "sampling": {}, **elicitation}
-        declared: dict[str, Any] = {"roots": {}}
+        """The client capabilities to declare, on either era: roots always (the configured roots
+        answer, none by default; ``listChanged`` on the handshake when ``roots_from`` is set),
+        sampling and elicitation only with a handler. A server that sees them undeclared takes
+        its no-client path (server-everything hides its sampling and elicitation tools, mcpkit's
+        ``ask`` goes on unasked, a destructive tool keeps ``confirm: true``) instead of asking a
+        client that would only refuse. ``stateless``: the 2026-07-28 wire, whose roots
+        capability carries no ``listChanged``."""
+        declared: dict[str, Any] = {
+            "roots": {} if stateless else {"listChanged": self.roots_from is not None}
+        }
         if self.sampling is not None:
             declared["sampling"] = {}
         if self.elicitation is not None:
-            declared.update(elicitation)
+            declared["elicitation"] = {"form": {}, "url": {}}
         return declared
 
     def root_list(self) -> list[dict[str, str]]:
