@@ -110,8 +110,15 @@ def test_enrich_speaks_the_chosen_language(
     _speaks(done, lang)
     _speaks(done, lang, stream="stderr")  # the endpoint's reason itself is quoted as it came
     failed = _lines(done.stderr)
-    assert len(failed) == 2 and failed[0].startswith(m.POST_FAILED(lang, id=3, reason=""))
+    why = m.MALFORMED_TWICE(lang, detail="")
+    assert len(failed) == 2 and failed[0].startswith(m.POST_FAILED(lang, id=3, reason=why))
     assert failed[1] == m.POSTS_FAILED(lang, count="1")
+    done = cli("enrich", "--endpoint", "http://127.0.0.1:9/v1", "--db", db, *options, env=env)
+    assert done.returncode == 1 and len(_lines(done.stderr)) == 1, done.stderr
+    unreachable = m.ENDPOINT_UNREACHABLE(lang, endpoint="http://127.0.0.1:9/v1", detail="")
+    assert done.stderr.startswith(
+        f"error: {m.CLI_FAILED(lang, action=m.ENRICH_ACTION(lang), reason=unreachable)}"
+    )
 
 
 @pytest.mark.slow

@@ -180,7 +180,7 @@ def _open_api(
     try:
         return ArchiveAPI.open(path, limits=limits, exact=_exact(), endpoint=_endpoint())
     except McpkitError as exc:
-        fail(m.CANNOT_OPEN(lang, path=path, reason=exc))
+        fail(m.CANNOT_OPEN(lang, path=path, reason=m.in_lang(exc, lang)))
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -237,7 +237,7 @@ def _opened_store(db: Path | None, action: m.Message, *, create: bool, lang: Lan
     try:
         store = Store(path)
     except McpkitError as exc:
-        fail(m.CLI_FAILED(lang, action=action(lang), reason=exc))
+        fail(m.CLI_FAILED(lang, action=action(lang), reason=m.in_lang(exc, lang)))
     done = False
     try:
         yield store
@@ -246,7 +246,8 @@ def _opened_store(db: Path | None, action: m.Message, *, create: bool, lang: Lan
         fail(m.CLI_FAILED(lang, action=action(lang), reason=describe_db_error(path, exc)))
     except McpkitError as exc:
         fail(
-            m.CLI_FAILED(lang, action=action(lang), reason=exc), 2 if isinstance(exc, ValidationError) else 1
+            m.CLI_FAILED(lang, action=action(lang), reason=m.in_lang(exc, lang)),
+            2 if isinstance(exc, ValidationError) else 1,
         )
     finally:
         store.close()
@@ -290,7 +291,7 @@ def import_cmd(
     try:  # every path is recognised before anything is written
         formats = [(export, detect(export)) for export in paths]
     except McpkitError as exc:
-        fail(m.CLI_FAILED(chosen, action=m.IMPORT_ACTION(chosen), reason=exc))
+        fail(m.CLI_FAILED(chosen, action=m.IMPORT_ACTION(chosen), reason=m.in_lang(exc, chosen)))
     if handle and not any(found.takes_handle for _, found in formats):
         fail(m.CLI_FAILED(chosen, action=m.IMPORT_ACTION(chosen), reason=m.HANDLE_WITHOUT_CAR(chosen)), 2)
     results: list[Any] = []
@@ -330,7 +331,7 @@ def import_cmd(
     if as_json:
         print_json(_import_report(path, results))
     if failure is not None:
-        fail(m.CLI_FAILED(chosen, action=m.IMPORT_ACTION(chosen), reason=failure))
+        fail(m.CLI_FAILED(chosen, action=m.IMPORT_ACTION(chosen), reason=m.in_lang(failure, chosen)))
 
 
 def _import_report(db: Path, results: list[Any]) -> dict[str, Any]:
@@ -544,7 +545,7 @@ def enrich_cmd(
                 )
             )
     for post_id, reason in summary.failures[:20]:
-        _err(m.POST_FAILED(chosen, id=post_id, reason=reason))
+        _err(m.POST_FAILED(chosen, id=post_id, reason=m.in_lang(reason, chosen)))
     if summary.failed:
         _err(m.POSTS_FAILED(chosen, count=f"{summary.failed:,}"))
 

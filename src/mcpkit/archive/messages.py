@@ -27,6 +27,7 @@ __all__ = [
     "WordedError",
     "catalogue",
     "choose_lang",
+    "in_lang",
     "lang_of_locale",
 ]
 
@@ -97,6 +98,11 @@ class Said(str):
 
     def text(self, lang: Lang) -> str:
         return self.message(lang, **self.fields)
+
+
+def in_lang(text: object, lang: Lang) -> str:
+    """``text`` in ``lang`` when it holds its message (:class:`Said`, :class:`WordedError`), else as it is."""
+    return text.text(lang) if isinstance(text, Said | WordedError) else str(text)
 
 
 def lang_of_locale(environ: Mapping[str, str]) -> Lang:
@@ -366,6 +372,23 @@ POSTS_FAILED = Message(
 )
 POSTS_PER_SECOND = Message("{rate} posts/s", "毎秒 {rate}件")
 TOKENS_USED = Message("{count} tokens", "{count}トークン")
+
+ENDPOINT_REFUSED = Message(
+    "{endpoint} refused the request ({status}): check the API key in MCPKIT_ENRICH_API_KEY or OPENAI_API_KEY",
+    "{endpoint} がリクエストを拒否しました ({status}): MCPKIT_ENRICH_API_KEY か OPENAI_API_KEY の API キーを確かめてください",
+)
+ENDPOINT_NO_MODEL = Message(
+    "{endpoint} answered {status} for model {model}: is the model pulled and the URL the /v1 endpoint?",
+    "{endpoint} がモデル {model} に {status} を返しました: モデルは取得済みか、URL は /v1 のエンドポイントか確かめてください",
+)
+ENDPOINT_ANSWERED = Message(
+    "the endpoint answered {status}: {detail}", "エンドポイントが {status} を返しました: {detail}"
+)
+ENDPOINT_ANSWERED_TIMES = Message(
+    "the endpoint answered {status} {times} times", "エンドポイントが {status} を {times} 回返しました"
+)
+ENDPOINT_UNREACHABLE = Message("cannot reach {endpoint}: {detail}", "{endpoint} に接続できません: {detail}")
+MALFORMED_TWICE = Message("malformed answer twice: {detail}", "2 回とも不正な回答: {detail}")
 
 # -- start, stop, status ------------------------------------------------------------------------
 

@@ -28,6 +28,7 @@ from typing import Any
 import httpx2
 import openai
 
+from mcpkit.archive import messages as m
 from mcpkit.archive.enrich.prompt import (
     RESPONSE_FORMAT,
     Enrichment,
@@ -36,6 +37,7 @@ from mcpkit.archive.enrich.prompt import (
     parse_answer,
 )
 from mcpkit.archive.errors import ArchiveError
+from mcpkit.archive.messages import WordedError
 
 __all__ = [
     "DEFAULT_ENDPOINT",
@@ -54,11 +56,11 @@ DEFAULT_MODEL = "qwen3:4b"
 ENV_KEYS = ("MCPKIT_ENRICH_API_KEY", "OPENAI_API_KEY")
 
 
-class EndpointError(ArchiveError):
+class EndpointError(WordedError, ArchiveError):
     """The endpoint cannot serve this run at all (unreachable, wrong key, unknown model)."""
 
 
-class PostFailedError(ArchiveError):
+class PostFailedError(WordedError, ArchiveError):
     """This post could not be enriched; the message says why (recorded, reported, retried
     on the next run)."""
 
@@ -156,25 +158,28 @@ class EnrichClient:
                 )
             except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
                 raise EndpointError(
-                    f"{self.endpoint} refused the request ({exc.status_code}): check the API key "
-                    "in MCPKIT_ENRICH_API_KEY or OPENAI_API_KEY"
+                    m.ENDPOINT_REFUSED, endpoint=self.endpoint, status=exc.status_code
                 ) from None
             except openai.NotFoundError as exc:
                 raise EndpointError(
-                    f"{self.endpoint} answered {exc.status_code} for model {self.model!r}: "
-                    "is the model pulled and the URL the /v1 endpoint?"
+                    m.ENDPOINT_NO_MODEL,
+                    endpoint=self.endpoint,
+                    status=exc.status_code,
+                    model=repr(self.model),
                 ) from None
             except (openai.RateLimitError, openai.InternalServerError, openai.APIStatusError) as exc:
                 status = exc.status_code
                 if status != 429 and status < 500:
-                    raise PostFailedError(f"the endpoint answered {status}: {_short(exc)}") from None
+                    raise PostFailedError(m.ENDPOINT_ANSWERED, status=status, detail=_short(exc)) from None
                 if attempt >= self.max_attempts:
-                    raise PostFailedError(f"the endpoint answered {status} {attempt} times") from None
+                    raise PostFailedError(m.ENDPOINT_ANSWERED_TIMES, status=status, times=attempt) from None
                 await asyncio.sleep(self._delay(attempt, _retry_after(exc)))
                 continue
             except (openai.APITimeoutError, openai.APIConnectionError) as exc:
                 if attempt >= self.max_attempts:
-                    raise EndpointError(f"cannot reach {self.endpoint}: {_short(exc)}") from None
+                    raise EndpointError(
+                        m.ENDPOINT_UNREACHABLE, endpoint=self.endpoint, detail=_short(exc)
+                    ) from None
                 await asyncio.sleep(self._delay(attempt, None))
                 continue
             answer = _json(response)
@@ -184,7 +189,7 @@ class EnrichClient:
                 if malformed_left:
                     malformed_left -= 1
                     continue
-                raise PostFailedError(f"malformed answer twice: {exc}") from None
+                raise PostFailedError(m.MALFORMED_TWICE, detail=exc) from None
             usage = answer.get("usage") if isinstance(answer, dict) else None
             usage = usage if isinstance(usage, dict) else {}
             return Reply(

@@ -20,6 +20,7 @@ from typing import Any
 
 from mcpkit.archive.enrich.client import EndpointError, EnrichClient, PostFailedError, Reply
 from mcpkit.archive.enrich.prompt import PROMPT_VERSION, SYSTEM_PROMPT, content_hash
+from mcpkit.archive.messages import Said
 from mcpkit.archive.posts import strip_content
 from mcpkit.archive.store import Store
 
@@ -157,8 +158,8 @@ async def enrich(
                 return
             try:
                 outcome: Reply | str = await client.enrich(post.text)
-            except PostFailedError as exc:
-                outcome = str(exc)
+            except PostFailedError as exc:  # the English line, worded again for a reader by in_lang
+                outcome = Said(exc.message, **exc.fields)
             if isinstance(outcome, str):
                 summary.failed += 1
                 summary.failures.append((post.post_id, outcome))
@@ -197,7 +198,7 @@ def _commit(store: Store, model: str, batch: list[tuple[DuePost, Reply | str]]) 
     enrichments: list[tuple[int, str | None, str | None, str | None]] = []
     for post, outcome in batch:
         if isinstance(outcome, str):
-            states.append((post.post_id, post.digest, PROMPT_VERSION, model, False, outcome, 0))
+            states.append((post.post_id, post.digest, PROMPT_VERSION, model, False, str(outcome), 0))
             continue
         found = outcome.enrichment
         enrichments.append((post.post_id, found.reasoning, found.summary, found.tags_json()))
