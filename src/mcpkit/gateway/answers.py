@@ -17,7 +17,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from mcpkit.results import error_result, to_wire, validate_result
+from mcpkit.results import error_result, scrub_surrogates, to_wire, validate_result
 
 logger = logging.getLogger("mcpkit.gateway")
 
@@ -25,6 +25,12 @@ logger = logging.getLogger("mcpkit.gateway")
 def failure(message: str) -> dict[str, Any]:
     """An ``isError`` result in wire form with one line of text."""
     return to_wire(error_result(message))
+
+
+def gateway_failure(name: str, exc: Exception) -> dict[str, Any]:
+    """The one-line result for a call of ``name`` that failed inside the gateway itself (the
+    caller logs the traceback): never a traceback to the client, never no answer."""
+    return failure(scrub_surrogates(f"The gateway failed on {name}: {type(exc).__name__}: {exc}"[:500]))
 
 
 def checked(

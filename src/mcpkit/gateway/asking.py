@@ -338,9 +338,7 @@ class Asking:
                 parked.result = await self._pipeline.call(view, name, arguments, parked.progress)
             except Exception as exc:  # never a traceback to the client: one line, logged in full
                 logger.exception("tools/call %s failed inside the gateway", name)
-                parked.result = answers.failure(
-                    f"The gateway failed on {name}: {type(exc).__name__}: {exc}"[:500]
-                )
+                parked.result = answers.gateway_failure(name, exc)
             finally:
                 waiting.remove(parked)
                 if not waiting:

@@ -338,19 +338,12 @@ class Downstream:
                 try:
                     left = max(deadline - anyio.current_time(), 1e-3)
                     return await self._exchange(session, method, params, left)
-                except ServerExitedError:
-                    self._broken.set()
-                    if session.hung:  # ended by its restart as hung, not a crash of its own
-                        raise self._unavailable("restarting") from None
-                    raise
-                except (JsonRpcError, CallTimeoutError):
-                    raise  # the server answered, or is slow: the connection itself is fine
-                except CallError:
-                    if session is not self._session or self._broken.is_set():
-                        raise self._unavailable("restarting") from None  # its connection was ended
-                    if self.server.kind != "stdio":
-                        self._broken.set()  # a URL that stopped answering: reconnect with backoff
-                    raise
+                except CallError as exc:
+                    told = self._told(session, exc)
+                    if told is exc:
+                        raise
+                    assert isinstance(told, CallError)
+                    raise told from None
                 finally:
                     self._running -= 1
         if self.state in ("starting", "restarting"):
@@ -408,11 +401,7 @@ class Downstream:
 
         def done(value: RawAnswer) -> None:
             self._release()
-            if isinstance(value, ServerExitedError):
-                self._broken.set()
-            if session.hung and _connection_ended(value):  # ended by its restart as hung
-                value = self._unavailable("restarting")
-            answer(value)
+            answer(self._told(session, value))
 
         request_id = session.send_raw(method, params, done, timeout=self.config.call_timeout)
         if request_id is None:
@@ -424,6 +413,22 @@ class Downstream:
         session = self._session
         if session is not None and session.cancel_raw(request_id, reason):
             self._release()
+
+    def _told(self, session: Session, value: RawAnswer) -> RawAnswer:
+        """What the caller of a request on ``session`` is told of its outcome ``value``, the same
+        whichever way the request went (:meth:`request`, or :meth:`send_raw`'s callback); the
+        connection marked for a restart or reconnection where the outcome says it is over."""
+        if not isinstance(value, CallError) or isinstance(value, JsonRpcError | CallTimeoutError):
+            return value  # an answer, the server's error, or a slow server: the connection is fine
+        if isinstance(value, ServerExitedError):
+            self._broken.set()
+            # ended by its restart as hung, not a crash of its own
+            return self._unavailable("restarting") if session.hung else value
+        if session is not self._session or self._broken.is_set():
+            return self._unavailable("restarting")  # its connection was ended
+        if self.server.kind != "stdio":
+            self._broken.set()  # a URL that stopped answering: reconnect with backoff
+        return value
 
     def _release(self) -> None:
         self._running -= 1
@@ -449,11 +454,6 @@ class _Answer:
             raise value
         assert value is not None
         return value
-
-
-def _connection_ended(value: RawAnswer) -> bool:
-    """Whether a raw answer says the connection ended (not the server's answer or a timeout)."""
-    return isinstance(value, CallError) and not isinstance(value, JsonRpcError | CallTimeoutError)
 
 
 def _wants_progress(params: Mapping[str, Any]) -> bool:

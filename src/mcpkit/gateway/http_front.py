@@ -146,7 +146,7 @@ async def _answer(
                     result = await gateway.pipeline.call(view, name, arguments)
             except Exception as exc:  # never a traceback to the client: one line, logged in full
                 logger.exception("tools/call %s failed inside the gateway", name)
-                result = answers.failure(f"The gateway failed on {name}: {type(exc).__name__}: {exc}"[:500])
+                result = answers.gateway_failure(name, exc)
             answered = True
             tg.cancel_scope.cancel()
         if not answered:

@@ -7,29 +7,34 @@ route -> restore arguments -> send -> check -> cap -> encode
 * **restore** (``Entry.restore``): arguments put back as the server's own schema wants them;
 * **send** (:meth:`CallPipeline.send`): the one awaitable send, ``Downstream.request``, under
   one deadline (a 2026 server's questions answered on the way, ``Downstream.answer_input``);
-  the stdio lane uses its non-waiting form (``Downstream.send_raw``, the same
-  request whose answer comes to a callback: the lane makes no task per call);
+  the stdio lane uses its non-waiting form (:meth:`CallPipeline.start`: the same request,
+  written at once by ``Downstream.send_raw``, its checked and capped result handed to a
+  callback, so the lane makes no task per call);
 * **check** and **cap** (:meth:`CallPipeline.finished`, :meth:`CallPipeline.failed`): the
   result validated against the server's protocol and the tool's output schema, fitted to the
   adapted definition, cut with a pointer to the rest; a failure is one line;
 * **encode**: :func:`mcpkit.server.relay.answer_line` on the fast paths, the SDK's models on its own.
 
 Each front (stdio lane, HTTP hot path, the SDK's handler, the meta-tool ``call_tool``) calls
-these steps and nothing else, so a change to any step reaches every front at once.
+:meth:`CallPipeline.call`, or :meth:`CallPipeline.route` then :meth:`CallPipeline.send` or
+:meth:`CallPipeline.start` (and :meth:`CallPipeline.cancel`), and nothing under them, so a
+change to any step reaches every front at once (tests/gateway/test_fronts_call_the_pipeline.py).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import logging
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from mcp_types import INVALID_PARAMS, InputRequiredResult
 from mcp_types.methods import is_input_required
 from pydantic import BaseModel
 
-from mcpkit.client import CallError, CallTimeoutError
+from mcpkit.client import CallError, CallTimeoutError, RawAnswer
 from mcpkit.gateway import answers, metatools, overflow
 from mcpkit.gateway.downstream import Downstream
 from mcpkit.gateway.errors import DownstreamUnavailableError
@@ -37,6 +42,8 @@ from mcpkit.gateway.naming import Route
 from mcpkit.gateway.overflow import Overflow
 from mcpkit.gateway.views import Entry, View
 from mcpkit.jsonrpc import JsonRpcError
+
+logger = logging.getLogger("mcpkit.gateway")
 
 ASKED_OF: dict[str, str] = {
     "elicitation/create": "elicitation",
@@ -133,7 +140,7 @@ class CallPipeline:
         it came, for the client's retry (``relay.resume``: its answers and the server's state).
         """
         route = entry.route
-        request: dict[str, Any] = {"name": route.tool, "arguments": entry.restore(arguments)}
+        request = _request(entry, arguments)
         if progress is not None:
             request["_meta"] = {"progressToken": progress}
         if relay is not None and relay.resume:
@@ -148,6 +155,35 @@ class CallPipeline:
         except CallError as exc:
             return self.failed(route, exc)
         return self.finished(entry, raw)
+
+    def start(
+        self, entry: Entry, arguments: dict[str, Any], done: Callable[[dict[str, Any]], None]
+    ) -> int | None:
+        """:meth:`send` without waiting, for the stdio lane: the same request, written to the
+        server at once (``Downstream.send_raw``); the checked, capped result (or the one-line
+        failure) goes to ``done``, called once from the reader of the server's answers, unless
+        the call is cancelled with :meth:`cancel`. None when it cannot be written at once (the
+        server restarting, at its call limit, not on stdio): nothing was sent, use :meth:`send`.
+        Raises what restoring the arguments raises (the caller leaves the call to the SDK's
+        path, which says what is wrong in its own words)."""
+        request = _request(entry, arguments)
+        return self._downstreams[entry.route.server].send_raw(
+            "tools/call", request, partial(self._settle, entry, done)
+        )
+
+    def cancel(self, entry: Entry, sent: int, reason: str) -> None:
+        """Cancel a call from :meth:`start` on its server; its ``done`` is not called."""
+        self._downstreams[entry.route.server].cancel_raw(sent, reason)
+
+    def _settle(self, entry: Entry, done: Callable[[dict[str, Any]], None], value: RawAnswer) -> None:
+        try:
+            result = (
+                self.finished(entry, value) if isinstance(value, dict) else self.failed(entry.route, value)
+            )
+        except Exception as exc:  # never a traceback to the client, never no answer: one line
+            logger.exception("tools/call %s failed inside the gateway", entry.public)
+            result = answers.gateway_failure(entry.public, exc)
+        done(result)
 
     def finished(self, entry: Entry, raw: Mapping[str, Any]) -> dict[str, Any]:
         """A downstream's ``tools/call`` result as the client gets it: validated, fitted to the
@@ -239,6 +275,11 @@ class CallPipeline:
         if not isinstance(args, dict):
             return answers.failure('arguments must be a JSON object, for example {"timezone": "UTC"}.')
         return await self.send(entry, args, progress, relay)
+
+
+def _request(entry: Entry, arguments: dict[str, Any]) -> dict[str, Any]:
+    """The downstream ``tools/call`` params: the server's own tool name, the arguments restored."""
+    return {"name": entry.route.tool, "arguments": entry.restore(arguments)}
 
 
 def capabilities_of(declared: Any) -> frozenset[str]:

@@ -6,11 +6,11 @@ behind it (the same again). For a tool that answers at once, that is most of wha
 through the gateway costs. The fast lane sits between the gateway's stdin and the SDK:
 
 * a plain ``tools/call`` (see :func:`mcpkit.server.relay.plain_request`) for a tool of this client's
-  current view, whose server is up on stdio with a call slot free, is translated as the SDK's
-  path translates it and written to the server as one line (``Downstream.send_raw``);
+  current view, whose server is up on stdio with a call slot free, goes through the call
+  pipeline as every front's does (``CallPipeline.route``, then ``CallPipeline.start``, the
+  non-waiting form of its one send: the request written to the server as one line);
 * the server's answer is handed back by the transport's reader, checked and capped by the
-  same code as every other front (``CallPipeline.finished``, ``CallPipeline.failed``), and written to
-  stdout as one line; no task is made for the call;
+  pipeline, and written to stdout as one line; no task is made for the call;
 * the client's ``notifications/cancelled`` for such a call cancels it on the server.
 
 Everything else goes to the SDK untouched: the handshake (the lane opens once the client has
@@ -29,15 +29,12 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from mcpkit.client import RawAnswer
 from mcpkit.gateway import answers
 from mcpkit.log import continue_trace
-from mcpkit.results import scrub_surrogates
 from mcpkit.server.relay import answer_line, is_request_id, json_object, plain_request, response
 
 if TYPE_CHECKING:
     from mcpkit.gateway.core import Gateway
-    from mcpkit.gateway.downstream import Downstream
     from mcpkit.gateway.views import Entry
 
 logger = logging.getLogger("mcpkit.gateway")
@@ -72,7 +69,7 @@ class StdioFastLane:
         self._version: str | None = None
         self._initialized = False
         self._open = False
-        self._calls: dict[tuple[bool, str | int], tuple[Downstream, int]] = {}
+        self._calls: dict[tuple[bool, str | int], tuple[Entry, int]] = {}
         self._idle = anyio.Event()
         self._idle.set()
         self._profiles: tuple[str, ...] | None = None
@@ -154,27 +151,22 @@ class StdioFastLane:
         entry = gateway.pipeline.route(view, params["name"]) if view is not None else None
         if entry is None:
             return False
-        downstream = gateway.downstreams[entry.route.server]
-        try:
-            arguments = entry.restore(dict(params.get("arguments") or {}))
-        except Exception:  # the SDK's path says what is wrong, in its own words
-            logger.debug("fast lane: arguments of %s left to the SDK's path", entry.public, exc_info=True)
-            return False
         request_id = message["id"]
         key = _key(request_id)
         if key in self._calls:
             return False  # an id still in flight, reused: the SDK's path deals with the client's error
-        with continue_trace(params.get("_meta")):  # the downstream call: a child span of the client's
-            sent = downstream.send_raw(
-                "tools/call",
-                {"name": entry.route.tool, "arguments": arguments},
-                partial(self._answered, request_id, entry),
-            )
+        arguments = dict(params.get("arguments") or {})
+        try:
+            with continue_trace(params.get("_meta")):  # the downstream call: a child span of the client's
+                sent = gateway.pipeline.start(entry, arguments, partial(self._answered, request_id, entry))
+        except Exception:  # arguments it cannot restore: the SDK's path says what is wrong, in its own words
+            logger.debug("fast lane: arguments of %s left to the SDK's path", entry.public, exc_info=True)
+            return False
         if sent is None:
             return False
         # Registered after the send: the send does not yield, and the answer is read by
         # another task of this loop, so it cannot come first.
-        self._calls[key] = (downstream, sent)
+        self._calls[key] = (entry, sent)
         return True
 
     def _cancel(self, line: str) -> bool:
@@ -189,34 +181,31 @@ class StdioFastLane:
         if call is None:
             return False  # not one of the lane's: the SDK's path has it
         self._forget(request_id)
-        downstream, sent = call
+        entry, sent = call
         reason = params.get("reason") if isinstance(params, dict) else None
-        downstream.cancel_raw(sent, reason if isinstance(reason, str) else "cancelled by the client")
+        self._gateway.pipeline.cancel(
+            entry, sent, reason if isinstance(reason, str) else "cancelled by the client"
+        )
         return True
 
     # -- answers ----------------------------------------------------------------------------
 
-    def _answered(self, request_id: str | int, entry: Entry, value: RawAnswer) -> None:
+    def _answered(self, request_id: str | int, entry: Entry, result: dict[str, Any]) -> None:
         if self._forget(request_id) is None:
             return  # cancelled by the client meanwhile: a cancelled request is not answered
         assert self._version is not None
         try:
-            if isinstance(value, dict):
-                result = self._gateway.pipeline.finished(entry, value)
-            else:
-                result = self._gateway.pipeline.failed(entry.route, value)
             line = answer_line(request_id, result, self._version, entry.public)
         except Exception as exc:  # never a traceback to the client, never no answer: one line
             logger.exception("tools/call %s failed inside the gateway", entry.public)
-            message = f"The gateway failed on {entry.public}: {type(exc).__name__}: {exc}"[:500]
-            line = response(request_id, answers.failure(scrub_surrogates(message)))
+            line = response(request_id, answers.gateway_failure(entry.public, exc))
         self.relayed += 1
         try:
             self._write(line + b"\n")
         except (OSError, RuntimeError) as exc:  # stdout closed: the client is gone
             logger.debug("fast lane: answer to %r not written: %s", request_id, exc)
 
-    def _forget(self, request_id: str | int) -> tuple[Downstream, int] | None:
+    def _forget(self, request_id: str | int) -> tuple[Entry, int] | None:
         call = self._calls.pop(_key(request_id), None)
         if call is not None and not self._calls:
             self._idle.set()
