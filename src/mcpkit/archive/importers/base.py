@@ -41,11 +41,12 @@ from mcpkit.archive.messages import Counted, Lang
 from mcpkit.archive.posts import KINDS, Media, Post, log_type_of_kind, post_key, twilog_kind
 
 __all__ = [
+    "DECLARED",
     "DIRECT_MESSAGE",
     "EARLIER_VERSION",
-    "FORMAT_NAMES",
     "MAX_SAMPLES",
     "SKIPPED_IN_WORDS",
+    "ExportFormat",
     "ExportReader",
     "ImportFormatError",
     "Progressive",
@@ -63,13 +64,22 @@ MAX_SAMPLES = 5
 """Malformed records a summary describes; the rest are only counted (a junk file must not
 grow a list without bound)."""
 
-FORMAT_NAMES: dict[str, str] = {
-    "twilog-csv": "Twilog CSV",
-    "x-archive": "X archive",
-    "mastodon": "Mastodon archive",
-    "bluesky-car": "Bluesky repository",
-}
-"""How a summary line names each format."""
+
+@dataclass(frozen=True, slots=True)
+class ExportFormat:
+    """One export format, declared once as ``DECLARED`` in its importer module (which also
+    gives ``sniff(path)`` and ``open_reader(path, limits)``). Every table of formats derives
+    from these declarations (:func:`~mcpkit.archive.importers.detect.formats`): the order of
+    detection, what a refusal says is expected, how a summary line names an export, the
+    platform of an export's pictures; so a new format is one new importer module."""
+
+    name: str  # as stored: each post's source, the exports table's format
+    title: str  # how a summary line names it ("X archive of @name: ...")
+    platform: str  # the platform its posts come from
+    expected: str  # how a refusal names what it reads ("an X archive (zip or folder)")
+    order: int  # detection tries formats in ascending order: the plain text ones last
+    takes_handle: bool = False  # open_reader takes handle= (the export does not name its account)
+
 
 _KIND_COUNTS: dict[str, Counted] = {
     "post": m.POSTS_READ,
@@ -311,3 +321,16 @@ def sniff_twilog_csv(path: Path) -> bool:
     except (ImportFormatError, OSError, ValueError):
         return False
     return True
+
+
+DECLARED = ExportFormat(TwilogCsvReader.format, "Twilog CSV", "x", "a Twilog CSV", 90)
+"""The Twilog CSV, declared beside its reader (``twilog_csv`` parses it, and imports no
+module of this package that imports it back). Tried last: any text file might be one, and
+its reader then says what it found."""
+
+sniff = sniff_twilog_csv
+
+
+def open_reader(path: Path, limits: ReadLimits | None = None) -> TwilogCsvReader:
+    """The Twilog CSV's reader, for the import flow (``twilog_csv.import_csv`` is the direct path)."""
+    return TwilogCsvReader(path, limits)

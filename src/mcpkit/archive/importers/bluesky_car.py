@@ -53,14 +53,15 @@ import numpy as np
 import numpy.typing as npt
 
 from mcpkit.archive.errors import ImportFormatError
-from mcpkit.archive.importers.base import ReadLimits, ReadSummary, export_post, utc_timestamp
+from mcpkit.archive.importers.base import ExportFormat, ReadLimits, ReadSummary, export_post, utc_timestamp
 from mcpkit.archive.importers.export_file import magic_kind
 from mcpkit.archive.importers.html_text import is_shortened_url
 from mcpkit.archive.posts import Media, Post
 
-__all__ = ["FORMAT", "BlueskyCarReader", "open_reader", "restore_links", "sniff"]
+__all__ = ["DECLARED", "FORMAT", "BlueskyCarReader", "open_reader", "restore_links", "sniff"]
 
 FORMAT = "bluesky-car"
+DECLARED = ExportFormat(FORMAT, "Bluesky repository", "bluesky", "a Bluesky CAR", 10, takes_handle=True)
 PLATFORM = "bluesky"
 
 POST, REPOST, LIKE = "app.bsky.feed.post", "app.bsky.feed.repost", "app.bsky.feed.like"

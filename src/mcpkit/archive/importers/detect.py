@@ -5,61 +5,57 @@ folder, ``archive-20241101.tar.gz``, ``repo.car``, ``twilog.csv.gz``) and someti
 so each format module's ``sniff`` looks inside (a zip's member names, a tar's, a CAR's
 header, a CSV's first rows), and the first that recognises the path reads it. A path none
 recognises gets one line naming what was expected and what was found. The format modules are
-imported only when asked, so importing a Twilog CSV never loads the CAR library.
+imported when detection first runs, not with this module. Each format is declared once, in
+its importer module (:class:`~.base.ExportFormat`); :func:`formats` finds them all.
 """
 
 from __future__ import annotations
 
+import functools
 import gzip
 import importlib
+import logging
+import pkgutil
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import ModuleType
 
 from mcpkit.archive.errors import ImportFormatError
-from mcpkit.archive.importers.base import ExportReader, ReadLimits, TwilogCsvReader, sniff_twilog_csv
+from mcpkit.archive.importers.base import ExportFormat, ExportReader, ReadLimits
 from mcpkit.archive.importers.export_file import looks_binary, magic_kind
 
-__all__ = ["EXPECTED", "FORMATS", "Format", "describe", "detect", "open_reader"]
+logger = logging.getLogger("mcpkit.archive")
 
-EXPECTED = "expected a Twilog CSV, an X archive (zip or folder), a Mastodon archive (tar.gz, tar.bz2, tar.xz, zip or folder) or a Bluesky CAR"
+__all__ = ["Format", "declared", "describe", "detect", "expected", "formats", "open_reader"]
 
 
 @dataclass(frozen=True, slots=True)
 class Format:
-    """One export format: its name and where its ``sniff``/``open_reader`` live."""
+    """One export format: its declaration and the importer module that declares it and gives
+    its ``sniff(path)`` and ``open_reader(path, limits)``."""
 
-    name: str
-    module: str  # a module with sniff(path) and open_reader(path, limits); "" for the Twilog CSV
-    takes_handle: bool = False  # open_reader takes handle= (the export does not name its account)
+    declared: ExportFormat
+    module: ModuleType
 
-    def _load(self) -> Any | None:
-        try:
-            return importlib.import_module(self.module)
-        except ModuleNotFoundError as exc:
-            if exc.name == self.module:  # this mcpkit has no reader for the format
-                return None
-            raise
+    @property
+    def name(self) -> str:
+        return self.declared.name
+
+    @property
+    def takes_handle(self) -> bool:
+        return self.declared.takes_handle
 
     def sniff(self, path: Path) -> bool:
-        if not self.module:
-            return sniff_twilog_csv(path)
-        module = self._load()
-        return module is not None and bool(module.sniff(path))
+        return bool(self.module.sniff(path))
 
     def open(self, path: Path, limits: ReadLimits, *, handle: str = "") -> ExportReader:
         """The format's reader on ``path``; a file that cannot be read is one line too.
         ``handle`` names the account of a Bluesky CAR (which holds only its DID); the other
         formats name their account themselves and ignore it."""
+        opener: Callable[..., ExportReader] = self.module.open_reader
         try:
-            if not self.module:
-                return TwilogCsvReader(path, limits)
-            module = self._load()
-            if module is None:
-                raise ImportFormatError(f"{path}: this mcpkit cannot read {self.name} exports")
-            opener: Callable[..., ExportReader] = module.open_reader
             return (
                 opener(path, limits, handle=handle) if handle and self.takes_handle else opener(path, limits)
             )
@@ -67,13 +63,45 @@ class Format:
             raise ImportFormatError(f"{path}: cannot be read: {exc.strerror or exc}") from exc
 
 
-FORMATS: tuple[Format, ...] = (
-    Format("bluesky-car", "mcpkit.archive.importers.bluesky_car", takes_handle=True),
-    Format("x-archive", "mcpkit.archive.importers.x_archive"),
-    Format("mastodon", "mcpkit.archive.importers.mastodon"),
-    Format("twilog-csv", ""),
-)
-"""Tried in this order; the Twilog CSV last, as it is the one plain text file."""
+@functools.cache
+def formats() -> tuple[Format, ...]:
+    """Every format an importer module of this package declares (its ``DECLARED``), in the
+    order detection tries them. A module whose library is not installed (the CAR reader's
+    without ``libipld``) is left out, so its exports are refused as unknown."""
+    import mcpkit.archive.importers as package
+
+    found: list[Format] = []
+    for info in pkgutil.iter_modules(package.__path__, f"{package.__name__}."):
+        try:
+            module = importlib.import_module(info.name)
+        except ModuleNotFoundError as exc:
+            if exc.name == info.name or (exc.name or "").startswith("mcpkit"):
+                raise
+            logger.debug("no %s: %s", info.name, exc)
+            continue
+        declaration = getattr(module, "DECLARED", None)
+        if isinstance(declaration, ExportFormat):
+            found.append(Format(declaration, module))
+    return tuple(sorted(found, key=lambda f: (f.declared.order, f.name)))
+
+
+def declared(name: str) -> ExportFormat | None:
+    """The declaration of the format stored as ``name`` (``None`` for one this mcpkit lacks)."""
+    return next((f.declared for f in formats() if f.name == name), None)
+
+
+def expected() -> str:
+    """What a refusal says the import reads: every declared format, in detection order."""
+    phrases = [f.declared.expected for f in formats()]
+    return "expected " + (
+        f"{', '.join(phrases[:-1])} or {phrases[-1]}" if len(phrases) > 1 else "".join(phrases)
+    )
+
+
+def __getattr__(name: str) -> str:
+    if name == "EXPECTED":  # computed on first use: the declarations live in the importer modules
+        return expected()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def detect(path: Path) -> Format:
@@ -82,14 +110,15 @@ def detect(path: Path) -> Format:
     path = Path(path)
     if not path.exists():
         raise ImportFormatError(f"{path}: no such file or folder")
-    for candidate in FORMATS:
+    known = formats()
+    for candidate in known:
         if candidate.sniff(path):
             return candidate
     if path.is_file() and ((_is_text(path) and _text_kind(_head(path)) is None) or _one_csv_zip(path)):
         # a text file (or a zip of one CSV) that is no Twilog CSV: the CSV reader says what it
         # found in it, or which limit it passes
-        return FORMATS[-1]
-    raise ImportFormatError(f"{path}: {EXPECTED}; found {describe(path)}")
+        return known[-1]
+    raise ImportFormatError(f"{path}: {expected()}; found {describe(path)}")
 
 
 def open_reader(path: Path, limits: ReadLimits | None = None) -> ExportReader:

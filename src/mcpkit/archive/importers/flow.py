@@ -37,7 +37,6 @@ from typing import Any, TypeVar
 from mcpkit.archive import messages as m
 from mcpkit.archive.errors import ImportFormatError
 from mcpkit.archive.importers.base import (
-    FORMAT_NAMES,
     ExportReader,
     Progressive,
     ReadSummary,
@@ -45,6 +44,7 @@ from mcpkit.archive.importers.base import (
     kind_counts_text,
     skipped_text,
 )
+from mcpkit.archive.importers.detect import declared
 from mcpkit.archive.importers.pipeline import PostTally, no_cyclic_gc, produced
 from mcpkit.archive.messages import Lang
 from mcpkit.archive.posts import Post
@@ -121,7 +121,7 @@ class ExportResult:
         what the export held, what the archive made of it, and what the reader left out
         (:func:`~.base.skipped_text`: in its words, or record types as the export names them),
         in ``lang`` (the catalogue's :mod:`~mcpkit.archive.messages`)."""
-        name = FORMAT_NAMES.get(self.format, self.format)
+        name = _title(self.format)
         head = m.EXPORT_OF(lang, name=name, account=self.account) if self.account else name
         text = m.IMPORT_LINE(
             lang,
@@ -207,9 +207,15 @@ def _import(
     return result
 
 
+def _title(format: str) -> str:
+    """How a line names the format stored as ``format`` (its declared title)."""
+    declaration = declared(format)
+    return format if declaration is None else declaration.title
+
+
 def _no_records(path: Path, format: str, read: ReadSummary) -> str:
     """The line refusing an export that held no post, like or bookmark."""
-    name = FORMAT_NAMES.get(format, format)
+    name = _title(format)
     article = "an" if name[:1] in "AEIOUX" else "a"
     held = []
     if read.skipped:

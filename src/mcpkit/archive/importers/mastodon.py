@@ -54,7 +54,7 @@ from typing import IO, Any, cast
 from urllib.parse import urlsplit
 
 from mcpkit.archive.errors import ImportFormatError
-from mcpkit.archive.importers.base import ReadLimits, ReadSummary, export_post, utc_timestamp
+from mcpkit.archive.importers.base import ExportFormat, ReadLimits, ReadSummary, export_post, utc_timestamp
 from mcpkit.archive.importers.export_file import open_zip_member
 from mcpkit.archive.importers.html_text import html_to_text
 from mcpkit.archive.importers.json_stream import (
@@ -66,6 +66,7 @@ from mcpkit.archive.importers.json_stream import (
 from mcpkit.archive.posts import Media, Post
 
 __all__ = [
+    "DECLARED",
     "FORMAT",
     "JsonCollection",
     "MastodonReader",
@@ -75,6 +76,9 @@ __all__ = [
 ]
 
 FORMAT = "mastodon"
+DECLARED = ExportFormat(
+    FORMAT, "Mastodon archive", "mastodon", "a Mastodon archive (tar.gz, tar.bz2, tar.xz, zip or folder)", 30
+)
 
 CHUNK_CHARS = 1 << 20
 """Characters read at a time: the parse buffer holds about this much text."""

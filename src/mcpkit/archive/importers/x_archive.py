@@ -47,7 +47,14 @@ import numpy as np
 import numpy.typing as npt
 
 from mcpkit.archive.errors import ImportFormatError
-from mcpkit.archive.importers.base import EARLIER_VERSION, ReadLimits, ReadSummary, export_post, utc_timestamp
+from mcpkit.archive.importers.base import (
+    EARLIER_VERSION,
+    ExportFormat,
+    ReadLimits,
+    ReadSummary,
+    export_post,
+    utc_timestamp,
+)
 from mcpkit.archive.importers.export_file import open_zip_member
 from mcpkit.archive.importers.json_stream import (
     JsonCursor,
@@ -57,9 +64,10 @@ from mcpkit.archive.importers.json_stream import (
 )
 from mcpkit.archive.posts import Media, Post, user_from_url
 
-__all__ = ["FORMAT", "XArchiveReader", "open_reader", "sniff"]
+__all__ = ["DECLARED", "FORMAT", "XArchiveReader", "open_reader", "sniff"]
 
 FORMAT = "x-archive"
+DECLARED = ExportFormat(FORMAT, "X archive", "x", "an X archive (zip or folder)", 20)
 
 _CHUNK = 1 << 20
 """Bytes read from a member at a time: the parse buffer holds about this much text."""

@@ -406,7 +406,7 @@ class FacetIndex:
                 "ORDER BY account = '' , export_id DESC",
                 (account,),
             )
-            if path and _FORMAT_PLATFORM.get(str(fmt), platform) == platform
+            if path and _platform_of(str(fmt), platform) == platform
         ]
         rows = conn.execute(
             "SELECT post_id, position, type, path, url, alt FROM media WHERE post_id = ? ORDER BY position",
@@ -421,5 +421,10 @@ class FacetIndex:
         return out
 
 
-_FORMAT_PLATFORM = {"x-archive": "x", "twilog-csv": "x", "mastodon": "mastodon", "bluesky-car": "bluesky"}
-"""The platform of each export format (an unknown format is tried for every platform)."""
+def _platform_of(format: str, default: str) -> str:
+    """The platform of an export format as its importer declares it (``default`` for a format
+    this mcpkit does not declare: its export is tried for every platform)."""
+    from mcpkit.archive.importers.detect import declared
+
+    declaration = declared(format)
+    return default if declaration is None else declaration.platform
