@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -385,3 +386,47 @@ def test_sighup_no_longer_stops_a_gateway(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+@pytest.mark.slow
+def test_an_http_gateway_applies_a_changed_file_to_its_lists_and_limit(tmp_path: Path) -> None:
+    """Over HTTP too: a changed file excludes a tool and sets a limit, without a restart."""
+    config = write_config(tmp_path / "gw.json", {"a": flaky()})
+    port = free_port()
+    proc = subprocess.Popen(
+        gateway_argv(config, "--transport", "http", "--port", str(port)),
+        env={**os.environ, **gateway_env()},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}/mcp"
+    headers = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+
+    def post(method: str, params: dict[str, Any]) -> httpx2.Response:
+        body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+        return httpx2.post(url, json=body, headers=headers, timeout=60)
+
+    def listed() -> set[str]:
+        text = post("tools/list", {}).text  # a JSON body or one SSE event
+        line = (
+            text if text.startswith("{") else next(x[5:] for x in text.splitlines() if x.startswith("data:"))
+        )
+        return {t["name"] for t in json.loads(line)["result"]["tools"]}
+
+    try:
+        wait_port(port)
+        assert "a_tags" in listed()
+        limited = {
+            "rate_limit": {"calls": 1, "per": 3600},
+            "servers": {"a": {"tools": {"exclude": ["tags"]}}},
+        }
+        write_config(tmp_path / "next.json", {"a": flaky()}, limited).replace(config)
+        deadline = time.monotonic() + 60  # the file is looked at every second: until the change shows
+        while "a_tags" in listed():
+            assert time.monotonic() < deadline, "the changed config was not applied"
+            time.sleep(0.05)
+        assert post("tools/call", {"name": "a_echo", "arguments": {"text": "1"}}).status_code == 200
+        assert post("tools/call", {"name": "a_echo", "arguments": {"text": "2"}}).status_code == 429
+    finally:
+        proc.terminate()
+        proc.wait(30)
