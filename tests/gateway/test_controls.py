@@ -80,6 +80,17 @@ def test_bad_tool_rules_are_refused_in_one_line_naming_the_field(
     assert message in str(caught.value) and "\n" not in str(caught.value)
 
 
+def test_a_misspelt_server_key_is_refused_not_ignored(tmp_path: Path) -> None:
+    path = write_config(
+        tmp_path / "gw.json", {"a": flaky()}, {"servers": {"a": {"tool": {"exclude": ["x"]}}}}
+    )
+    with pytest.raises(GatewayConfigError) as caught:
+        load_gateway_config(path)
+    assert "gateway.servers.a: unknown keys 'tool' (known: max_concurrent, protocol, tools)" in str(
+        caught.value
+    )
+
+
 @pytest.mark.parametrize(
     ("limit", "message"),
     [

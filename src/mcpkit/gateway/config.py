@@ -27,6 +27,8 @@ from mcpkit.gateway.errors import GatewayConfigError
 DEFAULT_NAME = "gateway"
 DEFAULT_MAX_CONCURRENT = 16
 DEFAULT_CALL_TIMEOUT = 300.0
+SERVER_KEYS = frozenset({"max_concurrent", "protocol", "tools"})
+"""What ``gateway.servers.NAME`` may hold."""
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,12 @@ def parse_gateway_table(
             raise GatewayConfigError(f"{where}.servers: no server {server!r} in mcpServers")
         if not isinstance(opts, Mapping):
             raise GatewayConfigError(f"{where}.servers.{server} must be a table")
+        strange = sorted(str(k) for k in set(opts) - SERVER_KEYS)
+        if strange:  # a misspelt "tools" would serve every tool, unnoticed
+            raise GatewayConfigError(
+                f"{where}.servers.{server}: unknown keys {', '.join(map(repr, strange))}"
+                f" (known: {', '.join(sorted(SERVER_KEYS))})"
+            )
         limit = _positive(opts, "max_concurrent", f"{where}.servers.{server}", int)
         if limit is not None:
             per_server[server] = limit
