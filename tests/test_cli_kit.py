@@ -109,6 +109,31 @@ def test_every_mcp_serving_command_lists_the_same_serving_options() -> None:
             assert flag in shown.stdout, (path, flag)
 
 
+@pytest.mark.parametrize("path", MCP_SERVERS)
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        (["--token-env", "MCPKIT_TEST_SERVING_TOKEN"], "--token-env"),
+        (["--allow-origin", "https://app.example"], "--allow-origin"),
+    ],
+)
+def test_an_http_only_option_on_stdio_is_a_usage_error(
+    path: tuple[str, ...], flags: list[str], named: str
+) -> None:
+    """A token or an origin given to a stdio server would guard nothing: said, not ignored."""
+    env = {
+        "MCPKIT_TEST_SERVING_TOKEN": "s3cret",
+        "REDMINE_URL": "http://redmine.invalid",
+        "REDMINE_API_KEY": "a" * 40,
+    }
+    done = runner.invoke(root, [*path, *flags], env=env)
+    assert done.exit_code == 2, done.output
+    assert (
+        done.stderr
+        == f"error: {named} is for --transport http (a stdio server is reached only by its parent)\n"
+    )
+
+
 def test_an_option_set_is_taken_whole_and_given_back_as_one_value() -> None:
     got: list[ServingOptions] = []
     app = typer.Typer()

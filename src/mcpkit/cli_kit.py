@@ -314,7 +314,12 @@ class ServingOptions:
 
     def http_changes(self, oauth: type[OAuthOptions]) -> dict[str, Any]:
         """The HTTP options these flags set, for ``ServerOptions.with_http(**changes)``; ``oauth``
-        is :class:`mcpkit.server.OAuthOptions`."""
+        is :class:`mcpkit.server.OAuthOptions`. A token or an origin given to a stdio server
+        would guard nothing, so it is a usage error rather than ignored."""
+        if not self.http:
+            for flag, value in (("--token-env", self.token_env), ("--allow-origin", self.allow_origin)):
+                if value:
+                    usage(f"{flag} is for --transport http (a stdio server is reached only by its parent)")
         return {
             "host": self.host,
             "port": self.port,
