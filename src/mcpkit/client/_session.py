@@ -102,6 +102,7 @@ logger = logging.getLogger("mcpkit.client")
 __all__ = ["DEFAULT_CONNECT_TIMEOUT", "DEFAULT_TIMEOUT", "UNSET", "Session", "SessionOptions", "connect"]
 
 
+TOOLS_CHANGED = "notifications/tools/list_changed"
 DEADLINE_SLACK = 0.05
 """Seconds before a call's deadline within which a cancellation from outside counts as that
 deadline (a caller that bounds the call by the same deadline, as the gateway does, cancels it
@@ -233,6 +234,8 @@ class Session:
         self._dead: CallError | None = None
         self._closing = False
         self._tools: list[Tool] | None = None
+        self._tools_until: float | None = None  # monotonic end of the list's ttlMs, if it gave one
+        self._tools_changes = 0  # change notices heard: a list fetched across one is not kept
         self._inflight = 0
         self._http_guard: HttpGuard | None = None
         self._spans = RequestSpans()  # each request a span: under the caller's, or this session's trace
@@ -501,7 +504,11 @@ class Session:
         """Hand server notifications to ``on_notification`` as (method, params) in wire form."""
         if self._link is not None:
             self._link.answered += 1  # a sign of life (HTTP; stdio counts every line itself)
-        if self._on_notification is None or isinstance(message, Exception):
+        if isinstance(message, Exception):
+            return
+        if getattr(message, "method", None) == TOOLS_CHANGED:
+            self._tools_changed()
+        if self._on_notification is None:
             return
         data = message.model_dump(by_alias=True, mode="json", exclude_none=True)
         params = data.get("params")
@@ -530,6 +537,8 @@ class Session:
                 ) as stream:
                     link.listening = True
                     if drops:
+                        if wanted["tools"]:
+                            self._tools_changed()
                         for kind, on in wanted.items():
                             if on:
                                 await self._on_notification(f"notifications/{kind}/list_changed", {})
@@ -775,27 +784,44 @@ class Session:
     # ----- requests --------------------------------------------------------------------
 
     async def list_tools(self, *, refresh: bool = False) -> list[Tool]:
-        """Every tool definition as sent (all pages), cached until ``refresh`` or a restart.
+        """Every tool definition as sent (all pages), cached until ``refresh``, a restart, a
+        change notice from the server (``notifications/tools/list_changed``, or its event on a
+        2026 ``subscriptions/listen`` stream), or the end of the result's ``ttlMs`` (2026;
+        ``ttlMs: 0`` is stale at once, so every call asks again).
 
         Each page is one call with its own deadline (the session's ``timeout``)."""
         if self._tools is not None and not refresh:
-            return self._tools
+            until = self._tools_until
+            if until is None or time.monotonic() < until:
+                return self._tools
         return await self._fetch_tools(await self._usable_link(self.timeout))
 
     async def _fetch_tools(self, link: _Link) -> list[Tool]:
         tools: list[Tool] = []
         cursor: str | None = None
+        changes = self._tools_changes
+        ttl: float | None = None  # seconds: the shortest ttlMs of the pages
         for _ in range(1000):
             params = {"cursor": cursor} if cursor else None
             page = await self._request_on(link, "tools/list", params, self.timeout)
             items = page.get("tools")
             if isinstance(items, list):
                 tools.extend(cast(Tool, t) for t in items if isinstance(t, dict))
+            given = page.get("ttlMs")
+            if isinstance(given, int) and not isinstance(given, bool) and given >= 0:
+                ttl = given / 1000 if ttl is None else min(ttl, given / 1000)
             cursor = page.get("nextCursor") if isinstance(page.get("nextCursor"), str) else None
             if not cursor:
                 break
-        self._tools = tools
+        if changes == self._tools_changes:  # no notice came meanwhile: the list is current
+            self._tools = tools
+            self._tools_until = None if ttl is None else time.monotonic() + ttl
         return tools
+
+    def _tools_changed(self) -> None:
+        """The server said its tool list changed: the cached one is stale."""
+        self._tools_changes += 1
+        self._tools = None
 
     async def call(
         self,
