@@ -22,6 +22,7 @@ from mcpkit.archive.errors import ArchiveError
 from mcpkit.archive.filters import SHOWN, PostFilter, account_key
 from mcpkit.archive.posts import KIND_BITS, KINDS, PLATFORMS, VISIBILITIES, relation_names
 from mcpkit.archive.query import TextFilter
+from mcpkit.archive.settings import SPACES
 from mcpkit.archive.store._columns import UNKNOWN_CODE, PostArrays
 
 __all__ = [
@@ -33,7 +34,7 @@ __all__ = [
     "trigram_query",
 ]
 
-SOURCES = ("content", "reasoning", "summary")
+SOURCES = SPACES  # the texts a post has, searched by words or by meaning
 
 _POST_COLUMNS = "p.post_id, coalesce(u.name, ''), p.timestamp, p.url, p.content"
 _FTS_PROBE = 5000
