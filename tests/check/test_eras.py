@@ -21,6 +21,8 @@ from tests.client.procs import free_port, wait_listening
 pytestmark = pytest.mark.slow  # each test serves HTTP and runs the checker against it
 
 ERA_SERVER = Path(__file__).with_name("era_server.py")
+TWO_ERAS = [sys.executable, str(Path(__file__).parents[1] / "fixtures" / "servers" / "asking_server.py")]
+"""A toolkit server that serves both eras on stdio."""
 BOTH = {"2025-11-25", "2026-07-28"}
 
 
@@ -107,11 +109,21 @@ def test_asking_for_an_era_the_server_does_not_serve_is_a_connect_failure() -> N
     assert code == 2 and "does not serve 2026-07-28" in report["error"] and "cannot check" in err
 
 
-def test_stdio_defaults_to_the_handshake_and_refuses_the_stateless_era() -> None:
+def test_stdio_defaults_to_the_handshake_and_checks_the_stateless_era_on_request() -> None:
+    """``--protocol 2026-07-28`` on stdio is checked there, as ``mcpkit call`` speaks it (it was
+    refused: "need an HTTP target"); a handshake-only server cannot be checked on it."""
     code, report, _ = run_check("--", *protocol())
     assert code == 0 and set(report["eras"]) == {"2025-11-25"}
-    code, _, err = run_check("--protocol", "2026-07-28", "--", *protocol())
-    assert code == 2 and "need an HTTP target" in err
+    code, report, err = run_check("--protocol", "2026-07-28", "--probe", "--timeout", "20", "--", *TWO_ERAS)
+    assert code in (0, 1), err
+    facts = report["eras"]["2026-07-28"]
+    assert set(report["eras"]) == {"2026-07-28"} and facts["served"] is True
+    assert report["protocolVersion"] == "2026-07-28" and report["serverInfo"]["name"]
+    assert report["tools"] and report["probed"] and facts["messagesValidated"] >= 3
+    assert "tools/list" in facts["caching"]
+    assert not [f for f in report["findings"] if f["era"] == "2026-07-28" and f["severity"] == "error"]
+    code, report, err = run_check("--protocol", "2026-07-28", "--timeout", "10", "--", *protocol())
+    assert code == 2 and "does not serve 2026-07-28" in report["error"], err
     code, _, err = run_check("--protocol", "2027-01-01", "--", *protocol())
     assert code == 2 and "--protocol must be" in err
 

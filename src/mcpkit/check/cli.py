@@ -48,8 +48,9 @@ def parse_profiles(text: str) -> tuple[str, ...]:
     return names
 
 
-def parse_protocol(text: str | None, over_http: bool) -> tuple[str, ...] | None:
-    """``--protocol``: one revision, ``both``, or None (both on HTTP, the handshake on stdio)."""
+def parse_protocol(text: str | None, sse: bool) -> tuple[str, ...] | None:
+    """``--protocol``: one revision, ``both``, or None (both on HTTP, the handshake on stdio);
+    ``sse``: the target speaks the legacy SSE transport, which has no stateless wire."""
     if text is None:
         return None
     choices = {
@@ -59,8 +60,8 @@ def parse_protocol(text: str | None, over_http: bool) -> tuple[str, ...] | None:
     }
     if text not in choices:
         usage(f"--protocol must be {HANDSHAKE_ERA}, {STATELESS_ERA} or both, got {text!r}")
-    if STATELESS_ERA in choices[text] and not over_http:
-        usage(f"--protocol {text}: the {STATELESS_ERA} checks need an HTTP target (--url) for now")
+    if STATELESS_ERA in choices[text] and sse:
+        usage(f"--protocol {text}: the legacy SSE transport has no {STATELESS_ERA} wire")
     return choices[text]
 
 
@@ -141,7 +142,7 @@ def check_command(
         baseline=str(baseline) if baseline else None,
         update_baseline=update_baseline,
         client_name=client_name,
-        protocols=parse_protocol(protocol, bool(target.url) and target.kind != "sse"),
+        protocols=parse_protocol(protocol, target.kind == "sse"),
         foreign_token=foreign_token,
     )
     quiet_logs(trace)

@@ -33,7 +33,7 @@ import anyio
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from mcpkit.check.model import CheckFinding, CheckReport, CheckSeverity
-from mcpkit.check.stateless import StatelessSession
+from mcpkit.check.stateless import StatelessSession, StatelessWire
 from mcpkit.client import CallError, JsonRpcError
 
 DAY_MS = 24 * 3600 * 1000
@@ -46,7 +46,7 @@ LISTEN_FILTER = {
 ACK = "notifications/subscriptions/acknowledged"
 
 
-async def check_discover(wire: StatelessSession, report: CheckReport, *, handshake: str | None) -> bool:
+async def check_discover(wire: StatelessWire, report: CheckReport, *, handshake: str | None) -> bool:
     """Ask ``server/discover``; False when the server does not serve the stateless revision."""
     try:
         result = await wire.discover()
@@ -86,7 +86,7 @@ async def check_discover(wire: StatelessSession, report: CheckReport, *, handsha
     return True
 
 
-async def check_caching(wire: StatelessSession, report: CheckReport, timeout: float) -> None:
+async def check_caching(wire: StatelessWire, report: CheckReport, timeout: float) -> None:
     """Whether the caching hints of each declared list make sense for what the server declares."""
     caps = wire.capabilities
     for name, method in LISTS.items():

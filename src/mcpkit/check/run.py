@@ -3,8 +3,10 @@
 An HTTP target is checked on both protocol eras by default: the ``initialize`` handshake
 (2025-11-25) and the stateless wire (2026-07-28), because one endpoint usually serves both
 and clients of either kind connect to it. A stdio target is checked on the handshake only by
-default: that is what every stdio client speaks today, and the stateless stdio wire needs a
-process per check of its own (``--protocol 2026-07-28`` on stdio is refused in one line).
+default: that is what every stdio client speaks today. ``--protocol 2026-07-28`` (or ``both``)
+checks its stateless wire too, in a process of its own, through the client as ``mcpkit call``
+speaks it there: discover, the lists, caching hints and probing (the envelope and
+``subscriptions/listen`` checks need an HTTP target).
 Findings about the wire carry their era; what is the same on both (tool definitions, secrets,
 rebinding) is reported once. A server that does not serve one era of ``both`` is told so in a
 note, never failed for it: the revision it lacks is newer or older, not wrong.
@@ -30,7 +32,7 @@ from mcpkit.check.poisoning import check_poisoning
 from mcpkit.check.probe import Prober, Restart
 from mcpkit.check.schema import MessageValidator, ValidatingTracer
 from mcpkit.check.secrets import check_secrets
-from mcpkit.check.stateless import StatelessSession
+from mcpkit.check.stateless import StatelessSession, StdioStatelessSession
 from mcpkit.check.tooldefs import check_tool_definitions
 from mcpkit.client import (
     CallError,
@@ -185,12 +187,18 @@ async def _stateless_era(
     ``strict``: the stateless era is all that was asked for; as part of ``both``, not serving
     it is also a note (and :func:`check` raises only when neither era was served).
     """
-    if server.url is None or server.kind == "sse":
+    if server.kind == "sse":
         return None
     report.era = STATELESS_ERA
     report.eras[STATELESS_ERA] = {"served": False, "protocolVersion": STATELESS_ERA}
     validator = MessageValidator(report, STATELESS_ERA)
-    wire = StatelessSession(server, validator, timeout=opts.call_timeout, client_name=opts.client_name)
+    wire: StatelessSession | StdioStatelessSession
+    if server.url is None:
+        wire = StdioStatelessSession(
+            server, validator, timeout=opts.call_timeout, client_name=opts.client_name
+        )
+    else:
+        wire = StatelessSession(server, validator, timeout=opts.call_timeout, client_name=opts.client_name)
     try:
         handshake = report.protocol_version if report.eras.get(HANDSHAKE_ERA, {}).get("served") else None
         if not await check_discover(wire, report, handshake=handshake):
@@ -214,8 +222,9 @@ async def _stateless_era(
         if handshake is not None:
             check_agreement(report.capabilities, wire.capabilities, report)
         await check_caching(wire, report, opts.call_timeout)
-        await check_listen(wire, report, opts.call_timeout)
-        await check_envelope(wire, report, opts.call_timeout)
+        if isinstance(wire, StatelessSession):  # HTTP's: the envelope headers, the listen stream
+            await check_listen(wire, report, opts.call_timeout)
+            await check_envelope(wire, report, opts.call_timeout)
         first = not report.tools
         if first and "tools" in wire.capabilities:
             # The handshake era was not checked or not served: grade the tools as listed here.

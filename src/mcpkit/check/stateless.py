@@ -26,8 +26,16 @@ from mcp_types import CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, PROTOC
 from mcp_types.version import LATEST_MODERN_VERSION
 
 from mcpkit import __version__
-from mcpkit.check.schema import MessageValidator
-from mcpkit.client import CallError, CallTimeoutError, HttpError, JsonRpcError, ServerConfig
+from mcpkit.check.schema import MessageValidator, ValidatingTracer
+from mcpkit.client import (
+    CallError,
+    CallTimeoutError,
+    HttpError,
+    JsonRpcError,
+    ServerConfig,
+    Session,
+    SessionOptions,
+)
 
 NAME_BEARING_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 """The param each method mirrors in the ``Mcp-Name`` header (2026-07-28, streamable HTTP); the
@@ -199,3 +207,72 @@ async def sse_messages(response: httpx2.Response) -> AsyncIterator[dict[str, Any
                 continue
             if isinstance(message, dict):
                 yield message
+
+
+class StdioStatelessSession:
+    """The stateless wire to a stdio server: the client's own :class:`~mcpkit.client.Session`
+    with ``protocol="2026-07-28"`` (as ``mcpkit call`` speaks it), every message validated.
+
+    It answers what :class:`StatelessSession` answers for the checks that hold on any
+    transport (discover, the lists, caching hints, probing). The envelope and the HTTP
+    headers are HTTP's, and ``subscriptions/listen`` is not opened here: those checks run on
+    an HTTP target (``--url``).
+    """
+
+    def __init__(
+        self,
+        server: ServerConfig,
+        validator: MessageValidator,
+        *,
+        timeout: float,
+        client_name: str | None = None,
+        version: str = LATEST_MODERN_VERSION,
+    ) -> None:
+        self.server = server
+        self.validator = validator
+        self.timeout = timeout
+        self.protocol_version = version
+        self.client_name = client_name or "mcpkit-check"
+        self.discover_result: dict[str, Any] = {}
+        self._session: Session | None = None
+
+    @property
+    def capabilities(self) -> dict[str, Any]:
+        caps = self.discover_result.get("capabilities")
+        return dict(caps) if isinstance(caps, dict) else {}
+
+    async def discover(self) -> dict[str, Any]:
+        """Start the server on the stateless wire; its ``server/discover`` answer (CallError
+        when it does not serve it)."""
+        await self.aclose()
+        session = Session(
+            self.server,
+            SessionOptions(
+                timeout=self.timeout,
+                protocol=self.protocol_version,  # type: ignore[arg-type]
+                tracer=ValidatingTracer(self.validator),
+                raise_on_error=False,
+                shutdown_grace=0.5,
+                client_info={"name": self.client_name, "version": __version__},
+            ),
+        )
+        await session.__aenter__()
+        self._session = session
+        self.discover_result = dict(session.discover_result or {})
+        return self.discover_result
+
+    async def request(
+        self, method: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None
+    ) -> dict[str, Any]:
+        if self._session is None:
+            raise CallError(f"{self.server.name}: not connected on {self.protocol_version}")
+        return dict(await self._session.request(method, params, timeout=timeout or self.timeout))
+
+    async def aclose(self) -> None:
+        session, self._session = self._session, None
+        if session is not None:
+            await session.aclose()
+
+
+StatelessWire = StatelessSession | StdioStatelessSession
+"""The stateless wire on either transport, for the checks that hold on both."""
