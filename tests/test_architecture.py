@@ -380,10 +380,13 @@ def test_the_public_modules_of_the_core_are_the_ones_the_page_names() -> None:
 
 
 def _defines(files: list[Path], name: str) -> bool:
-    """Whether one of ``files`` defines ``name`` (a function, class, method or assignment)."""
+    """Whether one of ``files`` defines ``name`` (a function, class, method or assignment), or
+    exports it as a lazy root does (``from module import name as name``, see mcpkit._lazy)."""
     for path in files:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and node.name == name:
+                return True
+            if isinstance(node, ast.ImportFrom) and any(a.asname == name for a in node.names):
                 return True
             if isinstance(node, ast.Assign | ast.AnnAssign):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
