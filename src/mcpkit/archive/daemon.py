@@ -33,7 +33,7 @@ from mcpkit.archive import messages as m
 from mcpkit.archive.embedders import EmbedEndpoint
 from mcpkit.archive.errors import ArchiveError
 from mcpkit.archive.limits import InputLimits
-from mcpkit.archive.messages import Lang, WordedError
+from mcpkit.archive.messages import Lang, Wording
 from mcpkit.archive.rpc.client import RpcClient
 from mcpkit.archive.rpc.server import RpcServerOptions
 from mcpkit.errors import CallError
@@ -45,7 +45,7 @@ SPEC_COMMAND = "serve-spec"
 LOG_NAME = "archive-server.log"
 
 
-class DaemonError(WordedError, ArchiveError):
+class DaemonError(Wording, ArchiveError):
     """The background server could not be started or stopped (its line in any language)."""
 
 

@@ -8,7 +8,7 @@ it will be shown.
 
 from __future__ import annotations
 
-from mcpkit.archive.messages import WordedError
+from mcpkit.archive.messages import Wording
 from mcpkit.errors import McpkitError, ValidationError
 
 __all__ = [
@@ -30,9 +30,9 @@ class ImportFormatError(ArchiveError):
     """An input file (CSV export, upstream directory) cannot be read at all."""
 
 
-class ArchiveMissingError(WordedError, ArchiveError):
+class ArchiveMissingError(Wording, ArchiveError):
     """The archive file does not exist yet: nothing was imported (the message says how to, in
-    the reader's language by :meth:`~mcpkit.archive.messages.WordedError.text`)."""
+    the reader's language by :meth:`~mcpkit.archive.messages.Wording.text`)."""
 
 
 class SpaceMissingError(ArchiveError):

@@ -29,7 +29,7 @@ from mcpkit.archive import messages as m
 from mcpkit.archive import texts
 from mcpkit.archive.errors import ArchiveError
 from mcpkit.archive.filters import FILTER_KEYS, FILTER_PARAMS, request_filters
-from mcpkit.archive.messages import Lang, WordedError
+from mcpkit.archive.messages import Lang, Wording
 from mcpkit.archive.methods import METHODS, Param
 from mcpkit.archive.rpc.api_protocol import ArchiveAPIProtocol
 from mcpkit.archive.rpc.client import RpcClient
@@ -61,7 +61,7 @@ def describe_failure(exc: BaseException, lang: Lang = "en") -> str:
         return m.CONNECTION_CLOSED(lang)
     if isinstance(exc, ConnectError):
         return m.SERVER_DOWN(lang)
-    if isinstance(exc, WordedError):  # said for a person in the catalogue (no archive yet)
+    if isinstance(exc, Wording):  # said for a person in the catalogue (no archive yet)
         return exc.text(lang)
     if isinstance(exc, ArchiveError):  # said for a person already (a damaged archive)
         return str(exc)

@@ -24,7 +24,7 @@ __all__ = [
     "Message",
     "Said",
     "Worded",
-    "WordedError",
+    "Wording",
     "catalogue",
     "choose_lang",
     "in_lang",
@@ -72,12 +72,17 @@ class Counted(Message):
         return {"en": found["en"] | one if one == found["en"] else {"<one differs>"}, "ja": found["ja"]}
 
 
-class WordedError(Exception):
-    """An error whose line is a catalogue message: ``str()`` is the English line (logs, JSON),
-    :meth:`text` the line in the reader's language. Mixed into a part's error class."""
+class Wording:
+    """Mixed into a part's error class, before its mcpkit base (``class DaemonError(Wording,
+    ArchiveError)``): the error's line is a catalogue message, ``str()`` the English line (logs,
+    JSON), :meth:`text` the line in the reader's language. Not an exception itself, so the error
+    tree stays the one :mod:`mcpkit.errors` draws."""
+
+    message: Message
+    fields: dict[str, Any]
 
     def __init__(self, message: Message, **fields: Any) -> None:
-        super().__init__(message("en", **fields))
+        super().__init__(message("en", **fields))  # type: ignore[call-arg]  # the error class's base
         self.message, self.fields = message, fields
 
     def text(self, lang: Lang) -> str:
@@ -101,8 +106,8 @@ class Said(str):
 
 
 def in_lang(text: object, lang: Lang) -> str:
-    """``text`` in ``lang`` when it holds its message (:class:`Said`, :class:`WordedError`), else as it is."""
-    return text.text(lang) if isinstance(text, Said | WordedError) else str(text)
+    """``text`` in ``lang`` when it holds its message (:class:`Said`, :class:`Wording`), else as it is."""
+    return text.text(lang) if isinstance(text, Said | Wording) else str(text)
 
 
 def lang_of_locale(environ: Mapping[str, str]) -> Lang:

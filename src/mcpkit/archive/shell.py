@@ -28,7 +28,7 @@ from mcpkit.archive.filters import (
     parse_visibilities,
     request_filters,
 )
-from mcpkit.archive.messages import Lang, WordedError
+from mcpkit.archive.messages import Lang, Wording
 from mcpkit.archive.methods import METHODS
 from mcpkit.archive.rpc.api_protocol import ArchiveAPIProtocol
 from mcpkit.archive.texts import collapse_blank_lines, match_note, post_author, post_head, post_marks
@@ -43,7 +43,7 @@ HELP = m.SHELL_HELP.en
 """The English help (``/help`` prints :data:`~mcpkit.archive.messages.SHELL_HELP` in the shell's language)."""
 
 
-class ShellUsageError(WordedError, ValidationError):
+class ShellUsageError(Wording, ValidationError):
     """A slash command with arguments it cannot use (its line in the shell's language)."""
 
 

@@ -37,7 +37,7 @@ from mcpkit.archive.enrich.prompt import (
     parse_answer,
 )
 from mcpkit.archive.errors import ArchiveError
-from mcpkit.archive.messages import WordedError
+from mcpkit.archive.messages import Wording
 
 __all__ = [
     "DEFAULT_ENDPOINT",
@@ -56,11 +56,11 @@ DEFAULT_MODEL = "qwen3:4b"
 ENV_KEYS = ("MCPKIT_ENRICH_API_KEY", "OPENAI_API_KEY")
 
 
-class EndpointError(WordedError, ArchiveError):
+class EndpointError(Wording, ArchiveError):
     """The endpoint cannot serve this run at all (unreachable, wrong key, unknown model)."""
 
 
-class PostFailedError(WordedError, ArchiveError):
+class PostFailedError(Wording, ArchiveError):
     """This post could not be enriched; the message says why (recorded, reported, retried
     on the next run)."""
 
