@@ -17,7 +17,8 @@ The SDK's dispatcher injects OpenTelemetry's current context into each request's
 current that the dispatcher then injects. When the caller's span is a recording one (a tracing
 SDK is installed) nothing is made here: the dispatcher's own client span is its child. Requests
 sent beside the SDK (:meth:`Session.send_raw`) get the same ``_meta`` from
-:meth:`RequestSpans.meta_for`, in the W3C propagator's format. A request whose ``_meta`` already
+:meth:`RequestSpans.meta_for`, in the W3C propagator's format; when the current span is a
+recording one (the request's own client span, :mod:`mcpkit.telemetry`) it is the one named. A request whose ``_meta`` already
 names a ``traceparent`` is sent as the caller wrote it.
 
 Only OpenTelemetry's API is used, which the SDK already depends on; no tracing SDK is needed.
@@ -87,8 +88,10 @@ class RequestSpans:
         if (meta is not None and not isinstance(meta, Mapping)) or _names_trace(params):
             return params
         carrier: dict[str, Any] = dict(meta or {})
-        parent = trace.get_current_span().get_span_context()
-        span_id = _nonzero_bits(64)
+        current = trace.get_current_span()
+        parent = current.get_span_context()
+        # a recording span (mcpkit.telemetry's client span for this request) is the request's own
+        span_id = parent.span_id if current.is_recording() else _nonzero_bits(64)
         if parent.is_valid:
             carrier["traceparent"] = f"00-{parent.trace_id:032x}-{span_id:016x}-{parent.trace_flags:02x}"
             if parent.trace_state:

@@ -37,6 +37,7 @@ from mcpkit.server.relay import (
     plain_request,
     response,
 )
+from mcpkit.telemetry import PROMETHEUS_CONTENT_TYPE
 
 if TYPE_CHECKING:
     from mcpkit.gateway.core import Gateway
@@ -59,6 +60,9 @@ def fast_calls(app: App, gateway: Gateway, *, path: str, check_host: bool) -> Ap
 
     async def front(scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("type") != "http" or scope.get("method") != "POST" or scope.get("path") != path:
+            if scope.get("path") == METRICS_PATH and scope.get("method") == "GET":
+                await _metrics(gateway, send)
+                return
             await app(scope, receive, send)
             return
         headers = _headers(scope)
@@ -74,6 +78,17 @@ def fast_calls(app: App, gateway: Gateway, *, path: str, check_host: bool) -> Ap
         await _answer(gateway, scope, message, version, receive, send)
 
     return front
+
+
+METRICS_PATH = "/metrics"
+"""The gateway's call counts in Prometheus's text format (:class:`mcpkit.telemetry.CallCounts`)."""
+
+
+async def _metrics(gateway: Gateway, send: Send) -> None:
+    body = gateway.pipeline.counts.exposition().encode()
+    headers = [(b"content-type", PROMETHEUS_CONTENT_TYPE.encode()), (b"content-length", b"%d" % len(body))]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 def _headers(scope: Scope) -> dict[str, str]:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
@@ -34,6 +35,7 @@ from mcp_types import INVALID_PARAMS, InputRequiredResult
 from mcp_types.methods import is_input_required
 from pydantic import BaseModel
 
+from mcpkit import telemetry
 from mcpkit.client import CallError, CallTimeoutError, RawAnswer
 from mcpkit.gateway import answers, metatools, overflow
 from mcpkit.gateway.downstream import Downstream
@@ -115,6 +117,8 @@ class CallPipeline:
     def __init__(self, downstreams: Mapping[str, Downstream], cap: Overflow | None) -> None:
         self._downstreams = downstreams
         self.overflow = cap
+        self.counts = telemetry.CallCounts()
+        """Calls per server, tool and outcome, for the HTTP face's ``GET /metrics``."""
 
     def route(self, view: View, name: str) -> Entry | None:
         """The downstream tool a plain call of ``name`` goes to; None for a meta-tool,
@@ -146,15 +150,41 @@ class CallPipeline:
         if relay is not None and relay.resume:
             request.update(relay.resume)
         downstream = self._downstreams[route.server]
+        began = time.perf_counter()
+        trace = _Trace.begin(entry)
         try:
-            raw = await downstream.request("tools/call", request)
+            if trace is None:
+                raw = await downstream.request("tools/call", request)
+            else:
+                with trace.hop.current():
+                    raw = await downstream.request("tools/call", request)
             if is_input_required(raw):  # a 2026 server asks first
                 if relay is not None and relay.answers(raw):
+                    if trace is not None:
+                        trace.end(raw, raw)
                     return dict(raw)
                 raw = await downstream.answer_input("tools/call", request, raw)
         except CallError as exc:
-            return self.failed(route, exc)
-        return self.finished(entry, raw)
+            result = self.failed(route, exc)
+            self._count(entry, began, result, trace, exc)
+            return result
+        result = self.finished(entry, raw)
+        self._count(entry, began, result, trace, raw)
+        return result
+
+    def _count(
+        self,
+        entry: Entry,
+        began: float,
+        result: Mapping[str, Any],
+        trace: _Trace | None,
+        answer: RawAnswer,
+    ) -> None:
+        self.counts.add(
+            entry.route.server, entry.route.tool, result.get("isError") is True, time.perf_counter() - began
+        )
+        if trace is not None:
+            trace.end(answer, result)
 
     def start(
         self, entry: Entry, arguments: dict[str, Any], done: Callable[[dict[str, Any]], None]
@@ -167,15 +197,26 @@ class CallPipeline:
         Raises what restoring the arguments raises (the caller leaves the call to the SDK's
         path, which says what is wrong in its own words)."""
         request = _request(entry, arguments)
-        return self._downstreams[entry.route.server].send_raw(
-            "tools/call", request, partial(self._settle, entry, done)
-        )
+        downstream = self._downstreams[entry.route.server]
+        trace = _Trace.begin(entry)
+        settle = partial(self._settle, entry, done, time.perf_counter(), trace)
+        if trace is None:
+            return downstream.send_raw("tools/call", request, settle)
+        with trace.hop.current():  # not sent (None): its spans are never ended, so never exported
+            return downstream.send_raw("tools/call", request, settle)
 
     def cancel(self, entry: Entry, sent: int, reason: str) -> None:
         """Cancel a call from :meth:`start` on its server; its ``done`` is not called."""
         self._downstreams[entry.route.server].cancel_raw(sent, reason)
 
-    def _settle(self, entry: Entry, done: Callable[[dict[str, Any]], None], value: RawAnswer) -> None:
+    def _settle(
+        self,
+        entry: Entry,
+        done: Callable[[dict[str, Any]], None],
+        began: float,
+        trace: _Trace | None,
+        value: RawAnswer,
+    ) -> None:
         try:
             result = (
                 self.finished(entry, value) if isinstance(value, dict) else self.failed(entry.route, value)
@@ -183,6 +224,7 @@ class CallPipeline:
         except Exception as exc:  # never a traceback to the client, never no answer: one line
             logger.exception("tools/call %s failed inside the gateway", entry.public)
             result = answers.gateway_failure(entry.public, exc)
+        self._count(entry, began, result, trace, value)
         done(result)
 
     def finished(self, entry: Entry, raw: Mapping[str, Any]) -> dict[str, Any]:
@@ -275,6 +317,39 @@ class CallPipeline:
         if not isinstance(args, dict):
             return answers.failure('arguments must be a JSON object, for example {"timezone": "UTC"}.')
         return await self.send(entry, args, progress, relay)
+
+
+class _Trace:
+    """A traced call through the gateway: its route (a SERVER span under the caller's context,
+    named by the tool's public name) and the downstream hop (a CLIENT span, its child, named by
+    the server's own tool name; current while the request is written, so the ``traceparent``
+    the server receives names it). Only when telemetry is configured (:func:`begin`)."""
+
+    __slots__ = ("hop", "route")
+
+    def __init__(self, route: telemetry.Operation, hop: telemetry.Operation) -> None:
+        self.route = route
+        self.hop = hop
+
+    @staticmethod
+    def begin(entry: Entry) -> _Trace | None:
+        tel = telemetry.active()
+        if tel is None:
+            return None
+        route = tel.server("tools/call", entry.public)
+        return _Trace(route, tel.client("tools/call", entry.route.tool, parent=route))
+
+    def end(self, answer: RawAnswer | Mapping[str, Any], result: Mapping[str, Any]) -> None:
+        """Close both spans: the hop by what the server answered, the route by what the client got."""
+        if isinstance(answer, JsonRpcError):
+            self.hop.failed(str(answer.code))
+        elif isinstance(answer, Exception):
+            self.hop.failed(type(answer).__qualname__)
+        else:
+            self.hop.result(answer)
+        self.hop.end()
+        self.route.result(result)
+        self.route.end()
 
 
 def _request(entry: Entry, arguments: dict[str, Any]) -> dict[str, Any]:

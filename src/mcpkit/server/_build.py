@@ -26,6 +26,7 @@ from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 
 from mcpkit import _sdk as sdk
+from mcpkit import telemetry
 from mcpkit.compat import Finding, lint
 from mcpkit.errors import ConfigError, JsonRpcError, McpkitError
 from mcpkit.results import error_result, text_result
@@ -349,6 +350,24 @@ class McpkitServer:
     ) -> mcp_types.CallToolResult | mcp_types.InputRequiredResult:
         self._asked.set()
         logger.debug("tools/call %s", params.name)  # with the caller's trace id (mcpkit.log)
+        tel = telemetry.active()
+        if tel is None:
+            return await self._call_counted(ctx, params)
+        op = tel.server("tools/call", params.name, request_id=ctx.request_id, meta=_meta_of(ctx))
+        try:
+            with op.current():
+                result = await self._call_counted(ctx, params)
+            op.result(result)
+        except BaseException as exc:
+            op.failed(type(exc).__qualname__)
+            raise
+        finally:
+            op.end()  # the span and the mcp.server.operation.duration histogram
+        return result
+
+    async def _call_counted(
+        self, ctx: Ctx, params: mcp_types.CallToolRequestParams
+    ) -> mcp_types.CallToolResult | mcp_types.InputRequiredResult:
         with self._in_flight.one():
             try:
                 return await self.call(params.name, params.arguments, self._tool_context(ctx, params.name))
@@ -553,6 +572,14 @@ class McpkitServer:
             tg.start_soon(self._warm_up)
             await serve_http(self.lowlevel, self.options.http, name=self.name)
             tg.cancel_scope.cancel()
+
+
+def _meta_of(ctx: Ctx) -> dict[str, Any] | None:
+    """The request's ``_meta`` as sent (its ``traceparent`` is the caller's span)."""
+    meta = getattr(ctx, "meta", None)
+    if meta is None:
+        return None
+    return meta.model_dump(by_alias=True) if hasattr(meta, "model_dump") else dict(meta)
 
 
 def _what(value: object) -> str:
