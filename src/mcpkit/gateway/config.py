@@ -23,6 +23,7 @@ from typing import Any
 from mcpkit.client import ServerConfig, SessionOptions, load_config
 from mcpkit.gateway.controls import NO_RULES, RateLimit, ToolRules, parse_rate_limit, parse_tool_rules
 from mcpkit.gateway.errors import GatewayConfigError
+from mcpkit.gateway.sealing import check_key_source
 
 DEFAULT_NAME = "gateway"
 DEFAULT_MAX_CONCURRENT = 16
@@ -70,6 +71,9 @@ class GatewayConfig:
     """``gateway.servers.NAME.tools``: which tools are served, with overrides (see :mod:`controls`)."""
     rate_limit: RateLimit | None = None
     """``gateway.rate_limit``: tool calls allowed per caller; None: no limit."""
+    state_keys: tuple[str, ...] = ()
+    """``gateway.state_keys``: where the keys that seal task handles are (``env:NAME`` or
+    ``file:PATH``; the first seals, all open: see :mod:`sealing`); empty: nothing sealed."""
     source: str = ""
 
     def rules(self, server: str) -> ToolRules:
@@ -114,7 +118,7 @@ def parse_gateway_table(
     """Validate the ``gateway`` table against the configured servers."""
     where = f"{source}: gateway"
     known = {"name", "names", "servers", "max_concurrent", "call_timeout", "connect_timeout", "output_cap"}
-    known |= {"restart", "overflow_dir", "fast_lane", "rate_limit"}
+    known |= {"restart", "overflow_dir", "fast_lane", "rate_limit", "state_keys"}
     unknown = sorted(set(raw) - known)
     if unknown:
         raise GatewayConfigError(
@@ -161,6 +165,10 @@ def parse_gateway_table(
     fast_lane = raw.get("fast_lane", True)
     if not isinstance(fast_lane, bool):
         raise GatewayConfigError(f"{where}: 'fast_lane' must be true or false")
+    state_keys = raw.get("state_keys") or []
+    if not isinstance(state_keys, list):
+        raise GatewayConfigError(f"{where}: 'state_keys' must be a list such as [\"env:NAME\"]")
+    state_keys = [check_key_source(k, f"{where}.state_keys") for k in state_keys]
     restart = raw.get("restart") or {}
     if not isinstance(restart, Mapping):
         raise GatewayConfigError(f"{where}: 'restart' must be a table")
@@ -185,5 +193,6 @@ def parse_gateway_table(
         fast_lane=fast_lane,
         tool_rules=tool_rules,
         rate_limit=parse_rate_limit(raw.get("rate_limit"), f"{where}.rate_limit"),
+        state_keys=tuple(state_keys),
         source=source,
     )
