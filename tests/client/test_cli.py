@@ -170,9 +170,10 @@ def test_commands_are_mounted_in_mcpkit() -> None:
 
 
 def test_timeout_bounds_initialize_on_stdio_too() -> None:
-    # ``sleep`` reads nothing and answers nothing: initialize must give up at --timeout.
+    # ``sleep`` reads nothing and answers nothing: the opening request must give up at --timeout.
+    # Under --protocol auto (the default) that is server/discover, and the error names it.
     out = mcpkit("call", "anything", "--timeout", "2", "--", "sleep", "60")
-    assert out.returncode == 1 and "no answer to initialize within 2 s" in out.stderr
+    assert out.returncode == 1 and "no answer to server/discover within 2 s" in out.stderr
     assert out.stderr.count("\n") == 1
 
 
