@@ -1,15 +1,20 @@
 """Errors of the archive part.
 
-Faces translate them once: :class:`mcpkit.errors.ValidationError` (bad params) becomes
-JSON-RPC -32602 / an MCP ``isError`` result, every other :class:`ArchiveError` -32603 with its
-message. Keeping the classes small lets the engine say *what* failed without knowing *where*
-it will be shown.
+Every :class:`ArchiveError` is a :class:`~mcpkit.errors.CallError` (the archive call failed: one
+``except CallError`` covers it); the ones a caller cures by setting something up rather than by
+calling again (no vectors yet, another model, an unprotected server) are
+:class:`~mcpkit.errors.ConfigError`s too. None is a
+:class:`~mcpkit.errors.ValidationError`: that base means a bad argument (JSON-RPC -32602, exit 2),
+while an unreadable export or a damaged space is a failure (-32603, exit 1). Faces translate them
+once: :class:`mcpkit.errors.ValidationError` (bad params) becomes JSON-RPC -32602 / an MCP
+``isError`` result, every other :class:`ArchiveError` -32603 with its message. Keeping the
+classes small lets the engine say *what* failed without knowing *where* it will be shown.
 """
 
 from __future__ import annotations
 
 from mcpkit.archive.messages import Wording
-from mcpkit.errors import McpkitError, ValidationError
+from mcpkit.errors import CallError, ConfigError, ValidationError
 
 __all__ = [
     "ArchiveError",
@@ -22,8 +27,8 @@ __all__ = [
 ]
 
 
-class ArchiveError(McpkitError):
-    """Base class for every error of the archive part."""
+class ArchiveError(CallError):
+    """Base class for every error of the archive part: an archive call failed."""
 
 
 class ImportFormatError(ArchiveError):
@@ -35,11 +40,11 @@ class ArchiveMissingError(Wording, ArchiveError):
     the reader's language by :meth:`~mcpkit.archive.messages.Wording.text`)."""
 
 
-class SpaceMissingError(ArchiveError):
+class SpaceMissingError(ArchiveError, ConfigError):
     """A vector space needed by the request has no vectors yet (run ``mcpkit archive embed``)."""
 
 
-class ModelMismatchError(ArchiveError):
+class ModelMismatchError(ArchiveError, ConfigError):
     """A query or new vectors come from another model than the one a space was built with.
 
     Cosine between vectors of two different models is meaningless, so this is refused

@@ -33,7 +33,7 @@ from mcpkit.archive.messages import Lang, Wording
 from mcpkit.archive.methods import METHODS, Param
 from mcpkit.archive.rpc.api_protocol import ArchiveAPIProtocol
 from mcpkit.archive.rpc.client import RpcClient
-from mcpkit.errors import CallTimeoutError, ConnectError, HttpError, McpkitError, ServerExitedError
+from mcpkit.errors import CallError, CallTimeoutError, ConnectError, HttpError, ServerExitedError
 from mcpkit.jsonrpc import error_fields
 from mcpkit.results import Window, text_page
 from mcpkit.tools import Handler, ToolContext, ToolSpec, params
@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 SERVER_NAME = "mcpkit-archive"
 
 
-class ToolFailedError(McpkitError):
+class ToolFailedError(CallError):
     """A failed tool call; its text is the whole one-line ``isError`` message."""
 
 
@@ -224,8 +224,8 @@ class ArchiveTools:
         return tool_specs(self)
 
 
-class EmbedStoppedError(McpkitError):
-    """An embed call stopped between batches because its caller cancelled it."""
+class EmbedStoppedError(CallError):
+    """An embed call stopped between batches because its caller cancelled it (the call failed)."""
 
 
 HEARTBEAT_SECONDS = 1.0

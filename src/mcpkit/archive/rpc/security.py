@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
 from mcpkit.archive.errors import ArchiveError
+from mcpkit.errors import ConfigError
 
 if TYPE_CHECKING:  # the CLI reads this module's names; websockets loads only with the server
     from websockets.asyncio.server import ServerConnection
@@ -27,7 +28,7 @@ ENV_TOKEN = "MCPKIT_ARCHIVE_TOKEN"
 ENV_ORIGINS = "MCPKIT_ARCHIVE_ORIGINS"
 
 
-class SecurityConfigError(ArchiveError):
+class SecurityConfigError(ArchiveError, ConfigError):
     """The server would be reachable by others without protection (refused at start)."""
 
 
