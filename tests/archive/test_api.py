@@ -11,9 +11,10 @@ import pytest
 
 from mcpkit.archive import api as api_module
 from mcpkit.archive import safetensors_io
-from mcpkit.archive.api import ArchiveAPI, chunk_pairs, default_db_path
+from mcpkit.archive.api import ArchiveAPI, chunk_pairs
 from mcpkit.archive.embedding import embed_missing
 from mcpkit.archive.importers import import_csv
+from mcpkit.archive.location import default_db_path
 from mcpkit.jsonrpc import JsonRpcError
 
 from .helpers import HashEmbedder, row, write_csv

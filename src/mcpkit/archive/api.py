@@ -6,9 +6,8 @@ shaped on its own, the same search answered differently on the command line and 
 
 Decisions the faces rely on
 ---------------------------
-* ``default_db_path(environ)``: ``MCPKIT_ARCHIVE_DB``, else ``$XDG_DATA_HOME/mcpkit/archive.db``
-  (``~/.local/share/mcpkit/archive.db`` when XDG_DATA_HOME is unset), read from the mapping the
-  CLI passes (library code never reads ``os.environ``). Vectors live next to it in
+* Where the archive lives (``--db``, ``MCPKIT_ARCHIVE_DB``, the XDG data dir; never a URL taken
+  for a path) is :mod:`mcpkit.archive.location`'s. Vectors live next to it in
   ``<db>.vectors/<space>/``.
 * ``ArchiveAPI.open(db_path, embedder=None, exact=False, endpoint=None)`` opens (and migrates)
   the DB; the embedding model is created lazily from the name each space records, on the first
@@ -70,25 +69,11 @@ from mcpkit.jsonrpc import INTERNAL_ERROR, INVALID_PARAMS, METHOD_NOT_FOUND, Jso
 logger = logging.getLogger("mcpkit.archive")
 
 __all__ = [
-    "ENV_DB",
     "STREAM_CHUNK_SIZE",
     "ArchiveAPI",
-    "default_db_path",
 ]
 
 STREAM_CHUNK_SIZE = 20_000
-
-
-ENV_DB = "MCPKIT_ARCHIVE_DB"
-
-
-def default_db_path(environ: Mapping[str, str]) -> Path:
-    """Where the archive lives unless ``--db`` says: ``MCPKIT_ARCHIVE_DB``, then the XDG data dir."""
-    explicit = environ.get(ENV_DB)
-    if explicit:
-        return Path(explicit).expanduser()
-    base = environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base).expanduser() / "mcpkit" / "archive.db"
 
 
 Params = Mapping[str, Any] | list[Any] | None

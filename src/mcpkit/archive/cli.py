@@ -82,9 +82,24 @@ app = typer.Typer(
 T = TypeVar("T")
 SPEC_COMMAND = "serve-spec"  # mcpkit.archive.daemon.SPEC_COMMAND, kept here so --help loads no daemon
 
+
+def _db_option(value: str | Path) -> Path:
+    """``--db`` as the person typed it, checked before ``Path`` collapses a URL's ``//``."""
+    from mcpkit.archive.location import archive_path
+
+    try:
+        return archive_path(value)
+    except ValidationError as exc:
+        fail(str(exc))
+
+
 DbOpt = Annotated[
     Path | None,
-    typer.Option("--db", help="Archive database; default $MCPKIT_ARCHIVE_DB or the XDG data dir."),
+    typer.Option(
+        "--db",
+        parser=_db_option,
+        help="Archive database file; default $MCPKIT_ARCHIVE_DB or the XDG data dir.",
+    ),
 ]
 UrlOpt = Annotated[
     str | None,
@@ -130,9 +145,14 @@ ENV_ENRICH_MODEL = "MCPKIT_ENRICH_MODEL"
 
 
 def _db_path(db: Path | None) -> Path:
-    from mcpkit.archive.api import default_db_path
+    from mcpkit.archive.location import default_db_path
 
-    return Path(db) if db is not None else default_db_path(os.environ)
+    if db is not None:
+        return Path(db)
+    try:
+        return default_db_path(os.environ)
+    except ValidationError as exc:
+        fail(str(exc))
 
 
 def _state_dir() -> Path:
@@ -846,7 +866,7 @@ async def _connect_api(given_url: str | None, db: Path | None, lang: Lang = "en"
 async def _answering_server(url: str, lang: Lang = "en") -> RpcClient | None:
     """A client of the archive server at ``url`` when it answers and serves the archive
     ``$MCPKIT_ARCHIVE_DB`` names (if it names one), else None; a line on stderr says which."""
-    from mcpkit.archive.api import ENV_DB
+    from mcpkit.archive.location import ENV_DB
 
     client = RpcClient(url, token=_token(), connect_timeout=2.0)
     named = env_value(ENV_DB)
