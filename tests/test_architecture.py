@@ -187,7 +187,18 @@ def test_every_error_class_sits_under_a_base_the_error_tree_draws() -> None:
 # fails a test the day it stops being true.
 
 ARCHITECTURE = REPO / "docs" / "architecture.md"
-BOTTOM = {"errors", "jsonrpc", "log", "telemetry", "cli_kit", "_lazy", "_sdk", "__init__", "__main__", "testing"}
+BOTTOM = {
+    "errors",
+    "jsonrpc",
+    "log",
+    "telemetry",
+    "cli_kit",
+    "_lazy",
+    "_sdk",
+    "__init__",
+    "__main__",
+    "testing",
+}
 
 
 def _fenced_after(heading: str) -> list[str]:
