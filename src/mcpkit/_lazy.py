@@ -31,13 +31,6 @@ def lazy_exports(module: str) -> Exports:
     return getattr_, dir_, sorted(where)
 
 
-def lazy_root(package: str, where: Mapping[str, str]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """``(__getattr__, __dir__)`` for ``package``, whose name ``n`` lives in module ``where[n]``
-    (absolute, or relative to the package when it starts with a dot). The older form, which
-    keeps the table beside the ``if TYPE_CHECKING:`` imports; :func:`lazy_exports` needs none."""
-    return _hooks(package, where, {})
-
-
 def _hooks(
     module: str, where: Mapping[str, str], renamed: Mapping[str, tuple[str, str]]
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
