@@ -27,6 +27,11 @@
    in front of the echo server on HTTP (its client mode, ``--transport streamablehttp URL``).
    Each round measures direct, gateway and mcp-proxy in turn (the order reversed every other
    round); the ratios are per round, then the median.
+6. Tracing (``--parts tracing``, issue 38): the stdio gateway with tracing off (no
+   ``OTEL_EXPORTER_OTLP_ENDPOINT``) and on (exporting to a collector in this process that
+   accepts and drops everything), side by side in one run; with ``--base DIR`` (a checkout
+   of the code before, e.g. ``git worktree add DIR HEAD~3`` or ``git archive``), also that
+   code's gateway, so "off" is measured against it in the same rounds (goal: within 5%).
 
 Latency rounds are paired (ABBA order, so neither side always runs on the warmer machine);
 each figure is the median over rounds. Run from the repository root:
@@ -34,6 +39,7 @@ each figure is the median over rounds. Run from the repository root:
     .venv/bin/python bench/gateway_overhead.py                 # short
     .venv/bin/python bench/gateway_overhead.py --calls 500 --rounds 6
     .venv/bin/python bench/gateway_overhead.py --parts proxy      # beside mcp-proxy only
+    .venv/bin/python bench/gateway_overhead.py --parts tracing --base /tmp/base
 """
 
 from __future__ import annotations
@@ -257,6 +263,51 @@ async def bench_proxy(
     return out
 
 
+@contextmanager
+def null_collector() -> Iterator[str]:
+    """An OTLP/HTTP endpoint that answers 200 to everything and keeps nothing."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Drop(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Drop)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+
+
+async def bench_tracing(
+    tmp: Path, calls: int, rounds: int, work_ms: float, base: Path | None
+) -> list[dict[str, float]]:
+    """The stdio gateway traced and not (and the code in ``base``), the same echo server."""
+    config = write_config(tmp / "tracing.json", {"echo": {"command": sys.executable, "args": [str(ECHO)]}})
+    with null_collector() as endpoint:
+        sides = {
+            "direct": ServerConfig(name="echo", command=[sys.executable, str(ECHO)]),
+            "off": ServerConfig(name="off", command=gateway_argv(config)),
+            "on": ServerConfig(
+                name="on",
+                command=gateway_argv(config),
+                env={"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint},
+            ),
+        }
+        if base is not None:
+            env = {"PYTHONPATH": str(base / "src")}
+            sides["base"] = ServerConfig(name="base", command=gateway_argv(config), env=env)
+        return await side_by_side(sides, calls, rounds, work_ms)
+
+
 INIT = {
     "jsonrpc": "2.0",
     "id": 1,
@@ -394,9 +445,22 @@ async def own_work(tmp: Path, calls: int) -> tuple[float, float]:
     return statistics.median(own) * 1e6, statistics.median(inner) * 1e6
 
 
-async def main(calls: int, rounds: int, startup_rounds: int, parts: set[str], works: list[float]) -> None:
+async def main(
+    calls: int, rounds: int, startup_rounds: int, parts: set[str], works: list[float], base: Path | None
+) -> None:
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
+        if "tracing" in parts:
+            for work_ms in works:
+                got = await bench_tracing(tmp, calls, rounds, work_ms, base)
+                line = (
+                    f"tracing, tool work {work_ms:g} ms: direct p50 {over_rounds(got, 'direct'):.2f} ms, "
+                    f"gateway off {over_rounds(got, 'off'):.2f} ms, on {over_rounds(got, 'on'):.2f} ms; "
+                    f"on / off {over_rounds(got, 'on', 'off'):.3f}"
+                )
+                if base is not None:
+                    line += f"; off / base {over_rounds(got, 'off', 'base'):.3f} (goal <= 1.05)"
+                print(line)
         for part, run in (("stdio", bench_stdio), ("http", bench_http)):
             for work_ms in works:
                 if part in parts:
@@ -453,7 +517,9 @@ if __name__ == "__main__":
         "--parts", default="stdio,http,proxy,own,startup", help="which measurements, comma-separated"
     )
     parser.add_argument("--work-ms", default="0,10", help="tool work per call in ms, comma-separated")
+    parser.add_argument("--base", type=Path, help="a checkout of the code before, for --parts tracing")
     opts = parser.parse_args()
     os.environ.setdefault("MCPKIT_LOG", "warning")
     works = [float(w) for w in opts.work_ms.split(",")]
-    anyio.run(main, opts.calls, opts.rounds, opts.startup_rounds, set(opts.parts.split(",")), works)
+    parts = set(opts.parts.split(","))
+    anyio.run(main, opts.calls, opts.rounds, opts.startup_rounds, parts, works, opts.base)
