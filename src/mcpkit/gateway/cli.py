@@ -21,6 +21,7 @@ from mcpkit.client import default_config_path
 from mcpkit.errors import ConfigError
 from mcpkit.gateway.config import GatewayConfig, load_gateway_config
 from mcpkit.gateway.errors import GatewayConfigError
+from mcpkit.gateway.sealing import read_keys
 from mcpkit.gateway.status import default_status_path, read_live
 
 if TYPE_CHECKING:
@@ -63,7 +64,8 @@ def _gateway(
     from mcpkit.gateway.core import Gateway
 
     try:
-        return Gateway(config, profile=profile, spawned=spawned)
+        keys = read_keys(config.state_keys, os.environ)
+        return Gateway(config, profile=profile, spawned=spawned, state_keys=keys)
     except GatewayConfigError as exc:
         usage(str(exc))
 

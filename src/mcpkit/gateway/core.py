@@ -43,6 +43,7 @@ from mcpkit.gateway.pipeline import CallPipeline
 from mcpkit.gateway.relay import ClientRelay
 from mcpkit.gateway.router import ResourceRouter
 from mcpkit.gateway.routing import RoutingTable
+from mcpkit.gateway.sealing import Sealer
 from mcpkit.gateway.views import View
 from mcpkit.server.relay import InFlight, SdkServer
 
@@ -60,9 +61,13 @@ class Gateway:
         *,
         profile: str = "auto",
         spawned: Mapping[str, anyio.abc.Process] | None = None,
+        state_keys: tuple[bytes, ...] = (),
     ) -> None:
-        """``spawned``: stdio servers already started (see :func:`spawn_stdio`), by name."""
+        """``spawned``: stdio servers already started (see :func:`spawn_stdio`), by name.
+        ``state_keys``: the keys ``config.state_keys`` names (the first seals); none: task
+        handles are the servers' own ids, good only on this process."""
         self.config = config
+        self.sealer = Sealer(state_keys, config.name) if state_keys else None
         self.downstreams: dict[str, Downstream] = {}
         self.routing = RoutingTable(config, self.downstreams, profile)
         self.relay = ClientRelay(self.routing, self.downstreams)

@@ -67,6 +67,8 @@ RELATED_TASK = "io.modelcontextprotocol/related-task"
 
 MAX_HELD = 4096
 """Task ids remembered at once; the oldest is forgotten first (its server expires it anyway)."""
+HANDLE_SECONDS = 24 * 3600.0
+"""How long a sealed task handle opens when its server set the task no ``ttl``."""
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 
 
@@ -74,6 +76,8 @@ TERMINAL = frozenset({"completed", "failed", "cancelled"})
 class _Held:
     entry: Entry
     owner: str
+    handle: str
+    """The task id its client sees: the server's own, or sealed (see :mod:`sealing`)."""
     asking: Parked | None = None
     """A 2026 client's task: its 2025 server's questions wait here for tasks/get and tasks/update."""
     relaying: bool = False
@@ -95,11 +99,47 @@ class TaskRelay:
     def _downstream(self, held: _Held) -> Downstream:
         return self.gateway.downstreams[held.entry.route.server]
 
-    def _find(self, task_id: str, owner: str) -> _Held:
+    def _seal(self, ctx: Any, entry: Entry, task: Mapping[str, Any]) -> str:
+        """The id the client gets for its server's ``task``: the server's own, or (with state
+        keys) a handle that any replica holding the key opens (:meth:`_find`)."""
+        task_id = str(task.get("taskId"))
+        sealer = self.gateway.sealer
+        if sealer is None:
+            return task_id
+        ttl = task.get("ttl")
+        seconds = ttl / 1000 if isinstance(ttl, int | float) and ttl > 0 else HANDLE_SECONDS
+        sealed = {"s": entry.route.server, "n": entry.public, "i": task_id, "o": task_owner(ctx)}
+        return sealer.seal(sealed, seconds)
+
+    async def _find(self, ctx: Any, handle: str) -> tuple[str, _Held]:
+        """The server's task id behind the client's ``handle``, and what the gateway holds of
+        it: remembered here, or (a sealed handle) rebuilt from the handle on any replica."""
+        owner = task_owner(ctx)
+        unknown = JsonRpcError.invalid_params(f"Unknown task {handle!r} (never created here, or expired)")
+        sealer = self.gateway.sealer
+        if sealer is None:
+            held = self._held.get(handle)
+            if held is None or held.owner != owner:
+                raise unknown
+            return handle, held
+        sealed = sealer.open(handle, "taskId")
+        if not isinstance(sealed, dict) or sealed.get("o") != owner or not isinstance(sealed.get("i"), str):
+            raise unknown
+        task_id, server = sealed["i"], sealed.get("s")
         held = self._held.get(task_id)
-        if held is None or held.owner != owner:
-            raise JsonRpcError.invalid_params(f"Unknown task {task_id!r} (never created here, or expired)")
-        return held
+        if held is None or held.entry.route.server != server:
+            gateway = self.gateway
+            view = await gateway.routing.view_async(gateway.relay.profiles_of(ctx))
+            name = sealed.get("n")
+            entry = gateway.pipeline.route(view, name) if isinstance(name, str) else None
+            if entry is None or entry.route.server != server:
+                raise JsonRpcError.invalid_params(f"Task {handle!r}: its tool is not served here now")
+            asking = None
+            if _modern(ctx):
+                asking = Parked(task_id, entry.route.server, capabilities_of(ctx.session.client_capabilities))
+            held = _Held(entry, owner, handle, asking)
+            self._hold(task_id, held)
+        return task_id, held
 
     def _hold(self, task_id: str, held: _Held) -> None:
         self._held[task_id] = held
@@ -161,7 +201,8 @@ class TaskRelay:
         asking = None
         if _modern(ctx):  # its server's questions come back to this client through tasks/get
             asking = Parked(task_id, entry.route.server, capabilities_of(ctx.session.client_capabilities))
-        self._hold(task_id, _Held(entry, task_owner(ctx), asking))
+        task["taskId"] = handle = self._seal(ctx, entry, task)
+        self._hold(task_id, _Held(entry, task_owner(ctx), handle, asking))
         if _modern(ctx):  # the 2026 extension's flat shape, from the server's 2025 one
             return task_answer(
                 server, ctx, {"resultType": "task", **modern_task(task, protocol_failure=False)}
@@ -170,18 +211,19 @@ class TaskRelay:
 
     async def get(self, ctx: Any, params: mcp_types.GetTaskRequestParams) -> dict[str, Any]:
         check_task_request(ctx, params.task_id)
-        held = self._find(params.task_id, task_owner(ctx))
-        task = _task_only(await self._ask(held, params.task_id, "tasks/get"))
+        task_id, held = await self._find(ctx, params.task_id)
+        task = _task_only(await self._ask(held, task_id, "tasks/get"))
+        task["taskId"] = params.task_id
         if not _modern(ctx):
             return task
         # 2026's DetailedTask: the result inlined once the task ended (a 2025 server keeps it
         # behind tasks/result), a JSON-RPC error from there as the failed task's error.
         if task.get("status") == "input_required" and held.asking is not None:
-            return self._waiting(held, params.task_id, task)
+            return self._waiting(held, task_id, task)
         if task.get("status") not in ("completed", "failed"):
             return modern_task(task, protocol_failure=False)
         try:
-            raw = await self._ask(held, params.task_id, "tasks/result")
+            raw = await self._ask(held, task_id, "tasks/result")
         except JsonRpcError as exc:
             failed = modern_task(task, protocol_failure=True)
             return {**failed, "status": "failed", "error": {"code": exc.code, "message": exc.message}}
@@ -190,15 +232,15 @@ class TaskRelay:
 
     async def cancel(self, ctx: Any, params: mcp_types.CancelTaskRequestParams) -> dict[str, Any]:
         check_task_request(ctx, params.task_id)
-        held = self._find(params.task_id, task_owner(ctx))
+        task_id, held = await self._find(ctx, params.task_id)
         if not _modern(ctx):
-            return _task_only(await self._ask(held, params.task_id, "tasks/cancel"))
+            return {**_task_only(await self._ask(held, task_id, "tasks/cancel")), "taskId": params.task_id}
         # 2026: an empty acknowledgement, for a task that already ended too (a 2025 server
         # refuses to cancel one); a task its server no longer knows is unknown here (-32602).
-        task = await self._ask(held, params.task_id, "tasks/get")
+        task = await self._ask(held, task_id, "tasks/get")
         if task.get("status") not in TERMINAL:
             try:
-                await self._ask(held, params.task_id, "tasks/cancel")
+                await self._ask(held, task_id, "tasks/cancel")
             except JsonRpcError as exc:
                 if exc.code != -32602:  # -32602 here: it ended between the two requests
                     raise
@@ -208,7 +250,7 @@ class TaskRelay:
         if not _modern(ctx):
             raise JsonRpcError(-32601, "Method not found: tasks/update is part of the 2026 tasks extension")
         check_task_request(ctx, params.task_id)
-        held = self._find(params.task_id, task_owner(ctx))
+        _task_id, held = await self._find(ctx, params.task_id)
         if held.asking is not None:  # answers to questions not asked (or asked no more) are ignored
             held.asking.answer(params.input_responses or {})
         return {}  # an empty acknowledgement; the next tasks/get tells where the task went
@@ -253,8 +295,7 @@ class TaskRelay:
 
     async def result(self, ctx: Any, params: mcp_types.GetTaskPayloadRequestParams) -> dict[str, Any]:
         only_on_2025(ctx)
-        task_id = params.task_id
-        held = self._find(task_id, task_owner(ctx))
+        task_id, held = await self._find(ctx, params.task_id)
         task = await self._ask(held, task_id, "tasks/get")
         raw: dict[str, Any] | None = None
         while raw is None and task.get("status") not in TERMINAL:
@@ -273,7 +314,7 @@ class TaskRelay:
         out = self.gateway.pipeline.finished(held.entry, raw)
         out["_meta"] = {
             **(out.get("_meta") or {}),
-            "io.modelcontextprotocol/related-task": {"taskId": task_id},
+            "io.modelcontextprotocol/related-task": {"taskId": params.task_id},
         }
         return out
 
@@ -298,7 +339,8 @@ class TaskRelay:
             if held.owner != owner:
                 continue
             try:
-                tasks.append(_task_only(await self._ask(held, task_id, "tasks/get")))
+                task = _task_only(await self._ask(held, task_id, "tasks/get"))
+                tasks.append({**task, "taskId": held.handle})
             except JsonRpcError:
                 continue  # expired on its server
         return {"tasks": tasks}
