@@ -198,3 +198,35 @@ def test_the_docs_method_table_is_the_declaration() -> None:
     """docs/archive-data.md holds the table ``python -m mcpkit.archive.methods`` prints."""
     docs = (ROOT / "docs" / "archive-data.md").read_text(encoding="utf-8")
     assert markdown_table() in docs
+
+
+def test_the_search_settings_parser_follows_the_declaration(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``parse_settings`` takes top_k's default and range and the thresholds' minimum from the
+    declaration: declared otherwise, it checks otherwise (it once had them written out)."""
+    import dataclasses
+
+    from mcpkit.archive.settings import parse_settings
+    from mcpkit.errors import ValidationError
+
+    method = METHODS["search_similar"]
+
+    def changed(param: Param) -> Param:
+        if param.name == "top_k":
+            return dataclasses.replace(param, default=7, minimum=3, maximum=40)
+        if param.name.startswith("threshold_"):
+            return dataclasses.replace(param, minimum=5)
+        return dataclasses.replace(param, fields=tuple(changed(f) for f in param.fields))
+
+    monkeypatch.setitem(
+        METHODS,
+        "search_similar",
+        dataclasses.replace(method, params=tuple(changed(p) for p in method.params)),
+    )
+    assert parse_settings({}).top_k == 7
+    assert parse_settings({"top_k": 40}).top_k == 40
+    for refused in (2, 41):
+        with pytest.raises(ValidationError, match="top_k must be between 3 and 40"):
+            parse_settings({"top_k": refused})
+    assert parse_settings({"user_filter": {"threshold_min": 5}}).user_filter.threshold_min == 5
+    with pytest.raises(ValidationError, match=r"user_filter\.threshold_max must be an integer >= 5"):
+        parse_settings({"user_filter": {"threshold_max": 4}})

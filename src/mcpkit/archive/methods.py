@@ -4,9 +4,10 @@ Every face derives from :data:`METHODS` instead of repeating it: the API reads a
 arguments through these declarations (:meth:`Param.integer`, :meth:`Param.choice`), the MCP
 tools' input schemas, the CLI options' ranges, choices and help, the shell's help and the
 method table in docs/archive-data.md (``python -m mcpkit.archive.methods`` prints it) all come
-from here, and tests/archive/test_methods.py proves each face agrees with it. The limits
-themselves (``TOP_K_MAX``, ``LIMIT_MAX``, ``OFFSET_MAX``, ``MODES``, ``SPACES``) live in
-:mod:`mcpkit.archive.settings`, the search settings' parser.
+from here, and tests/archive/test_methods.py proves each face agrees with it. The limits and choices
+(``TOP_K_MAX``, ``LIMIT_MAX``, ``OFFSET_MAX``, ``MODES``, ``SPACES``) and the range check are
+declared here too; :mod:`mcpkit.archive.settings`, the search settings' parser, reads them and
+the ``settings`` parameter's declaration from here.
 
 This module imports no store, engine or numpy: the CLI reads it at start-up.
 """
@@ -17,14 +18,42 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from mcpkit.archive.settings import LIMIT_MAX, MODES, OFFSET_MAX, SPACES, TOP_K_MAX, check_range
 from mcpkit.errors import ValidationError
 
-__all__ = ["METHODS", "UPSTREAM_DEFAULT_URL", "Method", "Param", "markdown_table"]
+__all__ = [
+    "LIMIT_MAX",
+    "METHODS",
+    "MODES",
+    "OFFSET_MAX",
+    "SPACES",
+    "TOP_K_MAX",
+    "UPSTREAM_DEFAULT_URL",
+    "UPSTREAM_MODES",
+    "Method",
+    "Param",
+    "check_range",
+    "markdown_table",
+]
 
 ParamType = Literal["string", "integer", "number", "boolean", "object", "array"]
 
 UPSTREAM_DEFAULT_URL = "ws://localhost:8765"
+UPSTREAM_MODES = ("content", "reasoning", "summary", "average", "maximum", "minimum")
+MODES = (*UPSTREAM_MODES, "hybrid")  # hybrid: mcpkit's text + meaning fusion (archive/ranking.py)
+SPACES = ("content", "reasoning", "summary")
+TOP_K_MAX = 100
+LIMIT_MAX = 1000
+OFFSET_MAX = 100_000  # mcpkit's paging extension: the most results a list call may skip
+
+
+def check_range(name: str, value: Any, low: int, high: int) -> int:
+    """An integer in ``[low, high]`` or a ValidationError with upstream's message."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or int(value) != value:
+        raise ValidationError(f"{name} must be an integer between {low} and {high}, got {value!r}")
+    number = int(value)
+    if not low <= number <= high:
+        raise ValidationError(f"{name} must be between {low} and {high}, got {number}")
+    return number
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +201,18 @@ _PAGE_POST = Param(
 _PAGE = "offset, limit, returned, total, next_offset, results: [page post]"
 
 
+def _top_k(default: int) -> Param:
+    return Param(
+        "top_k",
+        "integer",
+        f"How many posts to return, {default} when omitted.",
+        default,
+        minimum=1,
+        maximum=TOP_K_MAX,
+        default_in_help=True,
+    )
+
+
 def _page_limit(default: int, help: str = "How many posts a page holds.") -> Param:
     return Param("limit", "integer", help, default, minimum=1, maximum=LIMIT_MAX)
 
@@ -191,15 +232,7 @@ METHODS: dict[str, Method] = {
                     "Upstream's search settings; top_k, user_filter and date_filter may also come "
                     "at the top level.",
                     fields=(
-                        Param(
-                            "top_k",
-                            "integer",
-                            "How many posts to return, 10 when omitted.",
-                            10,
-                            minimum=1,
-                            maximum=TOP_K_MAX,
-                            default_in_help=True,
-                        ),
+                        _top_k(10),
                         _USER_FILTER,
                         _DATE_FILTER,
                     ),

@@ -2,7 +2,9 @@
 
 Upstream's shape is kept on the wire (``{top_k, user_filter: {includes, excludes,
 threshold_min, threshold_max}, date_filter: {from, to}}``); here it becomes frozen dataclasses
-so the engine never sees an unchecked value.
+so the engine never sees an unchecked value. Its defaults and ranges are the ``settings``
+parameter's in :mod:`mcpkit.archive.methods`, read from there when a search is parsed; so are the
+choices and limits re-exported below.
 """
 
 from __future__ import annotations
@@ -13,14 +15,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from mcpkit.archive.methods import LIMIT_MAX as LIMIT_MAX
+from mcpkit.archive.methods import METHODS, Param, check_range
+from mcpkit.archive.methods import MODES as MODES
+from mcpkit.archive.methods import OFFSET_MAX as OFFSET_MAX
+from mcpkit.archive.methods import SPACES as SPACES
+from mcpkit.archive.methods import TOP_K_MAX as TOP_K_MAX
+from mcpkit.archive.methods import UPSTREAM_MODES as UPSTREAM_MODES
 from mcpkit.errors import ValidationError
 
-UPSTREAM_MODES = ("content", "reasoning", "summary", "average", "maximum", "minimum")
-MODES = (*UPSTREAM_MODES, "hybrid")  # hybrid: mcpkit's text + meaning fusion (archive/ranking.py)
-SPACES = ("content", "reasoning", "summary")
-TOP_K_MAX = 100
-LIMIT_MAX = 1000
-OFFSET_MAX = 100_000  # mcpkit's paging extension: the most results a list call may skip
+
+def _declared(name: str) -> Param:
+    """A member of ``search_similar``'s ``settings`` as :data:`~mcpkit.archive.methods.METHODS` declares it."""
+    return METHODS["search_similar"].param(name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,19 +65,9 @@ class DateFilter:
 
 @dataclass(frozen=True, slots=True)
 class SearchSettings:
-    top_k: int = 10
+    top_k: int = _declared("top_k").default
     user_filter: UserFilter = field(default_factory=UserFilter)
     date_filter: DateFilter = field(default_factory=DateFilter)
-
-
-def check_range(name: str, value: Any, low: int, high: int) -> int:
-    """An integer in ``[low, high]`` or a ValidationError with upstream's message."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or int(value) != value:
-        raise ValidationError(f"{name} must be an integer between {low} and {high}, got {value!r}")
-    number = int(value)
-    if not low <= number <= high:
-        raise ValidationError(f"{name} must be between {low} and {high}, got {number}")
-    return number
 
 
 def _names(value: Any, where: str) -> frozenset[str]:
@@ -86,8 +83,9 @@ def _names(value: Any, where: str) -> frozenset[str]:
 def _threshold(value: Any, where: str) -> int | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or int(value) != value or value < 1:
-        raise ValidationError(f"{where} must be an integer >= 1, got {value!r}")
+    low = _declared(where.rsplit(".", 1)[1]).minimum or 0
+    if isinstance(value, bool) or not isinstance(value, int | float) or int(value) != value or value < low:
+        raise ValidationError(f"{where} must be an integer >= {low}, got {value!r}")
     return int(value)
 
 
@@ -150,12 +148,14 @@ def parse_date_filter(raw: Any) -> DateFilter:
 def parse_settings(raw: Any) -> SearchSettings:
     """Upstream's ``SearchSettings.from_dict`` with validation; ``None`` gives the defaults."""
     if raw is None:
-        return SearchSettings()
+        raw = {}
     if not isinstance(raw, Mapping):
         raise ValidationError("settings must be an object")
-    top_k = raw.get("top_k")
+    top_k = _declared("top_k")
     return SearchSettings(
-        top_k=10 if top_k is None else check_range("top_k", top_k, 1, TOP_K_MAX),
+        top_k=top_k.default
+        if raw.get("top_k") is None
+        else check_range("top_k", raw["top_k"], *top_k.bounds),
         user_filter=parse_user_filter(raw.get("user_filter")),
         date_filter=parse_date_filter(raw.get("date_filter")),
     )
