@@ -37,7 +37,7 @@ from mcpkit.archive.store import Store  # noqa: E402
 from mcpkit.archive.web.access import WebAccess  # noqa: E402
 from mcpkit.archive.web.app import build_app  # noqa: E402
 from mcpkit.archive.web.views import Views  # noqa: E402
-from tests.test_archive_web import RunningApp, free_port  # noqa: E402
+from tests.archive.web.test_app import RunningApp, free_port  # noqa: E402
 
 
 def _generator() -> Any:

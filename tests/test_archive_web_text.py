@@ -167,7 +167,7 @@ def embedded_views(tmp_path: Path) -> Iterator[Views]:
     from mcpkit.archive.api import ArchiveAPI
     from mcpkit.archive.embedding import embed_missing
     from tests.archive.helpers import HashEmbedder
-    from tests.test_archive_web import build_archive
+    from tests.archive.web.test_app import build_archive
 
     db, _ = build_archive(tmp_path)
     embedder = HashEmbedder()
@@ -205,7 +205,7 @@ def test_semantic_search_ranks_under_the_pages_filters(
 def test_media_found_in_the_export_that_holds_it(tmp_path: Path) -> None:
     """A later import of the same account without the pictures (a re-download, a CSV) does not
     hide them: each attachment comes from the newest export of its account that holds it."""
-    from tests.test_archive_web import build_archive
+    from tests.archive.web.test_app import build_archive
 
     db, export = build_archive(tmp_path)
     newer = tmp_path / "x-export-2024"

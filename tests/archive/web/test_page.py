@@ -2,7 +2,7 @@
 previous/next, a month to read in order, a media grid, mentions and hashtags, a throttled login.
 
 Over HTTP against the real app under uvicorn (the browser's view of the same is in
-test_archive_web_page_browser.py).
+tests/archive/web/test_page_browser.py).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from mcpkit.archive.store import Store
 from mcpkit.archive.web.access import LoginThrottle, WebAccess
 from mcpkit.archive.web.app import build_app
 from mcpkit.archive.web.render import CLAMP_CHARS, CLAMP_LINES, clamp_point, post_html_parts
-from tests.test_archive_web import RunningApp, Served, build_archive, free_port, serve, tweet
+from tests.archive.web.test_app import RunningApp, Served, build_archive, free_port, serve, tweet
 
 LONG_END = "the very end of it all"
 LONG = "A long post begins here. " + "word " * 10_000 + LONG_END

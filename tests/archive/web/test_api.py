@@ -1,7 +1,7 @@
 """The web app is a face over the archive API: each page's JSON mirror against the API method
 the page is built from, that method asked over the real WebSocket JSON-RPC face.
 
-The sample archive of test_archive_web.py (SQLite written as an import writes it, an export
+The sample archive of tests/archive/web/test_app.py (SQLite written as an import writes it, an export
 folder with a real PNG) is served by the real app under uvicorn; the same archive is opened by
 a second API behind a real :class:`RpcServer` on a loopback port, asked by :class:`RpcClient`.
 """
@@ -21,9 +21,9 @@ from mcpkit.archive.api import ArchiveAPI
 from mcpkit.archive.rpc import RpcServer, RpcServerOptions
 from mcpkit.archive.rpc.client import RpcClient
 from mcpkit.jsonrpc import INVALID_PARAMS, JsonRpcError
-from tests.test_archive_web import TODAY, Served, build_archive, serve
+from tests.archive.web.test_app import TODAY, Served, build_archive, serve
 
-WEB = Path(__file__).resolve().parents[1] / "src" / "mcpkit" / "archive" / "web"
+WEB = Path(__file__).resolve().parents[3] / "src" / "mcpkit" / "archive" / "web"
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,7 @@
 A real archive (SQLite, written through the store as an import writes it, with an export
 directory holding a real PNG) served by the real app under uvicorn on a free loopback port;
 requests are plain HTTP from the standard library. Browser tests are in
-test_archive_web_browser.py and use the same archive.
+tests/archive/web/test_browser.py and use the same archive.
 """
 
 from __future__ import annotations

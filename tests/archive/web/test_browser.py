@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
+from tests.archive.web.test_app import Served, build_archive, serve
 from tests.support.env import REPO, require
-from tests.test_archive_web import Served, build_archive, serve
 
 CHROMIUM = Path("/usr/bin/chromium")
 AXE = REPO / ".third-party" / "axe-core" / "axe.min.js"

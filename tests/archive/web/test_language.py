@@ -3,7 +3,7 @@ labels, headings, counts, "no good match", facet names, month names) in English 
 in Japanese by ``mcpkit archive web --lang ja`` or a Japanese locale; the JSON mirror under
 ``/api`` is the same in both.
 
-The archive and the server of tests/test_archive_web.py (a real SQLite archive, the real app
+The archive and the server of tests/archive/web/test_app.py (a real SQLite archive, the real app
 under uvicorn on a loopback port); the CLI's flag and locale through a real child process.
 """
 
@@ -26,7 +26,7 @@ from mcpkit.archive import messages as m
 from mcpkit.archive.api import ArchiveAPI
 from mcpkit.archive.web.access import WebAccess
 from mcpkit.archive.web.app import build_app
-from tests.test_archive_web import TODAY, RunningApp, Served, build_archive, free_port
+from tests.archive.web.test_app import TODAY, RunningApp, Served, build_archive, free_port
 
 PAGES = (
     "/",

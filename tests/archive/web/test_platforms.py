@@ -17,8 +17,8 @@ import pytest
 from mcpkit.archive.importers.detect import open_reader
 from mcpkit.archive.importers.flow import import_export
 from mcpkit.archive.store import Store
+from tests.archive.web.test_app import Served, png_bytes, serve
 from tests.export_fixtures import bluesky, mastodon
-from tests.test_archive_web import Served, png_bytes, serve
 
 PICTURE = "media_attachments/files/110/000/002/original/cat.png"
 
@@ -138,7 +138,7 @@ def test_a_post_opens_by_its_platform_id(platforms: Served) -> None:
 
 @pytest.mark.browser
 def test_mastodon_and_bluesky_post_pages_in_chromium(platforms: Served) -> None:
-    from tests.test_archive_web_browser import Page, launched
+    from tests.archive.web.test_browser import Page, launched
 
     posts = by_source(platforms)
     with launched() as chromium:
@@ -165,7 +165,7 @@ def test_mastodon_and_bluesky_post_pages_in_chromium(platforms: Served) -> None:
 
 def test_a_post_deep_in_a_long_thread_opens(tmp_path: Path) -> None:
     from mcpkit.archive.web.views import THREAD_MAX
-    from tests.test_archive_web import tweet
+    from tests.archive.web.test_app import tweet
 
     count = THREAD_MAX + 60
     posts = [

@@ -26,9 +26,9 @@ from mcpkit.archive.store import Store
 from mcpkit.archive.web.access import WebAccess
 from mcpkit.archive.web.app import build_app
 from mcpkit.archive.web.views import Views
+from tests.archive.web.test_app import RunningApp, Served, free_port
 from tests.archive_faces.conftest import cli
 from tests.export_fixtures.x_archive import XTweet, write_x_archive
-from tests.test_archive_web import RunningApp, Served, free_port
 
 BASE = 1_800_000_000_000_000_000
 

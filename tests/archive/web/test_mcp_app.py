@@ -14,8 +14,8 @@ from mcp import Client
 from mcpkit.archive.api import ArchiveAPI
 from mcpkit.archive.mcp import ArchiveTools, build_archive_mcp
 from mcpkit.archive.web.mcp_app import APP_URI, MIME_TYPE, VIEW_KEY, view_html
-from tests.test_archive_web import HOSTILE, build_archive
-from tests.test_archive_web_browser import CHROMIUM, _browser_ready
+from tests.archive.web.test_app import HOSTILE, build_archive
+from tests.archive.web.test_browser import CHROMIUM, _browser_ready
 
 
 @pytest.fixture

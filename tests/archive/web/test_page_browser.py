@@ -1,7 +1,7 @@
 """The page in Debian's Chromium: long posts clamped, hostile Unicode contained, emoji drawn,
 a phone shows results first, and the new pages (a month, the media grid) pass axe.
 
-The archive is test_archive_web_page.py's (the sample plus a 50,000-character post, a
+The archive is tests/archive/web/test_page.py's (the sample plus a 50,000-character post, a
 right-to-left override, stacked combining marks, emoji, mentions and hashtags).
 """
 
@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
+from tests.archive.web.test_app import Served, serve
+from tests.archive.web.test_browser import AXE, Page, launched
+from tests.archive.web.test_page import LONG_END, SPOOF, build_page_archive
 from tests.support.env import require
-from tests.test_archive_web import Served, serve
-from tests.test_archive_web_browser import AXE, Page, launched
-from tests.test_archive_web_page import LONG_END, SPOOF, build_page_archive
 
 pytestmark = pytest.mark.browser
 
