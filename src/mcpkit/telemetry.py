@@ -28,9 +28,12 @@ import atexit
 import os
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from contextvars import ContextVar
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 ENDPOINT_VARIABLE = "OTEL_EXPORTER_OTLP_ENDPOINT"
 """Tracing is on when this standard variable names a collector."""
@@ -50,15 +53,40 @@ def configured(environ: Mapping[str, str] | None = None) -> bool:
     return bool(env.get(ENDPOINT_VARIABLE, "").strip())
 
 
+_sending: ContextVar[bool] = ContextVar("mcpkit_telemetry_sending", default=False)
+"""True while a client operation's request is being sent (:meth:`Operation.current`), so the
+client session under the gateway's hop does not trace the same request twice."""
+
+
+def sending() -> bool:
+    """Whether the request about to be sent is already a traced client operation's."""
+    return _sending.get()
+
+
+def error_type(exc: BaseException) -> str:
+    """The conventions' ``error.type`` of a failure: a JSON-RPC error's code, else the class."""
+    code = getattr(exc, "code", None)
+    return str(code) if isinstance(code, int) else type(exc).__qualname__
+
+
+def target_of(method: str, params: Mapping[str, Any] | None) -> str | None:
+    """The span name's target: the tool's or prompt's name (never anything else of ``params``)."""
+    if method in ("tools/call", "prompts/get") and params is not None:
+        name = params.get("name")
+        return name if isinstance(name, str) else None
+    return None
+
+
 class Operation:
     """One MCP operation being traced: its span and, on :meth:`end`, its duration."""
 
-    __slots__ = ("_attributes", "_histogram", "_start", "span")
+    __slots__ = ("_attributes", "_client", "_histogram", "_start", "span")
 
-    def __init__(self, span: Any, histogram: Any, attributes: dict[str, Any]) -> None:
+    def __init__(self, span: Any, histogram: Any, attributes: dict[str, Any], client: bool) -> None:
         self.span = span
         self._histogram = histogram
         self._attributes = attributes
+        self._client = client
         self._start = time.perf_counter()
 
     def failed(self, error_type: str) -> None:
@@ -86,8 +114,12 @@ class Operation:
         """This operation's span current, so a request sent now carries it as its parent."""
         from opentelemetry import trace
 
-        with trace.use_span(self.span, end_on_exit=False):
-            yield
+        token = _sending.set(self._client)
+        try:
+            with trace.use_span(self.span, end_on_exit=False):
+                yield
+        finally:
+            _sending.reset(token)
 
 
 class Telemetry:
@@ -180,7 +212,23 @@ class Telemetry:
             span_attributes["mcp.session.id"] = session_id
         name = f"{method} {target}" if target else method
         span = self.tracer.start_span(name, context=parent, kind=kind, attributes=span_attributes)
-        return Operation(span, self._durations[side], attributes)
+        return Operation(span, self._durations[side], attributes, side == "client")
+
+    async def client_call(
+        self, method: str, params: Mapping[str, Any] | None, call: Callable[[], Awaitable[T]]
+    ) -> T:
+        """``call()``, the sending of one request, traced as a CLIENT operation."""
+        op = self.client(method, target_of(method, params))
+        try:
+            with op.current():
+                result = await call()
+            op.result(result)
+            return result
+        except BaseException as exc:
+            op.failed(error_type(exc))
+            raise
+        finally:
+            op.end()
 
     def shutdown(self) -> None:
         """Export what is pending (run at exit)."""

@@ -246,3 +246,51 @@ def test_untraced_gateway_loads_no_opentelemetry_sdk(tmp_path: Path) -> None:
         if "opentelemetry.sdk" in line or "opentelemetry.exporter" in line
     ]
     assert loaded == []
+
+
+CLIENT_SCRIPT = """
+import sys, anyio
+from mcpkit.client import ServerConfig, Session, SessionOptions
+
+async def main():
+    server = ServerConfig(name="kit", command=[sys.executable, sys.argv[1]])
+    async with Session(server, SessionOptions(timeout=60, connect_timeout=120)) as session:
+        for i in range(int(sys.argv[3])):
+            await session.request("tools/call", {"name": "echo", "arguments": {"text": sys.argv[2]}})
+
+anyio.run(main)
+"""
+
+
+def test_a_client_session_traces_its_calls(receiver: Receiver) -> None:
+    """mcpkit.client's Session: a CLIENT span per call and mcp.client.operation.duration; the
+    server it calls (an mcpkit server) records its span as that span's child."""
+    secret = f"secret-{uuid.uuid4().hex}"
+    env = {**os.environ, **_otel_env(receiver), "OTEL_SERVICE_NAME": "traced"}
+    subprocess.run(
+        [sys.executable, "-c", CLIENT_SCRIPT, str(TOOLKIT_ECHO), secret, str(CALLS)],
+        env=env,
+        check=True,
+        timeout=180,
+        capture_output=True,
+    )
+
+    def calls(kind: int) -> list[Any]:
+        return [span for _, span in receiver.spans if span.kind == kind and span.name == "tools/call echo"]
+
+    def complete() -> bool:
+        return (
+            len(calls(CLIENT)) >= CALLS
+            and len(calls(SERVER)) >= CALLS
+            and receiver.metrics.get("traced mcp.client.operation.duration", 0) >= CALLS
+        )
+
+    receiver.wait(complete, "the client's spans and histogram")
+    sent = {span.span_id: span for span in calls(CLIENT)}
+    assert len(sent) == CALLS, receiver.summary()
+    for span in calls(SERVER):
+        assert span.parent_span_id in sent, "the server's span is the client call's child"
+        assert _attrs(span)["gen_ai.tool.name"] == "echo"
+    assert all(_attrs(span)["mcp.method.name"] == "tools/call" for span in sent.values())
+    for payload in receiver.raw:
+        assert secret.encode() not in payload

@@ -34,6 +34,7 @@ import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal, cast, overload
 
@@ -55,7 +56,7 @@ from mcp_types.methods import is_input_required
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError as PydanticValidationError
 
-from mcpkit import __version__
+from mcpkit import __version__, telemetry
 from mcpkit import _sdk as sdk
 from mcpkit._sdk import SDK_JSON_PARSE_PREFIX, SDK_SSE_TOO_LARGE, is_sdk_closed, is_sdk_timeout
 from mcpkit.client._config import ServerConfig, resolve_target
@@ -883,7 +884,17 @@ class Session:
 
         ``timeout`` (default: the session's) is one deadline for the whole call: waiting for
         a restart, waiting for room on a stdio server's stdin, writing, waiting and reading.
+        With tracing configured it is a CLIENT span and a ``mcp.client.operation.duration``
+        (:mod:`mcpkit.telemetry`), unless a traced operation is already sending it (a gateway hop).
         """
+        tel = telemetry.active()
+        if tel is not None and not telemetry.sending():
+            return await tel.client_call(method, params, partial(self._request, method, params, timeout))
+        return await self._request(method, params, timeout)
+
+    async def _request(
+        self, method: str, params: Mapping[str, Any] | None, timeout: float | _Unset | None
+    ) -> Any:
         seconds = self.timeout if isinstance(timeout, _Unset) else timeout
         if seconds is None:
             return await self._request_on(await self._usable_link(None), method, params, None)

@@ -341,10 +341,8 @@ class _Trace:
 
     def end(self, answer: RawAnswer | Mapping[str, Any], result: Mapping[str, Any]) -> None:
         """Close both spans: the hop by what the server answered, the route by what the client got."""
-        if isinstance(answer, JsonRpcError):
-            self.hop.failed(str(answer.code))
-        elif isinstance(answer, Exception):
-            self.hop.failed(type(answer).__qualname__)
+        if isinstance(answer, Exception):
+            self.hop.failed(telemetry.error_type(answer))
         else:
             self.hop.result(answer)
         self.hop.end()

@@ -359,7 +359,7 @@ class McpkitServer:
                 result = await self._call_counted(ctx, params)
             op.result(result)
         except BaseException as exc:
-            op.failed(type(exc).__qualname__)
+            op.failed(telemetry.error_type(exc))
             raise
         finally:
             op.end()  # the span and the mcp.server.operation.duration histogram
