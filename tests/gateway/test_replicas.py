@@ -24,6 +24,7 @@ from mcpkit.client import Session, connect
 from mcpkit.jsonrpc import JsonRpcError
 from tests.client.procs import free_port
 from tests.gateway.support import HERE, gateway_argv, wait_port, write_config
+from tests.support.stateless import Stateless
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 
@@ -134,3 +135,38 @@ async def test_an_expired_handle_is_refused_on_any_replica(replicas: tuple[str, 
                         assert exc.code == -32602 and "\n" not in exc.message
                         break
                 await anyio.sleep(0.05)
+
+
+async def test_a_2026_clients_task_is_followed_on_another_replica(
+    replicas: tuple[str, str], tmp_path: Path
+) -> None:
+    """The 2026 wire (stateless, the tasks extension): started on A, its result inlined by B's
+    tasks/get, and another task cancelled through B."""
+    import httpx2
+
+    url_a, url_b = replicas
+    done, never = tmp_path / "done", tmp_path / "never"
+    async with httpx2.AsyncClient() as http:
+        a, b = Stateless(url_a, http), Stateless(url_b, http)
+        call = {"name": "jobs_wait_for", "arguments": {"path": str(done)}}
+        created = (await a.send("tools/call", call))["result"]
+        handle = created["taskId"]
+        assert created["resultType"] == "task" and handle.startswith("s1.")
+        done.write_text("finished")
+        with anyio.fail_after(GUARD):
+            while True:
+                got = (await b.send("tasks/get", {"taskId": handle}))["result"]
+                if got["status"] != "working":
+                    break
+                await anyio.sleep(0.02)
+        assert got["status"] == "completed" and got["taskId"] == handle
+        assert got["result"]["content"] == [{"type": "text", "text": "finished"}]
+
+        call = {"name": "jobs_wait_for", "arguments": {"path": str(never)}}
+        cancelled = (await a.send("tools/call", call))["result"]["taskId"]
+        assert (await b.send("tasks/cancel", {"taskId": cancelled}))["result"]["resultType"] == "complete"
+        with anyio.fail_after(GUARD):  # the server's handler was told, through B
+            while not Path(str(never) + ".cancelled").exists():
+                await anyio.sleep(0.02)
+        refused = (await b.send("tasks/get", {"taskId": cancelled[:-2]}))["error"]
+        assert refused["code"] == -32602 and "\n" not in refused["message"]
