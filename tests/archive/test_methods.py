@@ -40,6 +40,10 @@ CLI_NAMES = {
 }
 
 
+# declared parameters a command does not offer yet (a paging option of users is not asked for)
+NOT_OPTIONS = {("get_user_stats", "offset")}
+
+
 def _leaves(method: Method) -> Iterator[Param]:
     """The parameters a flat face (the MCP tools, the CLI) offers: ``settings`` unfolded."""
     for param in method.params:
@@ -97,7 +101,7 @@ async def test_the_api_checks_every_declared_range_and_choice(api: Any) -> None:
                     except JsonRpcError as exc:  # refused for another reason, not the choice
                         assert not exc.message.startswith(f"{param.name} must"), (method.name, exc.message)
                 checked += 1
-    assert checked >= 14
+    assert checked >= 16
 
 
 def test_every_mcp_schema_agrees_with_the_declaration() -> None:
@@ -152,7 +156,10 @@ def test_every_cli_option_agrees_with_the_declaration() -> None:
         options = {p.name: p for p in command.params if p.opts[0].startswith("--")}
         for param in METHODS[method_name].walk():  # the CLI unfolds settings and its filters
             option = options.get(CLI_NAMES.get(param.name, param.name))
-            if option is None:  # not every parameter is a CLI option (search has no --offset)
+            if option is None:  # the command's argument, or an object whose members are options
+                assert param.required or param.type == "object" or (method_name, param.name) in NOT_OPTIONS, (
+                    f"{command_name} has no option for {param.name}"
+                )
                 continue
             where = f"{command_name} {option.opts[0]}"
             assert option.help.startswith(param.help), where
@@ -162,7 +169,7 @@ def test_every_cli_option_agrees_with_the_declaration() -> None:
             if param.default is not None:
                 assert option.default == param.default, where
             checked += 1
-    assert checked >= 14
+    assert checked >= 16
     # and click enforces them: a value outside a declared range or choice is a usage error
     ran = CliRunner().invoke(app, ["thread", "x", "--offset", str(OFFSET_MAX + 1)])
     assert ran.exit_code == 2 and "--offset" in ran.output

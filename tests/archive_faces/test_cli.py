@@ -84,3 +84,21 @@ def test_the_server_url_is_url_and_the_old_spelling_still_works(sample_db: Path,
     assert json.loads(done.stdout)["total_posts"] == 330
     shown = cli("stats", "--help").stdout
     assert "--url" in shown and "--server" not in shown
+
+
+def test_search_and_text_page_on_with_offset(sample_db: Path) -> None:
+    """``--offset N`` is the API's offset: the answer starts where the first N results end, and
+    the text numbers its entries from N + 1."""
+    db = str(sample_db)
+    whole = json.loads(cli("search", "猫が寝ている", "--top-k", "5", "--db", db, "--json").stdout)
+    rest = cli("search", "猫が寝ている", "--top-k", "3", "--offset", "2", "--db", db, "--json")
+    assert rest.returncode == 0, rest.stderr
+    assert [r["post"]["post_id"] for r in json.loads(rest.stdout)] == [
+        r["post"]["post_id"] for r in whole[2:5]
+    ]
+    shown = cli("search", "猫が寝ている", "--top-k", "3", "--offset", "2", "--db", db).stdout
+    assert "\n3. [" in shown and "\n1. [" not in shown
+    posts = json.loads(cli("text", "コーヒー", "--limit", "6", "--db", db, "--json").stdout)
+    later = json.loads(cli("text", "コーヒー", "--limit", "3", "--offset", "3", "--db", db, "--json").stdout)
+    assert later == posts[3:6]
+    assert "\n4. @" in cli("text", "コーヒー", "--limit", "3", "--offset", "3", "--db", db).stdout

@@ -905,14 +905,16 @@ async def _call_once(
 def _text_render(
     url: str | None, db: Path | None, terms: str, params: dict[str, Any], lang: Lang
 ) -> Callable[[Any], str]:
-    """The text answer; when no post holds every word, also whether some post comes close in
-    meaning (a hybrid search of the same words under the same filters, and its verdict)."""
+    """The text answer, numbered from ``offset`` + 1; when no post holds every word (asked from
+    the first), also whether some post comes close in meaning (a hybrid search of the same
+    words under the same filters, and its verdict)."""
 
     def render(posts: Any) -> str:
-        shown = texts.format_text_results(terms, posts, lang)
-        if posts or params.get("source") != "content":
+        offset = params.get("offset", 0)
+        shown = texts.format_text_results(terms, posts, lang, start=offset + 1)
+        if posts or offset or params.get("source") != "content":
             return shown
-        filters = {k: v for k, v in params.items() if k not in ("search_term", "limit", "source")}
+        filters = {k: v for k, v in params.items() if k not in ("search_term", "limit", "offset", "source")}
         try:
             hits = _run(_call_once(url, db, "search_similar", texts.meaning_search(terms, filters), lang))
         except Exception:  # no vectors yet, a model that cannot load: the words' answer stands
@@ -1034,6 +1036,7 @@ def search_cmd(
     query: Annotated[str, typer.Argument(help="What to look for; V|T adds a word filter T.")],
     *,
     top_k: Annotated[int, _declared(_SIMILAR, "top_k", "--top-k", "-k")] = _SIMILAR.param("top_k").default,
+    offset: Annotated[int, _declared(_SIMILAR, "offset", "--offset")] = _SIMILAR.param("offset").default,
     mode: Annotated[ModeChoice, _declared(_SIMILAR, "mode", "--mode")] = _MODE_DEFAULT,
     weights: Annotated[
         str | None,
@@ -1071,6 +1074,7 @@ def search_cmd(
         "query": query,
         "settings": settings,
         "mode": mode,
+        **({"offset": offset} if offset else {}),  # the wire of a first page stays upstream's
         **filters.request(),
     }
     parsed = _weights(weights)
@@ -1082,7 +1086,7 @@ def search_cmd(
         target.db,
         "search_similar",
         params,
-        lambda r: texts.format_search_results(query, r, chosen),
+        lambda r: texts.format_search_results(query, r, chosen, start=offset + 1),
         as_json,
         chosen,
     )
@@ -1094,6 +1098,7 @@ def text_cmd(
     terms: Annotated[str, typer.Argument(help='Words to find; "a phrase", -exclude.')],
     *,
     limit: Annotated[int, _declared(_TEXT, "limit", "--limit")] = _TEXT.param("limit").default,
+    offset: Annotated[int, _declared(_TEXT, "offset", "--offset")] = _TEXT.param("offset").default,
     source: Annotated[SourceChoice, _declared(_TEXT, "source", "--source")] = _SOURCE_DEFAULT,
     filters: PostFilters,
     target: Target,
@@ -1104,6 +1109,7 @@ def text_cmd(
     params = {
         "search_term": terms,
         "limit": limit,
+        **({"offset": offset} if offset else {}),
         "source": source,
         **filters.request(),
     }

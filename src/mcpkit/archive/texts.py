@@ -109,12 +109,16 @@ def search_items(results: Sequence[Mapping[str, Any]], start: int = 1, lang: Lan
     return items
 
 
-def format_search_results(query: str, results: Sequence[Mapping[str, Any]], lang: Lang = "en") -> str:
-    """``search_similar``: ``🔍 Search results: N (query: "q")`` then ``i. [0.879] @user (time) url``."""
+def format_search_results(
+    query: str, results: Sequence[Mapping[str, Any]], lang: Lang = "en", *, start: int = 1
+) -> str:
+    """``search_similar``: ``🔍 Search results: N (query: "q")`` then ``i. [0.879] @user (time) url``,
+    ``i`` counted from ``start`` (the offset asked for, plus one)."""
     if not results:
         return m.NO_RESULTS(lang)
     return _joined(
-        search_header(query, len(results), lang) + match_note(results, lang), search_items(results, lang=lang)
+        search_header(query, len(results), lang) + match_note(results, lang),
+        search_items(results, start, lang=lang),
     )
 
 
@@ -141,11 +145,14 @@ def text_items(posts: Sequence[Mapping[str, Any]], start: int = 1, lang: Lang = 
     ]
 
 
-def format_text_results(term: str, posts: Sequence[Mapping[str, Any]], lang: Lang = "en") -> str:
-    """``search_posts_by_text``: ``📝 Text search results: N (terms: "q")`` then ``i. @user (time)``."""
+def format_text_results(
+    term: str, posts: Sequence[Mapping[str, Any]], lang: Lang = "en", *, start: int = 1
+) -> str:
+    """``search_posts_by_text``: ``📝 Text search results: N (terms: "q")`` then ``i. @user (time)``,
+    ``i`` counted from ``start``."""
     if not posts:
         return m.NO_TEXT_RESULTS(lang, term=term)
-    return _joined(text_header(term, len(posts), lang), text_items(posts, lang=lang))
+    return _joined(text_header(term, len(posts), lang), text_items(posts, start, lang=lang))
 
 
 MEANING_TOP = 10
