@@ -248,7 +248,7 @@ def test_batched_import_counts_as_if_the_whole_file_were_deduplicated_first(befo
     with pytest.MonkeyPatch.context() as patch, tempfile.TemporaryDirectory() as tmp:
         _tiny(patch)
         store = Store(Path(tmp) / "a.db")
-        if before:  # an export without records is refused (tests/test_import_limits.py)
+        if before:  # an export without records is refused (tests/archive/importers/test_limits.py)
             import_csv(write_csv(Path(tmp) / "0.csv", _rows(before)), store)
         summary = import_csv(write_csv(Path(tmp) / "1.csv", _rows(entries)), store)
         assert (summary.new, summary.updated, summary.unchanged) == (

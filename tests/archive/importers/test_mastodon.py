@@ -18,6 +18,7 @@ from mcpkit.archive.importers import mastodon
 from mcpkit.archive.importers.html_text import html_to_text
 from mcpkit.archive.importers.mastodon import JsonCollection
 from mcpkit.archive.posts import Post, post_key
+from tests.archive.importers.test_json_stream import JSON_VALUE
 from tests.export_fixtures import Expected, one_line_refusal, other_exports
 from tests.export_fixtures.mastodon import (
     ACCOUNT,
@@ -34,7 +35,6 @@ from tests.export_fixtures.mastodon import (
     tar_bytes,
     write_archive,
 )
-from tests.test_import_json_stream import JSON_VALUE
 
 PACKINGS = ["tar.gz", "zip", "dir"]
 

@@ -630,7 +630,7 @@ def _paused_in(export: Path, command: list[str]) -> tuple[subprocess.Popen[str],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        cwd=Path(__file__).resolve().parents[1],
+        cwd=Path(__file__).resolve().parents[3],
     )
     assert child.stdout is not None and child.stderr is not None
     first = child.stdout.readline()
