@@ -62,6 +62,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mcpkit.archive.posts import fold, strip_content
+from mcpkit.archive.store import doclist, phrase, vocabulary
 
 __all__ = [
     "HUB_GAMMA",
@@ -76,7 +77,6 @@ __all__ = [
     "brevity",
     "calibration_for",
     "doc_counts",
-    "doclist",
     "fuse",
     "fused",
     "hub_adjusted",
@@ -88,7 +88,6 @@ __all__ = [
     "query_weights",
     "text_hits",
     "text_units",
-    "vocabulary",
 ]
 
 HYBRID = "hybrid"
@@ -187,23 +186,6 @@ DOC_FREQS = 8192
 """Trigrams whose document count a :class:`DocFreqs` keeps (per store generation)."""
 
 
-def vocabulary(conn: sqlite3.Connection, table: str) -> str:
-    """The name of a temporary ``fts5vocab`` table (``row`` kind) over the FTS5 ``table`` on
-    ``conn``, created on first use: the index's terms with the documents holding each."""
-    name = f"mcpkit_vocab_{table}"
-    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{name} USING fts5vocab(main, {table}, row)")
-    return f"temp.{name}"
-
-
-def doclist(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> IntArray:
-    """The ids an SQL ``group_concat(rowid)`` returns, in its order: one string crosses from
-    SQLite instead of a row per id (a third of the time for 500,000 ids)."""
-    text = conn.execute(sql, params).fetchone()[0]
-    if not text:
-        return np.zeros(0, dtype=np.int64)
-    return np.fromstring(text, dtype=np.int64, sep=",")
-
-
 class DocFreqs:
     """Documents per trigram of the FTS5 tables, kept for one store generation.
 
@@ -248,10 +230,6 @@ def doc_counts(conn: sqlite3.Connection, table: str, grams: Sequence[str]) -> di
         for term, docs in conn.execute(f"SELECT term, doc FROM {vocab} WHERE term IN ({marks})", part):
             out[str(term)] = int(docs)
     return out
-
-
-def _phrase(gram: str) -> str:
-    return '"' + gram.replace('"', '""') + '"'
 
 
 def text_hits(
@@ -325,16 +303,16 @@ def text_hits(
         coverage = np.full(len(found), np.float32(held / mass), dtype=np.float32)
         return TextHits(found, coverage, grams_kept, weights_kept, mass)
     read = f"SELECT group_concat(rowid) FROM {table} WHERE {table} MATCH ? AND rowid BETWEEN ? AND ?"
-    lists = [doclist(conn, read, (_phrase(gram), low, high)) for gram, _, _ in essential]
+    lists = [doclist(conn, read, (phrase(gram), low, high)) for gram, _, _ in essential]
     candidates, inverse = np.unique(np.concatenate(lists), return_inverse=True)
     per_id = np.repeat(
         np.asarray([w for _, _, w in essential], dtype=np.float64), [len(ids) for ids in lists]
     )
     scores = np.asarray(np.bincount(inverse, weights=per_id, minlength=len(candidates)), dtype=np.float64)
     if rest and len(candidates):
-        anyof = " OR ".join(_phrase(gram) for gram, _, _ in essential)
+        anyof = " OR ".join(phrase(gram) for gram, _, _ in essential)
         for gram, df, weight in rest:
-            lookup = _phrase(gram) if df <= SEEK_COST * len(candidates) else f"({anyof}) AND {_phrase(gram)}"
+            lookup = phrase(gram) if df <= SEEK_COST * len(candidates) else f"({anyof}) AND {phrase(gram)}"
             ids = doclist(conn, read, (lookup, low, high))
             scores[np.isin(candidates, ids, assume_unique=True)] += weight
     coverage = (scores / mass).astype(np.float32)
@@ -361,7 +339,7 @@ def _newest_holding_all(
     """The newest ``limit`` posts (that ``accept`` passes) holding every one of ``grams``, read
     newest first in growing chunks; None when fewer than ``limit`` posts hold them all (then
     posts holding fewer rank next, and the caller reads the doclists)."""
-    everything = " AND ".join(_phrase(gram) for gram in grams)
+    everything = " AND ".join(phrase(gram) for gram in grams)
     sql = (
         f"SELECT group_concat(rowid) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? "
         "AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT ?)"

@@ -37,7 +37,6 @@ nothing.
 from __future__ import annotations
 
 import math
-import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -52,8 +51,7 @@ from mcpkit.archive.facets import FACETS, Filters
 from mcpkit.archive.pages.columns import BoolArray, Columns, FacetIndex, IntArray
 from mcpkit.archive.pages.tails import Tails, TailsKeeper
 from mcpkit.archive.query import TextFilter
-from mcpkit.archive.ranking import doclist, vocabulary
-from mcpkit.archive.store import Store, trigram_query
+from mcpkit.archive.store import Store, long_term_ids, short_term_ids
 
 __all__ = ["CHEAP", "SAMPLE", "VERIFY_LIMIT", "Tails", "TextPage", "TextSearch"]
 
@@ -71,46 +69,7 @@ MATCH_CACHE = 16
 """Queries whose checked posts are kept (per archive generation)."""
 
 _UNKNOWN, _MATCH, _MISS = 0, 1, 2
-_LAST_CHAR = "\U0010ffff"
 _READ_CHUNK = 500
-
-
-def _ids(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> IntArray:
-    """The ids an SQL ``group_concat`` returns, as sorted int64 (:func:`ranking.doclist`)."""
-    ids = doclist(conn, sql, params)
-    ids.sort()
-    return ids
-
-
-def long_term_ids(conn: sqlite3.Connection, terms: list[str], limit: int) -> IntArray | None:
-    """Ids whose folded text has every trigram of ``terms`` (a superset of the posts holding the
-    terms), or None when they are more than ``limit``."""
-    ids = _ids(
-        conn,
-        "SELECT group_concat(rowid) FROM (SELECT rowid FROM fts_content WHERE fts_content MATCH ? LIMIT ?)",
-        (trigram_query(terms), limit + 1),
-    )
-    return None if len(ids) > limit else ids
-
-
-def short_term_ids(conn: sqlite3.Connection, term: str) -> IntArray | None:
-    """Ids whose folded text has ``term`` (one or two characters) in one of its trigrams
-    (the trigrams starting with it, read from the vocabulary), or None past :data:`CHEAP`."""
-    vocab = vocabulary(conn, "fts_content")
-    grams: list[str] = []
-    total = 0
-    high = term + _LAST_CHAR * (3 - len(term))
-    for gram, docs in conn.execute(
-        f"SELECT term, doc FROM {vocab} WHERE term >= ? AND term <= ?", (term, high)
-    ):
-        total += int(docs)
-        if total > CHEAP:
-            return None
-        grams.append(str(gram))
-    if not grams:
-        return np.zeros(0, dtype=np.int64)
-    query = " OR ".join('"' + g.replace('"', '""') + '"' for g in grams)
-    return _ids(conn, "SELECT group_concat(rowid) FROM fts_content WHERE fts_content MATCH ?", (query,))
 
 
 class QueryMatches:
@@ -276,7 +235,7 @@ class TextSearch:
         # first start with none saved) they are read whole in the background meanwhile
         tails = self.tails(cols, wait=self._tails is not None) if short_terms else None
         for term in short_terms:
-            ids = short_term_ids(conn, term) if tails is not None else None
+            ids = short_term_ids(conn, term, CHEAP) if tails is not None else None
             if ids is None or tails is None:
                 exact = False
                 continue

@@ -1,7 +1,7 @@
 """SQLite store of the archive: posts, users, enrichments and FTS5 trigram indexes.
 
 Split by job: :mod:`._schema` (migrations, database faults), :mod:`._writer` (bulk post
-writes), :mod:`._queries` (reads and text search), :mod:`._columns` (the per-post filter
+writes), :mod:`._queries` (reads), :mod:`._text` (the one text search's candidates, for every caller), :mod:`._columns` (the per-post filter
 columns, kept current from the log of changed posts), :mod:`._store` (the :class:`Store` that
 owns the connections and transactions).
 
@@ -13,9 +13,18 @@ result is re-checked, so FTS is only ever an accelerator, never a different answ
 
 from mcpkit.archive.store._columns import UNKNOWN_CODE, PostArrays, columns_path, facet_mask
 from mcpkit.archive.store._merge import is_cut, merge_posts, normalized
-from mcpkit.archive.store._queries import SOURCES, add_enrichment, post_dict, trigram_query
+from mcpkit.archive.store._queries import SOURCES, add_enrichment, post_dict
 from mcpkit.archive.store._schema import SCHEMA_VERSION, DatabaseError, describe_db_error, remove_database
 from mcpkit.archive.store._store import Store
+from mcpkit.archive.store._text import (
+    doclist,
+    long_term_ids,
+    phrase,
+    short_term_ids,
+    term_trigrams,
+    trigram_query,
+    vocabulary,
+)
 from mcpkit.archive.store._writer import (
     BULK_HASHSIZE,
     FTS_CHUNK,
@@ -53,13 +62,19 @@ __all__ = [
     "add_enrichment",
     "columns_path",
     "describe_db_error",
+    "doclist",
     "facet_mask",
     "is_cut",
     "joined_rows",
+    "long_term_ids",
     "merge_posts",
     "normalized",
+    "phrase",
     "post_dict",
     "read_posts",
     "remove_database",
+    "short_term_ids",
+    "term_trigrams",
     "trigram_query",
+    "vocabulary",
 ]

@@ -24,6 +24,7 @@ from mcpkit.archive.posts import KIND_BITS, KINDS, PLATFORMS, VISIBILITIES, rela
 from mcpkit.archive.query import TextFilter
 from mcpkit.archive.settings import SPACES
 from mcpkit.archive.store._columns import UNKNOWN_CODE, PostArrays
+from mcpkit.archive.store._text import long_term_ids
 
 __all__ = [
     "SOURCES",
@@ -31,7 +32,6 @@ __all__ = [
     "ThreadNode",
     "add_enrichment",
     "post_dict",
-    "trigram_query",
 ]
 
 SOURCES = SPACES  # the texts a post has, searched by words or by meaning
@@ -212,17 +212,11 @@ class StoreQueries(abc.ABC):
         long_terms = [t for t in text_filter.folded_includes if len(t) >= 3]
         rows: Iterable[Sequence[Any]] | None = None
         if long_terms:
-            table = f"fts_{source}"
-            query = trigram_query(long_terms)
-            probe = conn.execute(
-                f"SELECT count(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?)",
-                (query, _FTS_PROBE),
-            ).fetchone()[0]
-            if probe < _FTS_PROBE:
+            ids = long_term_ids(conn, long_terms, _FTS_PROBE - 1, f"fts_{source}")
+            if ids is not None:
+                marks = ",".join("?" * len(ids))
                 rows = conn.execute(
-                    f"{base} WHERE p.post_id IN (SELECT rowid FROM {table} WHERE {table} MATCH ?)"
-                    f"{where}{order}",
-                    (query, *params),
+                    f"{base} WHERE p.post_id IN ({marks}){where}{order}", (*ids.tolist(), *params)
                 )
         if rows is None:
             rows = conn.execute(f"{base} WHERE 1{where}{order}", params)
@@ -550,13 +544,3 @@ def _source_column(source: str) -> str:
     if source in ("reasoning", "summary"):
         return f"e.{source}"
     raise ArchiveError(f"unknown text source {source!r}")
-
-
-def trigram_query(terms: Sequence[str]) -> str:
-    """An FTS5 query for rows containing every trigram of every (folded, 3+ character) term.
-
-    The indexes keep no positions, so this finds a superset of the rows containing the terms
-    as substrings; callers re-check the text.
-    """
-    grams = dict.fromkeys(t[i : i + 3] for t in terms for i in range(len(t) - 2))
-    return " AND ".join('"' + g.replace('"', '""') + '"' for g in grams)
