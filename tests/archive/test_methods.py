@@ -14,6 +14,8 @@ from typing import Any, Literal
 
 import pytest
 import typer.main
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from mcpkit.archive.methods import METHODS, Method, Param, markdown_table
@@ -237,3 +239,16 @@ def test_the_search_settings_parser_follows_the_declaration(monkeypatch: pytest.
     assert parse_settings({"user_filter": {"threshold_min": 5}}).user_filter.threshold_min == 5
     with pytest.raises(ValidationError, match=r"user_filter\.threshold_max must be an integer >= 5"):
         parse_settings({"user_filter": {"threshold_max": 4}})
+
+
+@given(st.integers(min_value=-(2**40), max_value=2**40))
+def test_any_top_k_is_taken_exactly_when_the_declaration_allows_it(value: int) -> None:
+    from mcpkit.archive.settings import parse_settings
+    from mcpkit.errors import ValidationError
+
+    low, high = METHODS["search_similar"].param("top_k").bounds
+    if low <= value <= high:
+        assert parse_settings({"top_k": value}).top_k == value
+    else:
+        with pytest.raises(ValidationError, match=f"top_k must be between {low} and {high}"):
+            parse_settings({"top_k": value})
