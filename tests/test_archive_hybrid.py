@@ -2,7 +2,7 @@
 
 Hybrid fuses the trigram text ranking with the hub-corrected vector ranking
 (:mod:`mcpkit.archive.ranking`); it is mcpkit's own mode value, so upstream's six modes and
-their answers stay as they were (tests/test_archive_wire_unchanged.py holds their bytes).
+their answers stay as they were (tests/archive/rpc/test_wire_unchanged.py holds their bytes).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ whatever the BLAS, summation order or FMA. The quantised first pass is off (``ex
 ``get_status`` does not depend on whether faiss is installed.
 
 Regenerate only when a change of the upstream wire is intended (it should not be):
-``.venv/bin/python tests/test_archive_wire_unchanged.py --write``.
+``.venv/bin/python tests/archive/rpc/test_wire_unchanged.py --write``.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-GOLDEN = Path(__file__).parent / "data" / "archive_wire_golden.json"
+GOLDEN = Path(__file__).resolve().parents[2] / "data" / "archive_wire_golden.json"
 DIM = 16
 MODEL = "test-dyadic"
 
@@ -256,8 +256,8 @@ def _write() -> None:  # pragma: no cover - run by hand, see the module docstrin
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
     if sys.argv[1:] == ["--write"]:
         _write()
     else:
-        sys.exit("usage: test_archive_wire_unchanged.py --write")
+        sys.exit("usage: tests/archive/rpc/test_wire_unchanged.py --write")
