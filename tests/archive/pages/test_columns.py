@@ -31,8 +31,7 @@ from mcpkit.archive.store import _columns as columns_module
 from mcpkit.archive.store import _writer as writer_module
 from mcpkit.archive.store._columns import read_all
 from mcpkit.archive.vectors import SpaceWriter, vectors_root
-
-from .archive.helpers import HashEmbedder, row, write_csv
+from tests.archive.helpers import HashEmbedder, row, write_csv
 
 USERS = ("alice", "bob", "carol", "")
 KINDS = ("post", "reply", "quote", "repost", "like", "odd-kind")
