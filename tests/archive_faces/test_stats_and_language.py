@@ -1,7 +1,7 @@
 """Issue 40 point 7: human text (CLI, shell, MCP tool texts) in English unless ``--lang ja``
 or a Japanese locale says otherwise; likes name their author and say which time they show.
 
-Real archives written through the store (the filter archive of tests/test_archive_filters.py)
+Real archives written through the store (the filter archive of tests/archive/test_filters.py)
 or imported by the command from an X archive the fixtures write; the CLI through typer's
 runner (the same parse, streams and exit codes as a user's), the MCP face over real stdio
 with the SDK's client.
@@ -25,8 +25,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from mcpkit.archive import messages, texts
 from mcpkit.archive.store import Store
+from tests.archive.test_filters import POSTS
 from tests.archive_faces.conftest import cli
-from tests.test_archive_filters import POSTS
 
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 

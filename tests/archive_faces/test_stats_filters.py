@@ -1,7 +1,7 @@
 """Issue 40 point 6: every stats breakdown (by kind, platform, account) counts the posts the
 totals count, whatever the filters, in the CLI (text and JSON) and the MCP tool.
 
-The filter archive of tests/test_archive_filters.py (every kind on every platform, three
+The filter archive of tests/archive/test_filters.py (every kind on every platform, three
 accounts, with and without media), written through the store; the CLI through typer's runner,
 the MCP face over real stdio with the SDK's client.
 """
@@ -17,9 +17,9 @@ import pytest
 
 from mcpkit.archive.filters import PostFilter, parse_post_filter
 from mcpkit.archive.store import Store
+from tests.archive.test_filters import POSTS, passes
 from tests.archive_faces.conftest import cli
 from tests.archive_faces.test_stats_and_language import JAPANESE, _text, mcp_session
-from tests.test_archive_filters import POSTS, passes
 
 
 @pytest.fixture(scope="module")

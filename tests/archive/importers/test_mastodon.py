@@ -72,7 +72,7 @@ def test_sample_archive_reads_as_a_person_expects(tmp_path: Path, packing: str) 
 
 def test_direct_messages_are_read_marked_direct(tmp_path: Path) -> None:
     """A DM is kept with its mark, which keeps it out of every search that does not ask for it
-    (tests/test_archive_visibility.py); nothing else of the archive is marked so."""
+    (tests/archive/test_visibility.py); nothing else of the archive is marked so."""
     archive, _, _ = sample_archive()
     _, posts = _read(_write(tmp_path, archive, "tar.gz"))
     assert [p.content for p in posts if p.visibility == "direct"] == ["@bob secret"]

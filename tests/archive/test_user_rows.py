@@ -27,7 +27,7 @@ from mcpkit.archive.settings import parse_settings
 from mcpkit.archive.store import Store
 from mcpkit.archive.vectors import SpaceWriter, vectors_root
 
-from .archive.helpers import TableEmbedder
+from .helpers import TableEmbedder
 
 USERS = [f"u{i:02d}" for i in range(12)]
 POSTS = 90

@@ -27,7 +27,7 @@ from mcpkit.archive.store import Store
 from mcpkit.archive.vector_index import IvfIndex
 from mcpkit.archive.vectors import SpaceWriter, VectorSpace, top_k, vectors_root
 
-from .archive.helpers import TableEmbedder
+from .helpers import TableEmbedder
 
 pytestmark = pytest.mark.skipif(not vector_index.available(), reason="faiss-cpu is part of the archive extra")
 

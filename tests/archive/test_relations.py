@@ -31,7 +31,7 @@ from tests.export_fixtures.x_archive import XLike, XTweet, write_x_archive
 
 OWN = "1623552437155561473"
 OTHER = "1500000000000000001"
-SCHEMA7 = Path(__file__).parent / "data" / "archive-schema7.db"
+SCHEMA7 = Path(__file__).resolve().parents[1] / "data" / "archive-schema7.db"
 
 
 def x_export(path: Path) -> Path:
