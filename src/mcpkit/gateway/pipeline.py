@@ -119,6 +119,7 @@ class CallPipeline:
         self.overflow = cap
         self.counts = telemetry.CallCounts()
         """Calls per server, tool and outcome, for the HTTP face's ``GET /metrics``."""
+        telemetry.active()  # set up now when configured, not inside the first call
 
     def route(self, view: View, name: str) -> Entry | None:
         """The downstream tool a plain call of ``name`` goes to; None for a meta-tool,
