@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -105,20 +104,21 @@ def test_hybrid_text_half_reads_the_candidates_the_component_finds(texts: list[s
 
 
 def test_the_api_and_the_keystroke_search_go_through_the_component(monkeypatch: pytest.MonkeyPatch) -> None:
-    reads: list[str] = []
-    real = _text.doclist
+    quoted: list[str] = []
+    real = _text.phrase
 
-    def counted(conn: object, sql: str, params: tuple[object, ...]) -> np.ndarray:
-        reads.append(sql)
-        return real(conn, sql, params)  # type: ignore[arg-type]
+    def counted(gram: str) -> str:
+        quoted.append(gram)
+        return real(gram)
 
-    monkeypatch.setattr(_text, "doclist", counted)
+    monkeypatch.setattr(_text, "phrase", counted)
     with _archive(["a cat on 東京 roofs", "the 猫 sleeps", "no match"]) as store:
-        store.text_search(TextFilter(("roof",)), 10)
-        assert len(reads) == 1
+        assert [post["post_id"] for post in store.text_search(TextFilter(("roof",)), 10)] == [1]
+        assert quoted == ["roo", "oof"]
+        quoted.clear()
         index = FacetIndex(store)
         search = TextSearch(store, index)
         cols = index.columns()
         search.tails(cols, wait=True)
         search.matches(cols, TextFilter(("猫", "sleeps")))
-        assert len(reads) == 3
+        assert set(quoted) >= {"sle", "lee", "eep", "eps"} and any(gram.startswith("猫") for gram in quoted)

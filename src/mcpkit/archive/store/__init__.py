@@ -19,6 +19,7 @@ from mcpkit.archive.store._store import Store
 from mcpkit.archive.store._text import (
     doclist,
     long_term_ids,
+    long_term_match,
     phrase,
     short_term_ids,
     term_trigrams,
@@ -67,6 +68,7 @@ __all__ = [
     "is_cut",
     "joined_rows",
     "long_term_ids",
+    "long_term_match",
     "merge_posts",
     "normalized",
     "phrase",

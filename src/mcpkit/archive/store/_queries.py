@@ -24,7 +24,7 @@ from mcpkit.archive.posts import KIND_BITS, KINDS, PLATFORMS, VISIBILITIES, rela
 from mcpkit.archive.query import TextFilter
 from mcpkit.archive.settings import SPACES
 from mcpkit.archive.store._columns import UNKNOWN_CODE, PostArrays
-from mcpkit.archive.store._text import long_term_ids
+from mcpkit.archive.store._text import long_term_match
 
 __all__ = [
     "SOURCES",
@@ -212,11 +212,11 @@ class StoreQueries(abc.ABC):
         long_terms = [t for t in text_filter.folded_includes if len(t) >= 3]
         rows: Iterable[Sequence[Any]] | None = None
         if long_terms:
-            ids = long_term_ids(conn, long_terms, _FTS_PROBE - 1, f"fts_{source}")
-            if ids is not None:
-                marks = ",".join("?" * len(ids))
+            found = long_term_match(conn, long_terms, _FTS_PROBE - 1, f"fts_{source}")
+            if found is not None:
+                candidates, query = found
                 rows = conn.execute(
-                    f"{base} WHERE p.post_id IN ({marks}){where}{order}", (*ids.tolist(), *params)
+                    f"{base} WHERE p.post_id IN ({candidates}){where}{order}", (query, *params)
                 )
         if rows is None:
             rows = conn.execute(f"{base} WHERE 1{where}{order}", params)

@@ -7,7 +7,8 @@ half (:func:`mcpkit.archive.ranking.text_hits`) and the pages' keystroke search
 final check of a candidate is always :meth:`mcpkit.archive.query.TextFilter.matches`.
 
 * a term of three or more characters: the posts holding every one of its trigrams
-  (:func:`long_term_ids`, a superset: the index keeps no positions);
+  (:func:`long_term_ids`, or :func:`long_term_match` to join them in SQL; a superset: the
+  index keeps no positions);
 * a term of one or two characters (``猫``, ``東京``): the posts with a trigram starting with it,
   a contiguous range of the index's vocabulary (:func:`short_term_ids`); the posts ending with
   it have no such trigram and come from the tails the pages keep (:mod:`.tails`).
@@ -25,6 +26,7 @@ import numpy.typing as npt
 __all__ = [
     "doclist",
     "long_term_ids",
+    "long_term_match",
     "phrase",
     "short_term_ids",
     "term_trigrams",
@@ -71,6 +73,19 @@ def doclist(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> IntA
     if not text:
         return np.zeros(0, dtype=np.int64)
     return np.fromstring(text, dtype=np.int64, sep=",")
+
+
+def long_term_match(
+    conn: sqlite3.Connection, terms: Sequence[str], limit: int, table: str = "fts_content"
+) -> tuple[str, str] | None:
+    """The SQL selecting the same ids as :func:`long_term_ids` and its one parameter, for a
+    caller that joins them in SQL (the ids stay in SQLite); None when they are more than
+    ``limit``."""
+    query = trigram_query(terms)
+    found = conn.execute(
+        f"SELECT count(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH ? LIMIT ?)", (query, limit + 1)
+    ).fetchone()[0]
+    return None if found > limit else (f"SELECT rowid FROM {table} WHERE {table} MATCH ?", query)
 
 
 def long_term_ids(
