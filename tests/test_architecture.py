@@ -430,3 +430,39 @@ def test_every_file_class_and_function_the_page_names_exists() -> None:
         if not _defines(files, name):
             missing.append(span)
     assert missing == [], missing
+
+
+# Folders of tests/ that are not named after a src package, and why: each tests something that
+# cuts across packages, or holds what tests share rather than tests.
+CROSS_CUTTING = {
+    "archive_faces": "the archive's faces (CLI, MCP, WebSocket, shell) over its one API, side by side",
+    "conformance": "the official MCP conformance suite against our servers",
+    "data": "files the tests read",
+    "docs": "the runner of the code blocks in README and docs/",
+    "export_fixtures": "export files the archive tests build",
+    "fixtures": "servers and set-up the tests start",
+    "install": "the built wheel and the install channels, as a person installs them",
+    "integration": "the apps against the real services they front (Redmine)",
+    "search_quality": "the evaluation corpora of archive search",
+    "support": "the shared raw-wire client and env helpers",
+}
+# Top-level test files that test no one module of src/mcpkit/ but the project as a whole.
+WHOLE_PROJECT = {"architecture", "docs_run", "sdk_assumptions", "toolkit_docs"}
+
+
+def test_every_test_file_sits_where_the_src_it_tests_sits() -> None:
+    """tests/ mirrors src/mcpkit/: tests/archive/web/test_app.py tests src/mcpkit/archive/web/,
+    a top-level tests/test_NAME.py the top-level module NAME.py (or _NAME.py)."""
+    misplaced = []
+    for path in sorted((REPO / "tests").rglob("*.py")):
+        if not (path.name.startswith("test_") or path.stem.endswith("_test")):
+            continue
+        folders = path.relative_to(REPO / "tests").parts[:-1]
+        if not folders:
+            name = path.stem.removeprefix("test_")
+            module = any((SRC / f"{prefix}{name}.py").is_file() for prefix in ("", "_"))
+            if not (module or name in WHOLE_PROJECT):
+                misplaced.append(f"{path.relative_to(REPO)}: no module src/mcpkit/{name}.py")
+        elif folders[0] not in CROSS_CUTTING and not (SRC.joinpath(*folders) / "__init__.py").is_file():
+            misplaced.append(f"{path.relative_to(REPO)}: no package src/mcpkit/{'/'.join(folders)}/")
+    assert not misplaced, "test files that do not sit where their src sits:\n" + "\n".join(misplaced)
