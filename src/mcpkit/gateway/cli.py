@@ -127,7 +127,7 @@ def serve(
         anyio.run(main)
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
-    from mcpkit.server import stop_signal_received
+    from mcpkit.server.relay import stop_signal_received
 
     stopped = stop_signal_received()
     if stopped is not None:  # stopped cleanly, by a signal: 128 + its number, as mcpkit call exits

@@ -43,7 +43,6 @@ if TYPE_CHECKING:
     from mcpkit.server._oauth import TokenRefusedError as TokenRefusedError
     from mcpkit.server._options import ServerOptions as ServerOptions
     from mcpkit.server._runner import serve as serve
-    from mcpkit.server._signals import stop_signal_received as stop_signal_received
     from mcpkit.server._signals import wait_for_stop_signal as wait_for_stop_signal
     from mcpkit.server._tasks import TASKS_EXTENSION as TASKS_EXTENSION
     from mcpkit.server._tasks import TaskStore as TaskStore

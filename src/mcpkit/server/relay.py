@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from mcpkit.server._plain_calls import json_object as json_object
     from mcpkit.server._plain_calls import plain_request as plain_request
     from mcpkit.server._plain_calls import response as response
+    from mcpkit.server._signals import stop_signal_received as stop_signal_received
     from mcpkit.server._stdin import claimed_stdin as claimed_stdin
     from mcpkit.server._tasks import TaskUpdateParams as TaskUpdateParams
     from mcpkit.server._tasks import check_task_request as check_task_request
