@@ -43,7 +43,33 @@ SDK keeps the same table in mcp.shared.inbound, which the checker does not impor
 itself is imported by server/ and client/ only)."""
 
 
-class StatelessSession:
+class _StatelessWire:
+    """What both stateless sessions keep: the server, the validator, the era and the
+    ``server/discover`` answer whose capabilities the checks read."""
+
+    def __init__(
+        self,
+        server: ServerConfig,
+        validator: MessageValidator,
+        *,
+        timeout: float,
+        client_name: str | None = None,
+        version: str = LATEST_MODERN_VERSION,
+    ) -> None:
+        self.server = server
+        self.validator = validator
+        self.timeout = timeout
+        self.protocol_version = version
+        self.client_info = {"name": client_name or "mcpkit-check", "version": __version__}
+        self.discover_result: dict[str, Any] = {}
+
+    @property
+    def capabilities(self) -> dict[str, Any]:
+        caps = self.discover_result.get("capabilities")
+        return dict(caps) if isinstance(caps, dict) else {}
+
+
+class StatelessSession(_StatelessWire):
     """Requests on the stateless wire to one HTTP endpoint; every answer validated."""
 
     def __init__(
@@ -56,20 +82,10 @@ class StatelessSession:
         version: str = LATEST_MODERN_VERSION,
     ) -> None:
         assert server.url is not None
-        self.server = server
+        super().__init__(server, validator, timeout=timeout, client_name=client_name, version=version)
         self.url: str = server.url
-        self.validator = validator
-        self.timeout = timeout
-        self.protocol_version = version
-        self.client_info = {"name": client_name or "mcpkit-check", "version": __version__}
-        self.discover_result: dict[str, Any] = {}
         self._next_id = 0
         self._http = httpx2.AsyncClient(timeout=timeout)
-
-    @property
-    def capabilities(self) -> dict[str, Any]:
-        caps = self.discover_result.get("capabilities")
-        return dict(caps) if isinstance(caps, dict) else {}
 
     async def aclose(self) -> None:
         await self._http.aclose()
@@ -209,7 +225,7 @@ async def sse_messages(response: httpx2.Response) -> AsyncIterator[dict[str, Any
                 yield message
 
 
-class StdioStatelessSession:
+class StdioStatelessSession(_StatelessWire):
     """The stateless wire to a stdio server: the client's own :class:`~mcpkit.client.Session`
     with ``protocol="2026-07-28"`` (as ``mcpkit call`` speaks it), every message validated.
 
@@ -228,18 +244,8 @@ class StdioStatelessSession:
         client_name: str | None = None,
         version: str = LATEST_MODERN_VERSION,
     ) -> None:
-        self.server = server
-        self.validator = validator
-        self.timeout = timeout
-        self.protocol_version = version
-        self.client_name = client_name or "mcpkit-check"
-        self.discover_result: dict[str, Any] = {}
+        super().__init__(server, validator, timeout=timeout, client_name=client_name, version=version)
         self._session: Session | None = None
-
-    @property
-    def capabilities(self) -> dict[str, Any]:
-        caps = self.discover_result.get("capabilities")
-        return dict(caps) if isinstance(caps, dict) else {}
 
     async def discover(self) -> dict[str, Any]:
         """Start the server on the stateless wire; its ``server/discover`` answer (CallError
@@ -253,7 +259,7 @@ class StdioStatelessSession:
                 tracer=ValidatingTracer(self.validator),
                 raise_on_error=False,
                 shutdown_grace=0.5,
-                client_info={"name": self.client_name, "version": __version__},
+                client_info=self.client_info,
             ),
         )
         await session.__aenter__()
