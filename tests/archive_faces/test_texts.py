@@ -34,3 +34,9 @@ def test_formats() -> None:
         {"ready": False, "server_type": "TwilogServer", "data_stats": {"total_posts": 1500}}, "ja"
     )
     assert status.startswith("🔴 Twilog Server Status\n\n状態: 停止中\n") and "・投稿数: 1,500件" in status
+
+
+def test_a_thread_header_counts_one_post_in_the_singular_and_thousands_with_separators() -> None:
+    assert texts.thread_header("7", {"total_count": 1}).startswith('🧵 Thread: 1 post (ID: "7")')
+    assert texts.thread_header("7", {"total_count": 1200}).startswith('🧵 Thread: 1,200 posts (ID: "7")')
+    assert texts.thread_header("7", {"total_count": 1}, "ja").startswith('🧵 スレッド: 1件 (ID: "7")')

@@ -178,8 +178,10 @@ ENRICH_FAILED = Message(" ({count} failed)", " (失敗 {count}件)")
 
 # -- threads --------------------------------------------------------------------------------------
 
-THREAD_HEADER = Message(
-    '🧵 Thread: {count} posts (ID: "{reference}")', '🧵 スレッド: {count}件 (ID: "{reference}")'
+THREAD_HEADER = Counted(
+    '🧵 Thread: {count} posts (ID: "{reference}")',
+    '🧵 スレッド: {count}件 (ID: "{reference}")',
+    one='🧵 Thread: {count} post (ID: "{reference}")',
 )
 IN_REPLY_TO = Message("In reply to: {head}", "返信先: {head}")
 PARENT_MISSING = Message("In reply to: {id} (not in the archive)", "返信先: {id} (アーカイブにありません)")

@@ -222,7 +222,7 @@ def format_database_stats(stats: Mapping[str, Any], lang: Lang = "en") -> str:
 
 def thread_header(reference: str, thread: Mapping[str, Any], lang: Lang = "en") -> str:
     """``get_thread``: ``🧵 Thread: N posts (ID: "x")`` and the post the thread answers, if any."""
-    out = [m.THREAD_HEADER(lang, count=num(thread.get("total_count") or 0), reference=reference)]
+    out = [m.THREAD_HEADER(lang, count=int(thread.get("total_count") or 0), reference=reference)]
     parent = thread.get("in_reply_to")
     if isinstance(parent, Mapping):
         out.append(
